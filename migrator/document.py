@@ -1,0 +1,135 @@
+"""One document through the pipeline: detect → parse → map → emit → validate."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from migrator import detect, emit, engine, validate, yamlio
+from migrator.catalog import Catalog
+from migrator.findings import Finding, Severity
+from migrator.ledger import Ledger
+from migrator.settings import ConvertOptions
+from migrator.stream import Chunk
+
+Status = Literal["converted", "unchanged", "skipped", "failed"]
+RAISE_INTERNAL_ERRORS = False  # set by the CLI's --debug
+
+
+@dataclass
+class DocumentResult:
+    """The outcome of one document; ``text`` is what goes back into the stream."""
+
+    index: int
+    line: int
+    status: Status
+    text: str
+    source: dict[str, Any] = field(default_factory=dict)
+    output: dict[str, Any] | None = None
+    mappings: list[tuple[str, str]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    reportable: bool = True
+
+    @property
+    def changed(self) -> bool:
+        return self.status == "converted"
+
+
+def process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions) -> DocumentResult:
+    """Convert one document when it is a legacy job; never raises, even on a bug."""
+    try:
+        return _process(chunk, index, catalog, options)
+    except Exception as exc:
+        if RAISE_INTERNAL_ERRORS:
+            raise
+        finding = _finding(catalog, "Y105", "", f"internal error: {type(exc).__name__}: {exc}",
+                           chunk.line, None)
+        return DocumentResult(index, chunk.line, "failed", chunk.text, findings=[finding])
+
+
+def _process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions) -> DocumentResult:
+    unchanged = DocumentResult(index, chunk.line, "unchanged", chunk.text, reportable=False)
+    if not chunk.has_content or not detect.is_candidate(chunk.body):
+        return unchanged
+    language = detect.template_syntax(chunk.body)
+    if language is not None and detect.mentions_training_kind(chunk.body):
+        return _skipped(chunk, index, catalog, "Y103",
+                        f"the document is a {language}; render it before converting")
+    try:
+        root = yamlio.load(chunk.body)
+    except yamlio.DocumentError as exc:
+        if not detect.mentions_training_kind(chunk.body):
+            return unchanged
+        line = exc.line + chunk.line - 1 if exc.line is not None else chunk.line
+        finding = _finding(catalog, exc.code, "", str(exc), line, exc.column)
+        return DocumentResult(index, chunk.line, "failed", chunk.text, findings=[finding])
+    if not isinstance(root, dict):
+        return unchanged
+    return _classified(root, chunk, index, catalog, options, unchanged)
+
+
+def _classified(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
+                unchanged: DocumentResult) -> DocumentResult:
+    found = detect.classify(root, chunk.body, catalog.legacy, catalog.kinds)
+    source = _identity(root)
+    api, kind = source.get("apiVersion"), source.get("kind")
+    if found.verdict == "convert" and found.mapping is not None:
+        return _convert(root, chunk, index, catalog, options, found.mapping, source)
+    messages = {
+        "pending": ("K102", f"{kind} ({api}) is not converted by this release yet"),
+        "pre-v22": ("K102", f"{kind} uses the pre-2.2 field {found.detail}; upgrading pre-2.2 "
+                    "Trainer manifests is not supported by this release yet"),
+        "old-api": ("K101", f"{kind} with apiVersion {api} is not a supported API version"),
+        "embedded": ("K104", f"{kind} embeds a legacy {found.detail}, which this release does "
+                     "not convert"),
+    }
+    if found.verdict in messages:
+        code, message = messages[found.verdict]
+        return _skipped(chunk, index, catalog, code, message, source)
+    if found.verdict in ("current", "embeds-current"):
+        unchanged.source, unchanged.reportable = source, True
+    return unchanged
+
+
+def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
+             mapping: Any, source: dict[str, Any]) -> DocumentResult:
+    target = catalog.target(options.target)
+    ledger = Ledger(root, catalog.codes, line_offset=chunk.line - 1)
+    draft = engine.convert(root, mapping, catalog.pod, target, options, ledger)
+    result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
+                            mappings=ledger.mappings, findings=ledger.findings)
+    if draft is None:
+        if {f.code for f in result.findings if f.severity is Severity.ERROR} <= {"Y103"}:
+            result.status = "skipped"
+        return result
+    doc = emit.build(draft, target, options.manager)
+    result.findings.extend(validate.check(yamlio.plain(doc), target, catalog.codes))
+    result.output = {"apiVersion": target.api_version, "kind": target.kind,
+                     "name": draft.name if draft.name is not None else draft.generate_name}
+    blocked = any(f.severity is Severity.ERROR for f in result.findings)
+    if blocked and not options.allow_lossy:
+        return result
+    body = yamlio.dump(doc, yamlio.detect_indent(chunk.body))
+    result.status, result.text = "converted", chunk.head + body + chunk.tail
+    return result
+
+
+def _skipped(chunk: Chunk, index: int, catalog: Catalog, code: str, message: str,
+             source: dict[str, Any] | None = None) -> DocumentResult:
+    finding = _finding(catalog, code, "", message, chunk.line, None)
+    return DocumentResult(index, chunk.line, "skipped", chunk.text, source=source or {},
+                          findings=[finding])
+
+
+def _finding(catalog: Catalog, code: str, path: str, message: str, line: int | None,
+             column: int | None) -> Finding:
+    doc = catalog.codes[code]
+    return Finding(code, Severity(doc.severity), path, message, doc.fix, line, column)
+
+
+def _identity(root: Any) -> dict[str, Any]:
+    meta = root.get("metadata") if isinstance(root.get("metadata"), dict) else {}
+    return {key: value if isinstance(value, str) else None for key, value in (
+        ("apiVersion", root.get("apiVersion")), ("kind", root.get("kind")),
+        ("name", meta.get("name") or meta.get("generateName")),
+        ("namespace", meta.get("namespace")))}

@@ -1,0 +1,98 @@
+"""The ledger of one conversion: which source fields were mapped, defaulted or reported.
+
+Every rule that touches a source field records it here. After the conversion, any leaf of the
+source document that no record covers becomes an ``unknown-field`` finding, so nothing is
+dropped silently.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from migrator import paths, yamlio
+from migrator.findings import Finding, Severity
+from migrator.paths import FieldPath
+from migrator.specs import CodeDoc
+
+UNKNOWN_FIELD = "U901"
+
+
+class Ledger:
+    """Findings, provenance (source → target) and consumed source paths of one document."""
+
+    def __init__(self, root: Any, codes: dict[str, CodeDoc], line_offset: int = 0) -> None:
+        self.root = root
+        self.codes = codes
+        self.line_offset = line_offset
+        self.findings: list[Finding] = []
+        self.mappings: list[tuple[str, str]] = []
+        self.consumed: list[FieldPath] = []
+
+    def mapped(self, source: FieldPath, target: str, *, consume: bool = True) -> None:
+        """``source`` was carried to ``target``."""
+        self.mappings.append((self.render(source), target))
+        if consume:
+            self.consumed.append(source)
+
+    def default(self, source: FieldPath) -> None:
+        """``source`` holds a value that needs no counterpart (a default or an equivalent)."""
+        self.consumed.append(source)
+
+    def report(self, code: str, source: FieldPath, message: str, *, hint: str | None = None,
+               consume: bool = True) -> Finding:
+        """Record a finding about ``source`` (and mark it consumed)."""
+        doc = self.codes[code]
+        line, column = self.locate(source)
+        finding = Finding(code, Severity(doc.severity), self.render(source), message,
+                          doc.fix if hint is None else hint, line, column)
+        self.findings.append(finding)
+        if consume:
+            self.consumed.append(source)
+        return finding
+
+    def has_errors(self) -> bool:
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+    def close(self, skip: tuple[FieldPath, ...] = ()) -> None:
+        """Report every source leaf that no record covers."""
+        covered = [*self.consumed, *skip]
+        for leaf in paths.leaves(self.root):
+            if not any(paths.is_prefix(prefix, leaf) for prefix in covered):
+                self.report(UNKNOWN_FIELD, leaf,
+                            f"{self.render(leaf)} is not known to any mapping rule and was "
+                            "not carried over")
+
+    def render(self, path: FieldPath) -> str:
+        """Dotted path with ``[name=x]`` selectors where list items have names."""
+        rendered: list[paths.Segment] = []
+        node = self.root
+        for seg in path:
+            if isinstance(seg, int) and isinstance(node, list) and 0 <= seg < len(node):
+                item = node[seg]
+                name = item.get("name") if isinstance(item, dict) else None
+                rendered.append(("name", name) if isinstance(name, str) else seg)
+                node = item
+            else:
+                rendered.append(seg)
+                node = node.get(seg) if isinstance(node, dict) else None
+        return paths.render(tuple(rendered))
+
+    def locate(self, path: FieldPath) -> tuple[int | None, int | None]:
+        """1-based line and column of ``path`` in the file (the deepest known ancestor)."""
+        node: Any = self.root
+        best: tuple[int | None, int | None] = (None, None)
+        for seg in path:
+            if isinstance(seg, tuple):
+                break
+            line, column = yamlio.position(node, seg)
+            if line is None:
+                break
+            best = (line, column)
+            node = paths.get(node, (seg,))
+        if best[0] is None:
+            return None, None
+        return best[0] + self.line_offset, best[1]
+
+
+def severity_at_least(findings: list[Finding], threshold: Severity) -> bool:
+    return any(f.severity.rank >= threshold.rank for f in findings)

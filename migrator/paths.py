@@ -1,0 +1,73 @@
+"""Field paths: tuples of keys and list selectors, rendered as ``a.b[0].c[name=x]``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+Segment = str | int | tuple[str, str]
+FieldPath = tuple[Segment, ...]
+
+
+def render(path: FieldPath) -> str:
+    """Render a path in the report's dotted syntax."""
+    out = ""
+    for seg in path:
+        if isinstance(seg, int):
+            out += f"[{seg}]"
+        elif isinstance(seg, tuple):
+            out += f"[{seg[0]}={seg[1]}]"
+        else:
+            out += f".{seg}" if out else seg
+    return out
+
+
+def parse(dotted: str) -> FieldPath:
+    """Parse a plain dotted path (no selectors), as used in mapping files."""
+    return tuple(dotted.split(".")) if dotted else ()
+
+
+def get(node: Any, path: FieldPath) -> Any:
+    """Value at ``path`` (plain keys and indices only), or None when absent."""
+    cur = node
+    for seg in path:
+        if isinstance(seg, str) and isinstance(cur, dict):
+            cur = cur.get(seg)
+        elif isinstance(seg, int) and isinstance(cur, list) and 0 <= seg < len(cur):
+            cur = cur[seg]
+        else:
+            return None
+    return cur
+
+
+def has(node: Any, path: FieldPath) -> bool:
+    """True when every key of ``path`` exists (the value may be null)."""
+    cur = node
+    for seg in path:
+        in_map = isinstance(seg, str) and isinstance(cur, dict) and seg in cur
+        in_list = isinstance(seg, int) and isinstance(cur, list) and 0 <= seg < len(cur)
+        if in_map or in_list:
+            cur = cur[seg]
+        else:
+            return False
+    return True
+
+
+def is_prefix(prefix: FieldPath, path: FieldPath) -> bool:
+    return path[: len(prefix)] == prefix
+
+
+def leaves(node: Any, base: FieldPath = ()) -> Iterator[FieldPath]:
+    """Every leaf path below ``node``; empty maps and lists count as leaves."""
+    if isinstance(node, dict):
+        if not node:
+            yield base
+        for key, value in node.items():
+            yield from leaves(value, (*base, str(key)))
+    elif isinstance(node, list):
+        if not node:
+            yield base
+        for i, value in enumerate(node):
+            yield from leaves(value, (*base, i))
+    else:
+        yield base

@@ -1,0 +1,107 @@
+"""Wire the stages for a text, a file and a batch; the library API lives here.
+
+Heavy modules (ruamel, pydantic) are imported only when a document passes the cheap
+prefilter, so scanning files without Kubeflow kinds stays fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from migrator import detect, sources, stream
+from migrator.findings import Finding, Severity
+from migrator.settings import ConvertOptions
+
+if TYPE_CHECKING:
+    from migrator.document import DocumentResult
+else:
+    DocumentResult = Any
+
+
+@dataclass
+class TextResult:
+    """The converted stream and the outcome of every document in it."""
+
+    text: str
+    documents: list[DocumentResult] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return any(d.changed for d in self.documents)
+
+    @property
+    def failed(self) -> bool:
+        return any(d.status == "failed" for d in self.documents)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for d in self.documents for f in d.findings]
+
+
+def convert_text(text: str, target: str = "2.2", *, options: ConvertOptions | None = None,
+                 **option_values: Any) -> TextResult:
+    """Convert every legacy document of a YAML stream; other documents stay byte-identical.
+
+    ``options`` (or keyword arguments such as ``runtime="my-torch"``) select the target and
+    runtime. Never raises on bad input: problems are findings on the documents.
+    """
+    if options is None:
+        options = ConvertOptions(target=target, **option_values)
+    chunks = stream.split(text)
+    if not any(chunk.has_content and detect.is_candidate(chunk.body) for chunk in chunks):
+        return TextResult(text)
+    from migrator import catalog, document
+
+    loaded = catalog.load()
+    results = [document.process(chunk, index, loaded, options)
+               for index, chunk in enumerate(chunks)]
+    return TextResult("".join(r.text for r in results), results)
+
+
+@dataclass
+class FileResult:
+    """One input file: what was read, what it converted to, or why it could not be read."""
+
+    name: str
+    relative: str
+    source: sources.SourceText | None = None
+    unreadable: sources.Unreadable | None = None
+    result: TextResult | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.result is not None and self.result.changed
+
+    @property
+    def writable(self) -> bool:
+        """Rewrite in place only when something converted and nothing in the file failed."""
+        return self.result is not None and self.result.changed and not self.result.failed
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.result.findings if self.result is not None else []
+
+
+def process_file(name: str, relative: str, options: ConvertOptions) -> FileResult:
+    read = sources.read(name, relative)
+    if isinstance(read, sources.Unreadable):
+        return FileResult(name, relative, unreadable=read)
+    return FileResult(name, relative, source=read, result=convert_text(read.text, options=options))
+
+
+def process_paths(paths: tuple[str, ...], options: ConvertOptions) -> Iterator[FileResult]:
+    for name, relative in sources.discover(paths):
+        yield process_file(name, relative, options)
+
+
+def exit_code(files: list[FileResult], fail_on: str) -> int:
+    """0 clean, 1 findings at or above ``fail_on``, 2 unreadable input."""
+    if any(f.unreadable is not None for f in files):
+        return 2
+    if fail_on == "never":
+        return 0
+    threshold = Severity(fail_on)
+    findings = (finding for f in files for finding in f.findings)
+    return 1 if any(x.severity.rank >= threshold.rank for x in findings) else 0

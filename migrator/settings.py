@@ -1,0 +1,44 @@
+"""Frozen option values: what to convert to (ConvertOptions) and how to run (RunSettings)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+TARGETS = ("2.2", "2.3")
+RUNTIME_KINDS = ("ClusterTrainingRuntime", "TrainingRuntime")
+DEFAULT_MANAGER = "kubeflow.org/trainjob-migrator"
+
+OutputMode = Literal["stdout", "directory", "in-place"]
+
+
+@dataclass(frozen=True)
+class ConvertOptions:
+    """Options that change what a document converts to."""
+
+    target: str = "2.2"
+    runtime: str | None = None
+    runtime_kind: str | None = None
+    manager: str = DEFAULT_MANAGER
+    allow_lossy: bool = False
+
+    def __post_init__(self) -> None:
+        if self.target not in TARGETS:
+            raise ValueError(f"unknown target {self.target!r}; choose one of {', '.join(TARGETS)}")
+        if self.runtime_kind is not None and self.runtime_kind not in RUNTIME_KINDS:
+            raise ValueError(f"unknown runtime kind {self.runtime_kind!r}")
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Options that change how a batch runs and where results go."""
+
+    paths: tuple[str, ...]
+    options: ConvertOptions = field(default_factory=ConvertOptions)
+    mode: OutputMode = "stdout"
+    output_dir: Path | None = None
+    reports: tuple[Path, ...] = ()
+    fail_on: str = "error"
+    quiet: bool = False
+    verbose: bool = False

@@ -1,0 +1,128 @@
+"""Find input files and decode them; the only module that reads user files."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+YAML_SUFFIXES = (".yaml", ".yml")
+STDIN = "-"
+MAX_BYTES = 10 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A decoded input: its text with ``\\n`` newlines plus what is needed to write it back."""
+
+    name: str
+    text: str
+    newline: str = "\n"
+    encoding: str = "utf-8"
+    bom: bool = False
+    relative: str = ""
+    raw: bytes = b""
+
+    def encode(self, text: str) -> bytes:
+        """Encode ``text`` (``\\n`` newlines) the way the source file was encoded."""
+        if self.newline != "\n":
+            text = text.replace("\n", self.newline)
+        data = text.encode(self.encoding)
+        if self.bom:
+            data = _BOMS[self.encoding] + data
+        return data
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """An input that could not be read or decoded, with a one-line reason."""
+
+    name: str
+    reason: str
+    relative: str = ""
+
+
+_BOMS = {
+    "utf-8": codecs.BOM_UTF8,
+    "utf-16-le": codecs.BOM_UTF16_LE,
+    "utf-16-be": codecs.BOM_UTF16_BE,
+}
+
+
+def discover(paths: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """Yield ``(path, relative)`` for each input: files as given, directories walked for YAML.
+
+    ``relative`` is where the file goes below an output directory. Directory walks are sorted,
+    skip hidden directories and do not follow symbolic links to directories.
+    """
+    seen: set[str] = set()
+    for given in paths:
+        if given == STDIN:
+            yield STDIN, "stdin.yaml"
+            continue
+        root = Path(given)
+        if root.is_dir():
+            for path in _walk(root):
+                key = os.path.realpath(path)
+                if key not in seen:
+                    seen.add(key)
+                    yield str(path), str(path.relative_to(root))
+        else:
+            key = os.path.realpath(root)
+            if key not in seen:
+                seen.add(key)
+                yield given, _relative_for_file(root)
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for filename in sorted(filenames):
+            if filename.endswith(YAML_SUFFIXES):
+                yield Path(dirpath) / filename
+
+
+def _relative_for_file(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(Path(*path.resolve().parts[1:]))
+
+
+def read(name: str, relative: str = "") -> SourceText | Unreadable:
+    """Read and decode one input (``-`` is standard input)."""
+    try:
+        if name == STDIN:
+            data = sys.stdin.buffer.read()
+        else:
+            size = os.path.getsize(name)
+            if size > MAX_BYTES:
+                return Unreadable(name, f"file is larger than {MAX_BYTES} bytes", relative)
+            with open(name, "rb") as handle:
+                data = handle.read()
+    except OSError as exc:
+        return Unreadable(name, exc.strerror or str(exc), relative)
+    return decode(name, data, relative)
+
+
+def decode(name: str, data: bytes, relative: str = "") -> SourceText | Unreadable:
+    """Decode bytes as UTF-8 or UTF-16 (BOM kept), normalising newlines to ``\\n``."""
+    raw = data
+    encoding, bom = "utf-8", False
+    for candidate, mark in _BOMS.items():
+        if data.startswith(mark):
+            encoding, bom, data = candidate, True, data[len(mark):]
+            break
+    if b"\x00" in data and encoding == "utf-8":
+        return Unreadable(name, "binary file (contains NUL bytes)", relative)
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        return Unreadable(name, f"not valid {encoding.upper()} (byte {exc.start})", relative)
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if newline != "\n":
+        text = text.replace("\r\n", "\n")
+    return SourceText(name, text, newline, encoding, bom, relative, raw)

@@ -1,0 +1,223 @@
+"""The only place that builds ruamel.yaml objects and touches comment internals."""
+
+from __future__ import annotations
+
+import copy
+import io
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedBase, CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+MAX_EXPANDED_NODES = 1_000_000
+MAX_DEPTH = 200
+
+
+class DocumentError(Exception):
+    """A document could not be loaded; carries a 1-based line/column when known."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None,
+                 code: str = "Y101") -> None:
+        super().__init__(message)
+        self.line, self.column, self.code = line, column, code
+
+
+@dataclass(frozen=True)
+class Indent:
+    """Block indentation of a document: mapping indent, sequence indent, dash offset."""
+
+    mapping: int = 2
+    sequence: int = 4
+    offset: int = 2
+
+
+def _rt() -> YAML:
+    yaml = YAML(typ="rt", pure=True)
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def load(text: str) -> Any:
+    """Load one document with round-trip fidelity; raise DocumentError on bad input."""
+    try:
+        data = _rt().load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        column = mark.column + 1 if mark is not None else None
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise DocumentError(str(problem).strip(), line, column) from None
+    except (YAMLError, ValueError) as exc:
+        raise DocumentError(str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
+    except RecursionError:
+        raise DocumentError("document nests too deeply", code="Y104") from None
+    if _depth_exceeds(data, MAX_DEPTH):
+        raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", code="Y104")
+    if "*" in text and _expanded_size(data) > MAX_EXPANDED_NODES:
+        raise DocumentError(
+            f"aliases expand to more than {MAX_EXPANDED_NODES} nodes (alias bomb?)", code="Y104")
+    return data
+
+
+def _expanded_size(root: Any) -> int:
+    """Node count of the tree with every alias expanded, computed without expanding."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if not isinstance(node, (dict, list)) or (id(node) in sizes and not children_done):
+            continue
+        values = list(node.values()) if isinstance(node, dict) else list(node)
+        if children_done:
+            sizes[id(node)] = 1 + sum(sizes.get(id(v), 1) for v in values)
+            open_nodes.discard(id(node))
+        elif id(node) in open_nodes:
+            return MAX_EXPANDED_NODES + 1  # a recursive alias never ends
+        else:
+            open_nodes.add(id(node))
+            stack.append((node, True))
+            stack.extend((v, False) for v in values if isinstance(v, (dict, list)))
+    return sizes.get(id(root), 1)
+
+
+def _depth_exceeds(node: Any, limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(node, 0)]
+    seen: set[int] = set()
+    while stack:
+        current, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(current, (dict, list)):
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            values = current.values() if isinstance(current, dict) else current
+            stack.extend((value, depth + 1) for value in values)
+    return False
+
+
+def dump(node: Any, indent: Indent) -> str:
+    """Dump one document with the given indentation."""
+    yaml = _rt()
+    yaml.indent(mapping=indent.mapping, sequence=indent.sequence, offset=indent.offset)
+    buffer = io.StringIO()
+    yaml.dump(node, buffer)
+    return buffer.getvalue()
+
+
+_KEY_LINE = re.compile(r"^( *)[^\s#-][^:#]*:\s*(?:#.*)?$")
+_DASH_LINE = re.compile(r"^( *)- ")
+
+
+def detect_indent(text: str) -> Indent:
+    """Guess a document's block indentation from its first nested mapping and sequence."""
+    mapping = sequence = offset = None
+    previous: tuple[int, bool] | None = None
+    for raw in text.splitlines():
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        width = len(raw) - len(raw.lstrip(" "))
+        dash = _DASH_LINE.match(raw)
+        if previous is not None and previous[1]:
+            if dash and offset is None:
+                offset = width - previous[0]
+                sequence = offset + 2
+            elif not dash and mapping is None and width > previous[0]:
+                mapping = width - previous[0]
+        previous = (width, bool(_KEY_LINE.match(raw)))
+        if mapping is not None and offset is not None:
+            break
+    mapping = mapping if mapping in (2, 3, 4) else 2
+    if offset is None or offset < 0 or offset > 4:
+        return Indent(mapping, mapping + 2, 2)
+    return Indent(mapping, max(sequence or 2, offset + 2), offset)
+
+
+def clone(node: Any) -> Any:
+    """Deep-copy a loaded subtree, keeping comments and flow style but not anchors."""
+    duplicate = copy.deepcopy(node)
+    _strip_anchors(duplicate)
+    return duplicate
+
+
+def _strip_anchors(node: Any) -> None:
+    if isinstance(node, CommentedBase) and hasattr(node, "anchor"):
+        anchor = node.anchor
+        if anchor.value is not None:
+            anchor.value = None
+            anchor.always_dump = False
+    if isinstance(node, dict):
+        for value in node.values():
+            _strip_anchors(value)
+    elif isinstance(node, list):
+        for value in node:
+            _strip_anchors(value)
+
+
+def new_map(items: list[tuple[str, Any]] | None = None) -> CommentedMap:
+    out = CommentedMap()
+    for key, value in items or []:
+        out[key] = value
+    return out
+
+
+def new_seq(items: list[Any] | None = None) -> CommentedSeq:
+    return CommentedSeq(items or [])
+
+
+def position(node: Any, key: str | int) -> tuple[int | None, int | None]:
+    """1-based (line, column) of ``key`` in a loaded map or sequence (document-relative)."""
+    try:
+        if isinstance(node, CommentedMap):
+            line, column = node.lc.key(key)
+        elif isinstance(node, CommentedSeq) and isinstance(key, int):
+            line, column = node.lc.item(key)
+        else:
+            return None, None
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None, None
+    return int(line) + 1, int(column) + 1
+
+
+def carry_key_comment(source: Any, key: str, target: CommentedMap, new_key: str) -> None:
+    """Move the end-of-line comment of ``source[key]`` onto ``target[new_key]``."""
+    if not isinstance(source, CommentedMap):
+        return
+    entry = source.ca.items.get(key)
+    if not entry or len(entry) < 3 or entry[2] is None:
+        return
+    token = entry[2]
+    value = getattr(token, "value", "")
+    if not value.lstrip().startswith("#"):
+        return
+    inline = value.split("\n", 1)[0]
+    if inline.strip():
+        target.yaml_add_eol_comment(inline.strip(), new_key)
+
+
+def plain(node: Any) -> Any:
+    """A comment-free plain-Python copy of a loaded subtree (for comparisons and checks)."""
+    if isinstance(node, dict):
+        return {str(k): plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [plain(v) for v in node]
+    return node
+
+
+def quoted(text: str) -> Any:
+    """A string that dumps double-quoted (for values such as "1" that must stay strings)."""
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    return DoubleQuotedScalarString(text)
+
+
+def flow_seq(items: list[Any]) -> CommentedSeq:
+    seq = CommentedSeq(items)
+    seq.fa.set_flow_style()
+    return seq

@@ -1,0 +1,41 @@
+"""Shared test fixtures: hypothesis profiles and access to ../shared (skipped when absent)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+settings.register_profile("dev", max_examples=60, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", max_examples=150, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("fuzz", max_examples=20_000, deadline=None,
+                          suppress_health_check=list(HealthCheck))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    if not (SHARED / "crds").is_dir():
+        pytest.skip("../shared is not available")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def crdcheck(shared: Path) -> ModuleType:
+    """The upstream-CRD strict validator shipped in ../shared/tools (read, never copied)."""
+    path = shared / "tools" / "crdcheck.py"
+    spec = importlib.util.spec_from_file_location("crdcheck", path)
+    if spec is None or spec.loader is None:
+        pytest.skip("crdcheck.py is not available")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,54 @@
+"""The data in mappings/: loads, is consistent, and every code is documented."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from migrator import catalog
+from migrator.transforms import TRANSFORMS
+from tests.goldens import ROOT
+
+
+def test_catalog_loads_and_targets_exist() -> None:
+    loaded = catalog.load()
+    assert set(loaded.targets) == {"2.2", "2.3"}
+    assert ("kubeflow.org/v1", "PyTorchJob") in loaded.legacy
+
+
+def test_every_transform_named_in_mappings_exists() -> None:
+    for spec in catalog.load().legacy.values():
+        for rule in spec.rules:
+            if rule.op == "transform":
+                assert rule.fn in TRANSFORMS, rule.fn
+
+
+def test_every_framework_has_a_runtime_in_every_target() -> None:
+    loaded = catalog.load()
+    for spec in loaded.legacy.values():
+        for target in loaded.targets.values():
+            assert spec.framework in target.runtimes
+
+
+def test_every_code_used_in_code_is_documented() -> None:
+    codes = catalog.load().codes
+    used = set()
+    for path in (ROOT / "migrator").glob("*.py"):
+        used |= set(re.findall(r"\"([A-Z][0-9]{3})\"", path.read_text()))
+    used |= catalog.used_codes(catalog.load())
+    assert used - codes.keys() == set()
+    for code in codes:
+        assert re.fullmatch(r"[A-Z][0-9]{3}", code)
+
+
+def test_every_code_is_in_the_readme_table() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for code, doc in catalog.load().codes.items():
+        assert f"| {code} | {doc.name} | {doc.severity} |" in readme, code
+
+
+def test_mappings_ship_in_the_wheel_config() -> None:
+    text = (ROOT / "pyproject.toml").read_text()
+    assert '"mappings" = "migrator/_mappings"' in text
+    assert catalog.mappings_dir().name in ("mappings", "_mappings")
+    assert Path(catalog.mappings_dir(), "codes.yaml").is_file()

@@ -1,0 +1,174 @@
+"""The command line as a user runs it: real processes, exit codes, files on disk."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from tests.goldens import FIXTURES, ROOT
+
+PYTORCH = FIXTURES / "pytorchjob"
+REPORT_SCHEMA = ROOT / "schemas" / "report.schema.json"
+
+
+def run(*args: str, stdin: str | None = None,
+        cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "migrator", *args], input=stdin, text=True,
+                          capture_output=True, cwd=cwd or ROOT, env=env, timeout=120, check=False)
+
+
+def test_version_and_help() -> None:
+    from migrator import __version__
+
+    assert __version__ in run("--version").stdout
+    assert "convert" in run("--help").stdout
+
+
+def test_convert_file_to_stdout() -> None:
+    proc = run("convert", str(PYTORCH / "minimal.in.yaml"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (PYTORCH / "minimal.v2.2.out.yaml").read_text()
+    assert "PyTorchJob/minimal → TrainJob/minimal" in proc.stderr
+
+
+def test_convert_stdin() -> None:
+    proc = run("convert", "-", stdin=(PYTORCH / "minimal.in.yaml").read_text())
+    assert proc.returncode == 0
+    assert proc.stdout == (PYTORCH / "minimal.v2.2.out.yaml").read_text()
+
+
+def test_target_23_and_runtime_options() -> None:
+    proc = run("convert", str(PYTORCH / "minimal.in.yaml"), "--target", "2.3", "--runtime",
+               "torch-cuda-251", "--runtime-kind", "TrainingRuntime")
+    assert proc.returncode == 0
+    assert "name: torch-cuda-251\n    kind: TrainingRuntime" in proc.stdout
+
+
+def test_error_finding_exits_1_and_keeps_document() -> None:
+    source = (PYTORCH / "elastic-scaling.in.yaml").read_text()
+    proc = run("convert", "-", stdin=source)
+    assert proc.returncode == 1
+    assert proc.stdout == source
+    assert "error F501" in proc.stderr
+    lossy = run("convert", "-", "--allow-lossy", stdin=source)
+    assert "kind: TrainJob" in lossy.stdout
+    assert lossy.returncode == 1
+
+
+def test_fail_on_warning() -> None:
+    path = str(PYTORCH / "master-worker.in.yaml")
+    assert run("convert", path).returncode == 0
+    assert run("convert", path, "--fail-on", "warning").returncode == 1
+    assert run("convert", path, "--fail-on", "never").returncode == 0
+
+
+def test_output_dir_mirrors_tree(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(PYTORCH, src / "jobs")
+    out = tmp_path / "out"
+    proc = run("convert", str(src), "-o", str(out))
+    assert proc.returncode == 1  # some fixtures carry error findings
+    converted = out / "jobs" / "minimal.in.yaml"
+    assert converted.read_text() == (PYTORCH / "minimal.v2.2.out.yaml").read_text()
+    assert not (out / "jobs" / "invalid.in.yaml").exists()
+
+
+def test_in_place_rewrites_only_successful_files(tmp_path: Path) -> None:
+    good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
+    good.write_text((PYTORCH / "minimal.in.yaml").read_text())
+    good.chmod(0o640)
+    bad_text = (PYTORCH / "minimal.in.yaml").read_text() + "---\n" + \
+        (PYTORCH / "elastic-scaling.in.yaml").read_text()
+    bad.write_text(bad_text)
+    proc = run("convert", str(tmp_path), "--in-place")
+    assert proc.returncode == 1
+    assert good.read_text() == (PYTORCH / "minimal.v2.2.out.yaml").read_text()
+    assert oct(good.stat().st_mode & 0o777) == oct(0o640)
+    assert bad.read_text() == bad_text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml", "good.yaml"]
+    again = run("convert", str(tmp_path), "--in-place")
+    assert good.read_text() == (PYTORCH / "minimal.v2.2.out.yaml").read_text()
+    assert "rewrote" not in again.stderr
+
+
+def test_in_place_keeps_crlf(tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_bytes((PYTORCH / "minimal.in.yaml").read_bytes().replace(b"\n", b"\r\n"))
+    assert run("convert", str(path), "--in-place").returncode == 0
+    data = path.read_bytes()
+    assert b"TrainJob" in data
+    assert data.count(b"\r\n") == data.count(b"\n")
+
+
+def test_json_report_matches_schema(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    proc = run("convert", str(PYTORCH), "--report", str(report), "-o", str(tmp_path / "o"))
+    assert proc.returncode == 1
+    data = json.loads(report.read_text())
+    jsonschema.validate(data, json.loads(REPORT_SCHEMA.read_text()))
+    assert data["schemaVersion"] == 1
+    assert data["target"] == "2.2"
+    full = next(d for d in data["documents"] if d["file"].endswith("full.in.yaml"))
+    assert full["status"] == "converted"
+    assert {"from": "spec.pytorchReplicaSpecs.Worker.template.spec.containers[name=pytorch].image",
+            "to": "spec.trainer.image"} in full["mappings"]
+    assert data["summary"]["documents"]["failed"] >= 3
+
+
+def test_unreadable_input_exits_2_without_traceback(tmp_path: Path) -> None:
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes("kind: PyTorchJob\nname: caf\xe9\n".encode("latin-1"))
+    good = tmp_path / "z.yaml"
+    good.write_text((PYTORCH / "minimal.in.yaml").read_text())
+    proc = run("convert", str(latin), str(tmp_path / "missing.yaml"), str(good), "-o",
+               str(tmp_path / "out"))
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert "latin.yaml: error Y102" in proc.stderr
+    assert "missing.yaml: error Y102" in proc.stderr
+    assert (tmp_path / "out").exists()
+
+
+def test_invalid_yaml_is_reported_with_line() -> None:
+    proc = run("convert", "-", stdin="apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nspec: [\n")
+    assert proc.returncode == 1
+    assert "error Y101" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("args", [["convert"], ["convert", "x.yaml", "--target", "9.9"],
+                                  ["convert", "-", "--in-place"],
+                                  ["convert", "x", "-o", "d", "--in-place"],
+                                  ["convert", "x", "--report", "r.txt"], ["explain", "NOPE"]])
+def test_usage_errors_exit_2(args: list[str]) -> None:
+    proc = run(*args, stdin="")
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+
+
+def test_explain_and_rules() -> None:
+    from migrator.catalog import load
+
+    proc = run("explain", "F501")
+    assert proc.returncode == 0
+    assert "Fix:" in proc.stdout
+    assert run("explain", "elastic-policy").stdout == proc.stdout
+    listed = run("rules").stdout
+    for code in load().codes:
+        assert code in listed
+
+
+def test_nothing_to_do_exits_0(tmp_path: Path) -> None:
+    path = tmp_path / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    proc = run("convert", str(path), "--in-place")
+    assert proc.returncode == 0
+    assert path.read_text() == "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
