@@ -57,8 +57,7 @@ def test_bad_or_unsupported_input_is_a_finding(text: str, status: str, code: str
 
 def test_alias_bomb_is_refused_quickly() -> None:
     levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
-    for i in range(1, 8):
-        levels.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]")
+    levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 8)]
     text = HEAD + "metadata:\n  name: bomb\n" + "\n".join(levels) + "\n"
     result = convert_text(text)
     assert {f.code for f in result.findings} == {"Y104"}
