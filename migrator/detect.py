@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from migrator import paths
-from migrator.specs import KindIndex, MappingSpec
+
+if TYPE_CHECKING:  # pydantic stays unimported until a document needs it
+    from migrator.specs import KindIndex, MappingSpec
 
 TEMPLATE_MARKERS = (("{{", "Helm/Go template"), ("{%", "Jinja template"),
                     ("{#", "Jinja template"))

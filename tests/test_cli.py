@@ -172,3 +172,15 @@ def test_nothing_to_do_exits_0(tmp_path: Path) -> None:
     proc = run("convert", str(path), "--in-place")
     assert proc.returncode == 0
     assert path.read_text() == "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
+
+
+def test_no_heavy_imports_for_files_without_kubeflow_kinds(tmp_path: Path) -> None:
+    path = tmp_path / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    code = ("import sys\nfrom migrator.cli import run_main\n"
+            f"try:\n    run_main(['convert', {str(path)!r}, '-q'])\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('ruamel.yaml', 'pydantic', 'jsonschema', 'deepdiff')"
+            " if m in sys.modules]\nprint(heavy)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stderr
