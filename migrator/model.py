@@ -218,5 +218,6 @@ def _valid(shape: type[_Shape], value: Any, base: FieldPath, ledger: Ledger) -> 
 def _describe(error: Any) -> str:
     where = ".".join(str(p) for p in error["loc"]) or "value"
     got = error.get("input")
-    shown = repr(got) if not isinstance(got, (dict, list)) else type(got).__name__
+    shown = "a mapping" if isinstance(got, dict) else "a list" if isinstance(got, list) \
+        else repr(got)
     return f"{where}: {error['msg'].lower()} (got {shown})"
