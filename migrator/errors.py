@@ -19,7 +19,3 @@ class MigratorError(Exception):
 
 class MappingFileError(MigratorError):
     """A file in mappings/ is missing or invalid (a packaging or editing mistake)."""
-
-
-class InputError(MigratorError):
-    """A path given by the user cannot be used."""

@@ -92,7 +92,3 @@ class Ledger:
         if best[0] is None:
             return None, None
         return best[0] + self.line_offset, best[1]
-
-
-def severity_at_least(findings: list[Finding], threshold: Severity) -> bool:
-    return any(f.severity.rank >= threshold.rank for f in findings)

@@ -215,9 +215,3 @@ def quoted(text: str) -> Any:
     from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
     return DoubleQuotedScalarString(text)
-
-
-def flow_seq(items: list[Any]) -> CommentedSeq:
-    seq = CommentedSeq(items)
-    seq.fa.set_flow_style()
-    return seq
