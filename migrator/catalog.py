@@ -82,7 +82,27 @@ def load() -> Catalog:
     codes = {code: _model(CodeDoc, root / "codes.yaml", doc) for code, doc in raw_codes.items()}
     catalog = Catalog(legacy, targets, pod, kinds, codes)
     _check_codes(catalog)
+    _check_targets(catalog)
     return catalog
+
+
+def _check_targets(catalog: Catalog) -> None:
+    """Every framework a mapping names has a policy on every target, and roles fit its jobs."""
+    for target in catalog.targets.values():
+        for name, framework in target.frameworks.items():
+            if framework.policy not in target.policies:
+                raise MappingFileError(f"target {target.id}: framework {name!r} names unknown "
+                                       f"policy {framework.policy!r}")
+        for spec in catalog.legacy.values():
+            needed = target.frameworks.get(spec.framework)
+            if needed is None:
+                raise MappingFileError(f"target {target.id} has no framework {spec.framework!r} "
+                                       f"(needed by {spec.id})")
+            jobs = {job.name for job in target.policies[needed.policy].jobs}
+            for role, rules in spec.replica_specs.roles.items():
+                if rules.job not in jobs:
+                    raise MappingFileError(f"{spec.id}: role {role} maps to job {rules.job!r}, "
+                                           f"which the {needed.policy} policy lacks")
 
 
 def _check_id(path: Path, spec_id: str) -> None:
@@ -93,6 +113,10 @@ def _check_id(path: Path, spec_id: str) -> None:
 def used_codes(catalog: Catalog) -> set[str]:
     """Codes that the data files refer to."""
     used = {rule.code for spec in catalog.legacy.values() for rule in spec.rules if rule.code}
+    for spec in catalog.legacy.values():
+        used.update(note.code for note in spec.notes)
+        used.update(role.unsupported for role in spec.replica_specs.roles.values()
+                    if role.unsupported)
     for group in (catalog.pod.pod_metadata, catalog.pod.pod_spec, catalog.pod.container):
         used.add(group.other_code)
         used.update(rule.code for rule in group.fields.values() if rule.code)

@@ -105,7 +105,8 @@ def _launcher(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec) 
 def _legacy_references(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec) -> None:
     contract = spec.legacy_contract
     texts = _words(draft.trainer.get("command")) + _words(draft.trainer.get("args"))
-    texts += [str(e.get("value")) for e in draft.trainer.get("env") or []
+    env = draft.trainer.get("env") or main.node.get("env") or []
+    texts += [str(e.get("value")) for e in env
               if isinstance(e, dict) and e.get("value") is not None]
     blob = "\n".join(texts)
     hits = [f"${name}" for name in contract.env if re.search(rf"\$\(?\{{?{name}\b", blob)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from migrator import detect, emit, engine, validate, yamlio
+from migrator import companion, detect, emit, engine, validate, yamlio
 from migrator.catalog import Catalog
 from migrator.findings import Finding, Severity
 from migrator.ledger import Ledger
@@ -102,14 +102,22 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
         if {f.code for f in result.findings if f.severity is Severity.ERROR} <= {"Y103"}:
             result.status = "skipped"
         return result
+    if not draft.runtime_name:
+        return result
     doc = emit.build(draft, target, options.manager)
     result.findings.extend(validate.check(yamlio.plain(doc), target, catalog.codes))
     result.output = {"apiVersion": target.api_version, "kind": target.kind,
                      "name": draft.name if draft.name is not None else draft.generate_name}
+    if draft.companion is not None:
+        result.output["runtime"] = {"kind": "TrainingRuntime", "name": draft.companion.name}
     blocked = any(f.severity is Severity.ERROR for f in result.findings)
     if blocked and not options.allow_lossy:
         return result
-    body = yamlio.dump(doc, yamlio.detect_indent(chunk.body))
+    indent = yamlio.detect_indent(chunk.body)
+    body = yamlio.dump(doc, indent)
+    if draft.companion is not None and draft.runtime is not None:
+        runtime_doc = companion.build(draft, draft.runtime, target, draft.num_nodes)
+        body = yamlio.dump(runtime_doc, indent) + "---\n" + body
     result.status, result.text = "converted", chunk.head + body + chunk.tail
     return result
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from migrator.specs import RuntimeSpec
 
 TRAINER_ORDER = ("numNodes", "numProcPerNode", "image", "command", "args", "env",
                  "resourcesPerNode")
@@ -20,6 +23,24 @@ class PodPatch:
 
     def is_empty(self) -> bool:
         return not (self.labels or self.annotations or self.spec or self.container)
+
+
+@dataclass
+class Companion:
+    """A namespaced TrainingRuntime generated to carry what the TrainJob alone cannot."""
+
+    name: str
+    policy: str
+    policy_fields: dict[str, Any] = field(default_factory=dict)
+    jobset: dict[str, Any] = field(default_factory=dict)
+    job_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+    templates: dict[str, Any] = field(default_factory=dict)
+    depends_on: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    pod_fields: dict[str, Any] = field(default_factory=dict)  # defaults for every pod
+    pod_group: dict[str, Any] | None = None
+
+    def job(self, name: str) -> dict[str, Any]:
+        return self.job_fields.setdefault(name, {})
 
 
 @dataclass
@@ -40,9 +61,26 @@ class Draft:
     trainer: dict[str, Any] = field(default_factory=dict)
     jobset_labels: dict[str, Any] = field(default_factory=dict)
     jobset_annotations: dict[str, Any] = field(default_factory=dict)
-    pod: PodPatch = field(default_factory=PodPatch)
+    jobs: dict[str, PodPatch] = field(default_factory=dict)
+    job_order: tuple[str, ...] = ("node",)
     patch_job: str = "node"
     patch_container: str = "node"
+    companion: Companion | None = None
+    num_nodes: int = 0
+    runtime: RuntimeSpec | None = None
+
+    @property
+    def pod(self) -> PodPatch:
+        """The patch of the trainer's replicated job."""
+        return self.job(self.patch_job)
+
+    def job(self, name: str) -> PodPatch:
+        return self.jobs.setdefault(name, PodPatch())
+
+    def patched_jobs(self) -> list[tuple[str, PodPatch]]:
+        """Non-empty job patches in the runtime's job order."""
+        return [(name, self.jobs[name]) for name in self.job_order
+                if name in self.jobs and not self.jobs[name].is_empty()]
 
     def set_trainer(self, slot: str, value: Any) -> None:
         if slot not in TRAINER_ORDER:

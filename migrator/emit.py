@@ -11,7 +11,7 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap
 
 from migrator import yamlio
-from migrator.draft import Draft
+from migrator.draft import Draft, PodPatch
 from migrator.specs import TargetSpec
 
 DEFAULT_RUNTIME_KIND = "ClusterTrainingRuntime"
@@ -28,7 +28,7 @@ def build(draft: Draft, target: TargetSpec, manager: str) -> CommentedMap:
         if value is not None:
             spec[key] = value
     spec["trainer"] = yamlio.new_map(draft.ordered_trainer())
-    patch = _runtime_patch(draft, manager)
+    patch = None if draft.companion is not None else _runtime_patch(draft, manager)
     if patch is not None:
         spec["runtimePatches"] = yamlio.new_seq([patch])
     doc["spec"] = spec
@@ -58,28 +58,29 @@ def _runtime_patch(draft: Draft, manager: str) -> CommentedMap | None:
     jobset_meta = _labels_annotations(draft.jobset_labels, draft.jobset_annotations)
     if jobset_meta is not None:
         template["metadata"] = jobset_meta
-    if not draft.pod.is_empty():
-        template["spec"] = yamlio.new_map([("replicatedJobs", yamlio.new_seq([_job(draft)]))])
+    jobs = draft.patched_jobs()
+    if jobs:
+        template["spec"] = yamlio.new_map([
+            ("replicatedJobs", yamlio.new_seq([_job(draft, name, pod) for name, pod in jobs]))])
     if not template:
         return None
     return yamlio.new_map([("manager", manager),
                            ("trainingRuntimeSpec", yamlio.new_map([("template", template)]))])
 
 
-def _job(draft: Draft) -> CommentedMap:
+def _job(draft: Draft, name: str, pod: PodPatch) -> CommentedMap:
     pod_template = yamlio.new_map()
-    pod_meta = _labels_annotations(draft.pod.labels, draft.pod.annotations)
+    pod_meta = _labels_annotations(pod.labels, pod.annotations)
     if pod_meta is not None:
         pod_template["metadata"] = pod_meta
-    pod_spec = yamlio.new_map(list(draft.pod.spec.items()))
-    if draft.pod.container:
-        container = yamlio.new_map([("name", draft.patch_container),
-                                    *draft.pod.container.items()])
+    pod_spec = yamlio.new_map(list(pod.spec.items()))
+    if pod.container:
+        container = yamlio.new_map([("name", draft.patch_container), *pod.container.items()])
         pod_spec["containers"] = yamlio.new_seq([container])
     if pod_spec:
         pod_template["spec"] = pod_spec
     job_template = yamlio.new_map([("spec", yamlio.new_map([("template", pod_template)]))])
-    return yamlio.new_map([("name", draft.patch_job), ("template", job_template)])
+    return yamlio.new_map([("name", name), ("template", job_template)])
 
 
 def _labels_annotations(labels: dict[str, Any], annotations: dict[str, Any]) -> CommentedMap | None:

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrator import model, paths, podtemplate, roles
+from migrator import companion, frameworks, launch, model, paths, podtemplate, roles, runtimes
 from migrator.contract import apply_contract
-from migrator.draft import Draft
+from migrator.draft import Companion, Draft
 from migrator.ledger import Ledger
 from migrator.metadata import check_pod_names, convert_metadata
-from migrator.model import LegacyJob, Replica
+from migrator.model import Container, LegacyJob, Replica
 from migrator.settings import ConvertOptions
 from migrator.specs import MappingSpec, PodRules, RuntimeSpec, TargetSpec
-from migrator.transforms import TRANSFORMS, Call
+from migrator.transforms import TRANSFORMS, Call, gpu_count
+
+assert frameworks  # registers the framework transforms
+
+MPI_LAUNCHER_FEEDS = frozenset({"image", "command", "args"})
 
 
 def convert(root: Any, spec: MappingSpec, pod_rules: PodRules, target: TargetSpec,
@@ -25,29 +29,45 @@ def convert(root: Any, spec: MappingSpec, pod_rules: PodRules, target: TargetSpe
     job = model.parse(root, spec, ledger)
     if job is None:
         return None
-    runtime = target.runtimes[spec.framework]
-    draft = _new_draft(runtime, options)
+    runtime = _runtime(job, spec, target, options, ledger)
+    draft = _new_draft(runtime, spec, job)
     convert_metadata(job.metadata.node, draft, ledger, target.limits.name)
     num_nodes = _replicas(job, spec, draft, ledger)
-    primary = _primary(job, spec)
-    main = podtemplate.main_container(primary, spec.main_container, ledger, report=True)
-    podtemplate.convert_template(primary, main, draft, ledger, pod_rules, target)
-    for other in job.replicas:
-        if other is not primary:
-            other_main = podtemplate.main_container(other, spec.main_container, ledger,
-                                                    report=False)
-            roles.merge_role(primary, main, other, other_main, draft, ledger)
+    trainer_main = _templates(job, spec, pod_rules, target, runtime, draft, ledger)
     _rules(job, spec, draft, ledger, target)
-    apply_contract(main, draft, ledger, spec, runtime)
+    if spec.num_nodes == "mpi":
+        num_nodes = _mpi_nodes(job, draft, ledger)
+    apply_contract(trainer_main, draft, ledger, spec, runtime)
+    launch.adapt(trainer_main, draft, ledger, spec, runtime, num_nodes)
+    for note in spec.notes:
+        ledger.report(note.code, ("kind",), note.message, consume=False)
     check_pod_names(draft, ledger, num_nodes, target.limits.name)
+    draft.num_nodes = num_nodes
     ledger.close()
     return draft
 
 
-def _new_draft(runtime: RuntimeSpec, options: ConvertOptions) -> Draft:
-    return Draft(runtime_name=options.runtime or runtime.name,
-                 runtime_kind=options.runtime_kind or runtime.kind,
-                 patch_job=runtime.trainer_job, patch_container=runtime.container)
+def _runtime(job: LegacyJob, spec: MappingSpec, target: TargetSpec, options: ConvertOptions,
+             ledger: Ledger) -> RuntimeSpec:
+    resolution = runtimes.resolve(spec.framework, target, options, job.name)
+    if resolution.problem is not None:
+        code, message = resolution.problem
+        ledger.report(code, ("kind",), message, consume=False)
+    if resolution.runtime is not None:
+        return resolution.runtime
+    policy = target.policies[target.frameworks[spec.framework].policy]
+    return RuntimeSpec(name="", kind=runtimes.CLUSTER_KIND, policy="plain",
+                       trainer_job=policy.trainer_job, container="node", jobs=policy.jobs,
+                       reserved_env=policy.reserved_env)
+
+
+def _new_draft(runtime: RuntimeSpec, spec: MappingSpec, job: LegacyJob) -> Draft:
+    draft = Draft(runtime_name=runtime.name, runtime_kind=runtime.kind,
+                  patch_job=runtime.trainer_job, patch_container=runtime.container,
+                  job_order=tuple(j.name for j in runtime.jobs), runtime=runtime)
+    if runtime.companion:
+        draft.companion = Companion(name=runtime.name, policy=runtime.policy)
+    return draft
 
 
 def _replicas(job: LegacyJob, spec: MappingSpec, draft: Draft, ledger: Ledger) -> int:
@@ -55,38 +75,148 @@ def _replicas(job: LegacyJob, spec: MappingSpec, draft: Draft, ledger: Ledger) -
     draft.set_trainer("numNodes", total)
     for replica in job.replicas:
         path = (*replica.path, "replicas")
-        if replica.replicas_given:
+        if spec.num_nodes == "mpi":
+            ledger.default(path)
+        elif replica.replicas_given:
             ledger.mapped(path, "spec.trainer.numNodes")
         else:
             ledger.mappings.append((paths.render(path) + " (default "
                                     f"{replica.replicas})", "spec.trainer.numNodes"))
-        _restart_policy(replica, spec, ledger)
+        _restart_policy(replica, spec, draft, ledger)
     return total
 
 
-def _restart_policy(replica: Replica, spec: MappingSpec, ledger: Ledger) -> None:
+def restart_policy_of(replica: Replica, spec: MappingSpec) -> str:
+    """The restart policy the legacy operator used for ``replica`` (given or defaulted)."""
+    if replica.restart_policy is not None:
+        return replica.restart_policy
+    return spec.replica_specs.role_restart_policies.get(
+        replica.role, spec.replica_specs.default_restart_policy)
+
+
+def _restart_policy(replica: Replica, spec: MappingSpec, draft: Draft, ledger: Ledger) -> None:
     path = (*replica.path, "restartPolicy")
-    value = replica.restart_policy
-    if value is None or value == spec.replica_specs.default_restart_policy == "OnFailure":
-        ledger.default(path)
-    elif value not in spec.replica_specs.restart_policies:
+    value = restart_policy_of(replica, spec)
+    given = replica.restart_policy is not None
+    if value not in spec.replica_specs.restart_policies:
         ledger.report("R212", path, f"restartPolicy {value!r} is not one of "
                       f"{', '.join(spec.replica_specs.restart_policies)}")
     elif value == "OnFailure":
         ledger.default(path)
+    elif draft.companion is not None and value == "Never":
+        target = (f"TrainingRuntime/{draft.companion.name}: spec.template.spec.replicatedJobs"
+                  f"[name={replica.job}].template.spec.template.spec.restartPolicy")
+        if given:
+            ledger.mapped(path, target)
+        else:
+            ledger.mappings.append((paths.render(path) + " (default Never)", target))
     elif value == "ExitCode":
-        ledger.report("R211", path, f"{replica.role} restartPolicy ExitCode cannot be expressed")
+        ledger.report("R211", path, f"{replica.role} restartPolicy ExitCode cannot be expressed",
+                      consume=given)
     else:
-        ledger.report("R210", path, f"{replica.role} restartPolicy {value} becomes OnFailure "
-                      "(the runtime's pod restart policy)")
+        default = "" if given else " (the legacy default)"
+        ledger.report("R210", path, f"{replica.role} restartPolicy {value}{default} becomes "
+                      "OnFailure (the runtime's pod restart policy)", consume=given)
 
 
-def _primary(job: LegacyJob, spec: MappingSpec) -> Replica:
+def _templates(job: LegacyJob, spec: MappingSpec, pod_rules: PodRules, target: TargetSpec,
+               runtime: RuntimeSpec, draft: Draft, ledger: Ledger) -> Container:
+    """Convert each replicated job's template; returns the trainer's main container."""
+    by_job: dict[str, list[Replica]] = {}
+    for replica in job.replicas:
+        by_job.setdefault(replica.job, []).append(replica)
+    main_name = _main_name(job, spec)
+    trainer_main: Container | None = None
+    launcher_resources: Any = None
+    for job_name in [j.name for j in runtime.jobs if j.name in by_job]:
+        replicas = by_job[job_name]
+        primary = _primary(replicas, spec)
+        main = podtemplate.main_container(primary, main_name, ledger, report=True)
+        feeds = _feeds(primary, spec, draft)
+        if draft.companion is not None:
+            companion.add_template(draft.companion, primary, main, runtime.container,
+                                   runtime.reserved_env, restart_policy_of(primary, spec))
+        podtemplate.convert_template(primary, main, draft, ledger, pod_rules, target, feeds)
+        for other in replicas:
+            if other is not primary:
+                other_main = podtemplate.main_container(other, main_name, ledger, report=False)
+                roles.merge_role(primary, main, other, other_main, draft, ledger)
+        if spec.trainer_role is None or primary.role == spec.trainer_role:
+            trainer_main = main
+            launcher_resources = main.node.get("resources")
+        elif spec.resources_role == primary.role and draft.companion is None:
+            _shared_resources(primary, launcher_resources, draft, ledger)
+    if trainer_main is None:
+        raise ValueError(f"{spec.id}: no replica feeds spec.trainer")
+    return trainer_main
+
+
+def _main_name(job: LegacyJob, spec: MappingSpec) -> str | None:
+    if spec.main_container.name_field is not None:
+        value = paths.get(job.root, paths.parse(spec.main_container.name_field))
+        return value if isinstance(value, str) else None
+    return spec.main_container.name
+
+
+def _feeds(primary: Replica, spec: MappingSpec, draft: Draft) -> frozenset[str]:
+    if spec.trainer_role is None:
+        return podtemplate.ALL_TRAINER_SLOTS
+    if primary.role == spec.trainer_role:
+        if draft.companion is not None:
+            return MPI_LAUNCHER_FEEDS
+        return podtemplate.ALL_TRAINER_SLOTS
+    if primary.role == spec.resources_role and draft.companion is None:
+        return frozenset({"resourcesPerNode"})
+    return frozenset()
+
+
+def _shared_resources(worker: Replica, launcher_resources: Any, draft: Draft,
+                      ledger: Ledger) -> None:
+    worker_main = draft.trainer.get("resourcesPerNode")
+    if launcher_resources is None or roles.same(launcher_resources, worker_main):
+        return
+    ledger.report("P307", (*worker.template.spec.path, "containers"), "launcher and worker "
+                  "resources differ; resourcesPerNode applies to both, so the launcher gets "
+                  f"the {worker.role}'s", consume=False)
+
+
+def _mpi_nodes(job: LegacyJob, draft: Draft, ledger: Ledger) -> int:
+    """numNodes for MPI: workers, plus the launcher when it is also an MPI host."""
     by_role = {replica.role: replica for replica in job.replicas}
+    worker = by_role.get("Worker")
+    launcher = by_role["Launcher"]
+    workers = worker.replicas if worker is not None else 0
+    as_worker = job.root.get("spec", {}).get("runLauncherAsWorker")
+    if as_worker is None:  # kubeflow.org/v1: a launcher with a GPU was a host
+        as_worker = gpu_count(launcher.template.containers[0].node.get("resources")) is not None
+    as_node = as_worker is True
+    nodes = workers + (1 if as_node else 0)
+    draft.set_trainer("numNodes", nodes)
+    if "numProcPerNode" not in draft.trainer:
+        draft.set_trainer("numProcPerNode", 1)
+    where = (*worker.path, "replicas") if worker is not None else launcher.path
+    if worker is not None:
+        ledger.mapped(where, "spec.trainer.numNodes")
+    if workers == 0:
+        ledger.report("F518", where, "the MPIJob has no workers (launcher-only MPI); Trainer's "
+                      "MPI policy always starts at least one node pod", consume=False)
+    if draft.companion is not None:
+        draft.companion.policy_fields["runLauncherAsNode"] = as_node
+        if "numProcPerNode" in draft.trainer:
+            draft.companion.policy_fields["numProcPerNode"] = draft.trainer["numProcPerNode"]
+    elif draft.runtime_name:
+        ledger.report("F522", where, f"numNodes {nodes} assumes runtime {draft.runtime_name} "
+                      f"sets runLauncherAsNode: {str(as_node).lower()} (with true, node pods = "
+                      "numNodes - 1 and the launcher computes too)", consume=False)
+    return nodes
+
+
+def _primary(replicas: list[Replica], spec: MappingSpec) -> Replica:
+    by_role = {replica.role: replica for replica in replicas}
     for role in spec.replica_specs.template_priority:
         if role in by_role:
             return by_role[role]
-    return job.replicas[0]
+    return replicas[0]
 
 
 def _rules(job: LegacyJob, spec: MappingSpec, draft: Draft, ledger: Ledger,
@@ -105,7 +235,7 @@ def _rules(job: LegacyJob, spec: MappingSpec, draft: Draft, ledger: Ledger,
         elif rule.op == "transform" and rule.fn is not None:
             TRANSFORMS[rule.fn](Call(value, path, draft, ledger, target))
         else:
-            ledger.default(path)
+            ledger.mapped(path, "(read by the converter; no field of its own)")
     for container in ("spec", "spec.runPolicy"):
         node = paths.get(job.root, paths.parse(container))
         if isinstance(node, dict) and not node:

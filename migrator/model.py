@@ -111,6 +111,7 @@ class PodTemplate(Node):
 
 class Replica(Node):
     role: str
+    job: str
     replicas: int
     replicas_given: bool
     restart_policy: str | None
@@ -151,9 +152,34 @@ def parse(root: Any, spec: MappingSpec, ledger: Ledger) -> LegacyJob | None:
                 for key, value in holder.items()]
     if any(r is None for r in replicas) or ledger.has_errors():
         return None
+    kept = [r for r in replicas if r is not None]
+    if not _roles_complete(kept, specs_path, spec, ledger):
+        return None
+    for replica in list(kept):
+        code = spec.replica_specs.roles[replica.role].unsupported
+        if code is not None:
+            ledger.report(code, replica.path, f"{replica.role} replicas have no TrainJob "
+                          f"equivalent ({replica.replicas} pod(s) would not run)")
+            kept.remove(replica)
     return LegacyJob(api_version=spec.source.api_version, kind=spec.source.kind,
                      metadata=Node(path=("metadata",), node=metadata or {}),
-                     replicas=[r for r in replicas if r is not None], root=root)
+                     replicas=kept, root=root)
+
+
+def _roles_complete(replicas: list[Replica], specs_path: FieldPath, spec: MappingSpec,
+                    ledger: Ledger) -> bool:
+    present = {r.role for r in replicas}
+    where = ".".join(str(p) for p in specs_path)
+    for role, rules in spec.replica_specs.roles.items():
+        if rules.required and role not in present:
+            ledger.report(INVALID, specs_path, f"{where} needs a {role} replica spec")
+            return False
+    exclusive = [role for role in spec.replica_specs.exclusive_roles if role in present]
+    if len(exclusive) > 1:
+        ledger.report(INVALID, specs_path, f"{where} may hold only one of "
+                      f"{' and '.join(exclusive)}")
+        return False
+    return True
 
 
 def _replica(key: Any, value: Any, path: FieldPath, spec: MappingSpec,
@@ -181,7 +207,8 @@ def _replica(key: Any, value: Any, path: FieldPath, spec: MappingSpec,
                   for i, c in enumerate(spec_node["containers"])]
     meta = template.get("metadata")
     return Replica(
-        path=path, node=value, role=role, replicas=count, replicas_given=given is not None,
+        path=path, node=value, role=role, job=rules.job, replicas=count,
+        replicas_given=given is not None,
         restart_policy=value.get("restartPolicy"),
         template=PodTemplate(
             path=(*path, "template"), node=template,

@@ -39,3 +39,20 @@ def ceil_count(value: object) -> int | None:
     if amount is None:
         return None
     return max(1, math.ceil(amount))
+
+
+def as_api_values(resources: object) -> None:
+    """Rewrite float quantities (``cpu: 0.5``) in a resources map as strings, in place.
+
+    The Trainer CRDs type quantities as int-or-string, so a YAML float would be rejected;
+    the string spells the same quantity.
+    """
+    if not isinstance(resources, dict):
+        return
+    for section in ("limits", "requests"):
+        values = resources.get(section)
+        if not isinstance(values, dict):
+            continue
+        for key, value in values.items():
+            if isinstance(value, float):
+                values[key] = repr(float(value))

@@ -29,7 +29,7 @@ def merge_role(primary: Replica, primary_main: Container, other: Replica, other_
         path = (*other.template.spec.path, field)
         if field == "containers":
             _merge_containers(primary, primary_main, other, other_main, draft, ledger)
-        elif field in IGNORED_POD_FIELDS or _same(pod.get(field), other_pod.get(field)):
+        elif field in IGNORED_POD_FIELDS or same(pod.get(field), other_pod.get(field)):
             ledger.default(path)
         else:
             _mismatch(primary, other, f"spec.{field}", path, ledger)
@@ -47,7 +47,8 @@ def _merge_metadata(primary: Replica, other: Replica, draft: Draft, ledger: Ledg
         if field not in ("labels", "annotations"):
             ledger.default(path)
             continue
-        merged = draft.pod.labels if field == "labels" else draft.pod.annotations
+        patch = draft.job(other.job)
+        merged = patch.labels if field == "labels" else patch.annotations
         for key, item in (value or {}).items():
             if str(key) not in merged:
                 merged[str(key)] = item
@@ -68,7 +69,7 @@ def _merge_containers(primary: Replica, primary_main: Container, other: Replica,
     for field in _keys(primary_main.node, other_main.node):
         path = (*other_main.path, field)
         mine, theirs = primary_main.node.get(field), other_main.node.get(field)
-        if field in IGNORED_CONTAINER_FIELDS or _same(mine, theirs):
+        if field in IGNORED_CONTAINER_FIELDS or same(mine, theirs):
             ledger.default(path)
         elif field == "resources":
             _merge_resources(primary, other, theirs, path, draft, ledger)
@@ -79,7 +80,7 @@ def _merge_containers(primary: Replica, primary_main: Container, other: Replica,
         if container.index == other_main.index:
             continue
         twin = sidecars.get(container.name)
-        if twin is not None and _same(twin.node, container.node):
+        if twin is not None and same(twin.node, container.node):
             ledger.default(container.path)
         else:
             ledger.report("P302", container.path, f"sidecar container {container.name!r} of "
@@ -96,6 +97,7 @@ def _merge_resources(primary: Replica, other: Replica, theirs: Any, path: FieldP
             current = (merged.get(section) or {}).get(key)
             if current is None or _bigger(value, current):
                 merged.setdefault(section, yamlio.new_map())[key] = value
+    quantity.as_api_values(merged)
     draft.trainer["resourcesPerNode"] = merged
     ledger.report("P307", path, f"{other.role} and {primary.role} request different resources; "
                   "every node gets the per-resource maximum")
@@ -117,5 +119,6 @@ def _keys(first: Any, second: Any) -> list[str]:
     return keys + [str(k) for k in second if str(k) not in keys]
 
 
-def _same(first: Any, second: Any) -> bool:
+def same(first: Any, second: Any) -> bool:
+    """Equal as plain data (comments and styles ignored)."""
     return bool(yamlio.plain(first) == yamlio.plain(second))

@@ -8,6 +8,8 @@ from typing import Literal
 
 TARGETS = ("2.2", "2.3")
 RUNTIME_KINDS = ("ClusterTrainingRuntime", "TrainingRuntime")
+SEVERITIES = ("error", "warning", "info", "never")
+FRAMEWORKS = ("torch", "mpi", "jax", "xgboost", "tensorflow", "paddle")
 DEFAULT_MANAGER = "kubeflow.org/trainjob-migrator"
 
 OutputMode = Literal["stdout", "directory", "in-place"]
@@ -22,12 +24,25 @@ class ConvertOptions:
     runtime_kind: str | None = None
     manager: str = DEFAULT_MANAGER
     allow_lossy: bool = False
+    companion_runtimes: bool = False
+    runtimes: tuple[tuple[str, str, str], ...] = ()  # (framework, runtime name, runtime kind)
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
             raise ValueError(f"unknown target {self.target!r}; choose one of {', '.join(TARGETS)}")
-        if self.runtime_kind is not None and self.runtime_kind not in RUNTIME_KINDS:
-            raise ValueError(f"unknown runtime kind {self.runtime_kind!r}")
+        kinds = [self.runtime_kind, *(kind for _, _, kind in self.runtimes)]
+        for kind in kinds:
+            if kind is not None and kind not in RUNTIME_KINDS:
+                raise ValueError(f"unknown runtime kind {kind!r}")
+
+    def runtime_for(self, framework: str) -> tuple[str, str] | None:
+        """The user's runtime (name, kind) for ``framework``: --runtime first, then config."""
+        if self.runtime is not None:
+            return self.runtime, self.runtime_kind or RUNTIME_KINDS[0]
+        for name_of, name, kind in self.runtimes:
+            if name_of == framework:
+                return name, kind
+        return None
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,14 @@ class ApiKind(Spec):
 
 
 class RoleSpec(Spec):
+    """One replica role: its defaults, bounds and which replicated job it becomes."""
+
     default_replicas: int
     min_replicas: int = 0
     max_replicas: int | None = None
+    required: bool = False
+    job: str = "node"
+    unsupported: str | None = None  # finding code when the role has no TrainJob equivalent
 
 
 class ReplicaSpecsSpec(Spec):
@@ -31,7 +36,9 @@ class ReplicaSpecsSpec(Spec):
     case_insensitive_roles: bool = False
     roles: dict[str, RoleSpec]
     template_priority: list[str]
+    exclusive_roles: list[str] = []  # at most one of these may be present
     default_restart_policy: str
+    role_restart_policies: dict[str, str] = {}  # per-role defaults that differ
     restart_policies: list[str]
 
 
@@ -42,7 +49,25 @@ class LegacyContract(Spec):
 
 
 class LauncherSpec(Spec):
+    """How the trainer command is checked (torchrun) or wrapped (tf-config) for Trainer."""
+
     check: Literal["torchrun", "none"] = "none"
+    wrap: Literal["tf-config"] | None = None
+    port: int | None = None
+
+
+class Note(Spec):
+    """A finding reported for every job of a kind (a contract change users must know about)."""
+
+    code: str
+    message: str
+
+
+class MainContainerSpec(Spec):
+    """How the main container of a role is found: a fixed name, or a name held in a field."""
+
+    name: str | None = None
+    name_field: str | None = None
 
 
 class Rule(Spec):
@@ -69,10 +94,15 @@ class MappingSpec(Spec):
     source: ApiKind
     framework: str
     replica_specs: ReplicaSpecsSpec
-    main_container: str
+    main_container: MainContainerSpec
+    trainer_role: str | None = None  # the role whose main container feeds spec.trainer
+    resources_role: str | None = None  # the role whose resources become resourcesPerNode
+    num_nodes: Literal["sum", "mpi"] = "sum"
     injected_env: dict[str, str] = {}
+    companion_env: dict[str, str] = {}  # env a plain companion runtime must provide
     legacy_contract: LegacyContract = LegacyContract()
     launcher: LauncherSpec = LauncherSpec()
+    notes: list[Note] = []
     rules: list[Rule]
 
 
@@ -111,12 +141,48 @@ class Limits(Spec):
     scheduling_gates: int
 
 
+class JobSpec(Spec):
+    """A replicated job of a runtime."""
+
+    name: str
+    ancestor: str | None = None
+    containers: list[str]
+
+
+class PolicySpec(Spec):
+    """An ML policy source as the target's Trainer implements it."""
+
+    reserved_env: list[str] = []
+    jobs: list[JobSpec]
+    trainer_job: str = "node"
+
+
+class FrameworkSpec(Spec):
+    """Which runtime a legacy framework converts to on this target."""
+
+    policy: str
+    runtime: str | None = None  # None: Trainer ships no runtime for it (companion only)
+    why: str = ""
+
+
+class DefaultRuntime(Spec):
+    """A runtime shipped by this Trainer release."""
+
+    name: str
+    policy: str
+
+
 class RuntimeSpec(Spec):
+    """The runtime one conversion references (resolved from target, config and options)."""
+
     name: str
     kind: str
+    policy: str
     trainer_job: str
     container: str
+    jobs: list[JobSpec]
     reserved_env: list[str] = []
+    companion: bool = False
 
 
 class TargetSpec(Spec):
@@ -130,7 +196,10 @@ class TargetSpec(Spec):
     patchable_container_fields: list[str]
     honours_managed_by: bool
     limits: Limits
-    runtimes: dict[str, RuntimeSpec]
+    policies: dict[str, PolicySpec]
+    frameworks: dict[str, FrameworkSpec]
+    default_runtimes: list[DefaultRuntime]
+    retired_runtimes: list[str] = []
 
 
 class CurrentKind(ApiKind):

@@ -84,23 +84,73 @@ def clean_pod_policy(call: Call) -> None:
                            "All, Running, None")
 
 
+@transform("ttl-after-finished")
+def ttl_after_finished(call: Call) -> None:
+    companion = call.draft.companion
+    if companion is None or not _non_negative(call.value):
+        call.ledger.report("R203", call.path, "runPolicy.ttlSecondsAfterFinished has no "
+                           "TrainJob equivalent and was not carried over")
+        return
+    companion.jobset["ttlSecondsAfterFinished"] = call.value
+    call.ledger.mapped(call.path, f"TrainingRuntime/{companion.name}: "
+                       "spec.template.spec.ttlSecondsAfterFinished")
+    call.ledger.report("R213", call.path, "ttlSecondsAfterFinished is carried by companion "
+                       f"runtime {companion.name} (it deletes the JobSet, not the TrainJob)",
+                       consume=False)
+
+
+@transform("backoff-limit")
+def backoff_limit(call: Call) -> None:
+    companion = call.draft.companion
+    if companion is None or not _non_negative(call.value):
+        call.ledger.report("R204", call.path, "runPolicy.backoffLimit has no TrainJob "
+                           "equivalent and was not carried over")
+        return
+    job = call.draft.patch_job
+    companion.job(job)["backoffLimit"] = call.value
+    call.ledger.mapped(call.path, f"TrainingRuntime/{companion.name}: spec.template.spec."
+                       f"replicatedJobs[name={job}].template.spec.backoffLimit")
+    call.ledger.report("R213", call.path, f"backoffLimit is carried by companion runtime "
+                       f"{companion.name} as the {job!r} Job's backoffLimit (per Job, not per "
+                       "TrainJob)", consume=False)
+
+
+def _non_negative(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 @transform("scheduling-policy")
 def scheduling_policy(call: Call) -> None:
     if not isinstance(call.value, dict):
         call.ledger.report("R212", call.path, "schedulingPolicy must be a mapping")
         return
+    companion = call.draft.companion
     for key, value in call.value.items():
         path = (*call.path, str(key))
         if key == "queue" and isinstance(value, str) and value:
             call.draft.jobset_annotations[VOLCANO_QUEUE] = value
-            call.ledger.mapped(path, "spec.runtimePatches[0].trainingRuntimeSpec.template."
-                               f"metadata.annotations.{VOLCANO_QUEUE}")
+            where = (f"TrainingRuntime/{companion.name}: spec.template" if companion else
+                     "spec.runtimePatches[0].trainingRuntimeSpec.template")
+            call.ledger.mapped(path, f"{where}.metadata.annotations.{VOLCANO_QUEUE}")
             call.ledger.report("R206", path, f"queue {value!r} was mapped to the JobSet "
                                f"annotation {VOLCANO_QUEUE}; it only works with a volcano "
                                "runtime", consume=False)
+        elif key == "scheduleTimeoutSeconds" and companion is not None and _non_negative(value):
+            companion.pod_group = {"coscheduling": {"scheduleTimeoutSeconds": value}}
+            call.ledger.mapped(path, f"TrainingRuntime/{companion.name}: spec.podGroupPolicy."
+                               "coscheduling.scheduleTimeoutSeconds")
+            call.ledger.report("R213", path, "gang scheduling (coscheduling, minMember = every "
+                               f"pod) is carried by companion runtime {companion.name}; it "
+                               "needs the scheduler-plugins coscheduling scheduler",
+                               consume=False)
+        elif key == "priorityClass" and companion is not None and isinstance(value, str):
+            companion.pod_fields["priorityClassName"] = value
+            call.ledger.mapped(path, f"TrainingRuntime/{companion.name}: pod "
+                               "spec.priorityClassName")
         else:
             call.ledger.report("R205", path, f"schedulingPolicy.{key} has no TrainJob "
-                               "equivalent; gang scheduling is not automatic in Trainer v2")
+                               "equivalent; gang scheduling is not automatic in Trainer v2 "
+                               "(the default runtimes have no podGroupPolicy)")
     if not call.value:
         call.ledger.default(call.path)
 

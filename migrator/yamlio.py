@@ -171,6 +171,17 @@ def new_seq(items: list[Any] | None = None) -> CommentedSeq:
     return CommentedSeq(items or [])
 
 
+def from_plain(node: Any) -> Any:
+    """Plain dicts and lists (possibly holding loaded nodes) as ruamel maps and sequences."""
+    if isinstance(node, CommentedMap | CommentedSeq):
+        return node
+    if isinstance(node, dict):
+        return new_map([(str(k), from_plain(v)) for k, v in node.items()])
+    if isinstance(node, list):
+        return new_seq([from_plain(v) for v in node])
+    return node
+
+
 def position(node: Any, key: str | int) -> tuple[int | None, int | None]:
     """1-based (line, column) of ``key`` in a loaded map or sequence (document-relative)."""
     try:

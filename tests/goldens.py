@@ -1,6 +1,8 @@
 """Golden fixture discovery and rendering, shared by the tests and scripts/regen_fixtures.py.
 
-fixtures/<kind>/<case>.in.yaml is the input. For each target T:
+fixtures/<kind>/<case>.in.yaml is the input; a first line ``# options: key=value ...`` sets
+ConvertOptions for the case (e.g. ``companion_runtimes=true runtime=my-mpi``). For each
+target T:
   <case>.vT.out.yaml       the converted stream (for 2.3 only when it differs from 2.2)
   <case>.vT.findings.txt   one line per finding: CODE severity path
 """
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from migrator import convert_text
+from migrator import TextResult, convert_text
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -20,8 +22,26 @@ def cases() -> list[Path]:
     return sorted(FIXTURES.glob("*/*.in.yaml"))
 
 
+def options(text: str) -> dict[str, object]:
+    """The ConvertOptions keyword arguments named on the case's ``# options:`` line."""
+    first = text.split("\n", 1)[0]
+    if not first.startswith("# options:"):
+        return {}
+    values: dict[str, object] = {}
+    for pair in first[len("# options:"):].split():
+        key, _, value = pair.partition("=")
+        values[key] = {"true": True, "false": False}.get(value, value)
+    return values
+
+
+def convert(case: Path, target: str = "2.2") -> TextResult:
+    """Convert a fixture input with the options its ``# options:`` line names."""
+    text = case.read_text(encoding="utf-8")
+    return convert_text(text, target=target, **options(text))
+
+
 def render(case: Path, target: str) -> tuple[str, str]:
-    result = convert_text(case.read_text(encoding="utf-8"), target=target)
+    result = convert(case, target)
     lines = [f"{f.code} {f.severity.value} {f.path}" for f in result.findings]
     return result.text, "".join(f"{line}\n" for line in lines)
 

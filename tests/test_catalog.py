@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from migrator import catalog
-from migrator.transforms import TRANSFORMS
+from migrator.engine import TRANSFORMS
 from tests.goldens import ROOT
 
 
@@ -27,7 +29,11 @@ def test_every_framework_has_a_runtime_in_every_target() -> None:
     loaded = catalog.load()
     for spec in loaded.legacy.values():
         for target in loaded.targets.values():
-            assert spec.framework in target.runtimes
+            assert spec.framework in target.frameworks
+            policy = target.policies[target.frameworks[spec.framework].policy]
+            assert policy.trainer_job in [job.name for job in policy.jobs]
+            assert {role.job for role in spec.replica_specs.roles.values()} <= \
+                {job.name for job in policy.jobs}
 
 
 def test_every_code_used_in_code_is_documented() -> None:
@@ -52,3 +58,19 @@ def test_mappings_ship_in_the_wheel_config() -> None:
     assert '"mappings" = "migrator/_mappings"' in text
     assert catalog.mappings_dir().name in ("mappings", "_mappings")
     assert Path(catalog.mappings_dir(), "codes.yaml").is_file()
+
+
+@pytest.mark.parametrize("version", ["2.2", "2.3"])
+def test_default_runtime_catalog_matches_upstream(version: str, shared: Path) -> None:
+    from ruamel.yaml import YAML
+
+    upstream = {}
+    for path in sorted((shared / "runtimes" / f"trainer-v{version}.0").glob("*.yaml")):
+        for doc in YAML(typ="safe", pure=True).load_all(path.read_text()):
+            policy = [k for k in doc["spec"]["mlPolicy"] if k != "numNodes"]
+            upstream[doc["metadata"]["name"]] = policy[0] if policy else "plain"
+    target = catalog.load().target(version)
+    assert {r.name: r.policy for r in target.default_runtimes} == upstream
+    for runtime in target.default_runtimes:
+        jobs = {job.name for job in target.policies[runtime.policy].jobs}
+        assert target.policies[runtime.policy].trainer_job in jobs

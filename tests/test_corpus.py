@@ -18,22 +18,32 @@ def _legacy_files(shared: Path) -> list[Path]:
                    if e.get("kinds") and not e.get("support_only") and not e.get("in_markdown")})
 
 
+CRD_FILES = {"TrainJob": "trainer.kubeflow.org_trainjobs.yaml",
+             "TrainingRuntime": "trainer.kubeflow.org_trainingruntimes.yaml",
+             "ClusterTrainingRuntime": "trainer.kubeflow.org_clustertrainingruntimes.yaml"}
+
+
+@pytest.mark.parametrize("companions", [False, True], ids=["builtin", "companion"])
 @pytest.mark.parametrize("target", ["2.2", "2.3"])
-def test_corpus_converts_and_validates(target: str, shared: Path, crdcheck: ModuleType) -> None:
-    crd = shared / "crds" / f"trainer-v{target}.0" / "trainer.kubeflow.org_trainjobs.yaml"
-    kind, api, validator = crdcheck.load_crd(crd)
+def test_corpus_converts_and_validates(target: str, companions: bool, shared: Path,
+                                       crdcheck: ModuleType) -> None:
+    validators = {kind: crdcheck.load_crd(shared / "crds" / f"trainer-v{target}.0" / name)
+                  for kind, name in CRD_FILES.items()}
     converted = 0
     for path in _legacy_files(shared):
         source = read(str(path))
         assert isinstance(source, SourceText), path
-        result = convert_text(source.text, target=target, allow_lossy=True)
+        result = convert_text(source.text, target=target, allow_lossy=True,
+                              companion_runtimes=companions)
         assert all(f.code != "Y105" for f in result.findings), (path, result.findings)
-        assert convert_text(result.text, target=target).text == result.text
+        again = convert_text(result.text, target=target, companion_runtimes=companions)
+        assert again.text == result.text, path
         for doc in result.documents:
             if doc.status == "converted":
                 converted += 1
                 for loaded in crdcheck._yaml.load_all(doc.text):
+                    kind, api, validator = validators[loaded["kind"]]
                     assert crdcheck.problems(loaded, kind, api, validator) == [], path
             if doc.reportable and doc.status in ("skipped", "failed"):
                 assert doc.findings, path
-    assert converted >= 15
+    assert converted >= (40 if companions else 25), converted

@@ -39,8 +39,8 @@ spec:
                  id="helm"),
     pytest.param(JOB.replace("replicas: 1", "replicas: ${N}"), "skipped", "Y103",
                  id="envsubst"),
-    pytest.param("apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: t}\n", "skipped",
-                 "K102", id="tfjob-pending"),
+    pytest.param("apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: t}\n", "failed",
+                 "K103", id="tfjob-without-replicas"),
     pytest.param("apiVersion: kubeflow.org/v1alpha2\nkind: MPIJob\nmetadata: {name: t}\n",
                  "skipped", "K101", id="old-api"),
     pytest.param("apiVersion: kubeflow.org/v1beta1\nkind: Experiment\nspec:\n  trialTemplate:\n"

@@ -27,24 +27,32 @@ def test_golden_output(case: Path, target: str) -> None:
 
 @pytest.mark.parametrize(("case", "target"), CASES)
 def test_converting_twice_changes_nothing(case: Path, target: str) -> None:
-    once = convert_text(case.read_text(encoding="utf-8"), target=target).text
-    assert convert_text(once, target=target).text == once
+    once = goldens.convert(case, target).text
+    options = goldens.options(case.read_text(encoding="utf-8"))
+    assert convert_text(once, target=target, **options).text == once
 
 
 @pytest.mark.parametrize("target", goldens.TARGETS)
 def test_full_fixture_has_no_unknown_field(target: str) -> None:
     for case in goldens.cases():
         if case.name.startswith("full."):
-            result = convert_text(case.read_text(encoding="utf-8"), target=target)
+            result = goldens.convert(case, target)
             assert [f for f in result.findings if f.code == "U901"] == []
             assert all(d.status == "converted" for d in result.documents if d.reportable)
+
+
+def test_every_kind_has_a_full_fixture() -> None:
+    from migrator import catalog
+
+    for spec in catalog.load().legacy.values():
+        assert (goldens.FIXTURES / spec.id / "full.in.yaml").is_file(), spec.id
 
 
 def test_every_mapping_rule_is_exercised_by_a_fixture() -> None:
     from migrator import catalog, paths
 
     loaded = catalog.load()
-    inputs = [convert_text(c.read_text(encoding="utf-8")) for c in goldens.cases()]
+    inputs = [goldens.convert(c) for c in goldens.cases()]
     sources = {m[0] for result in inputs for d in result.documents for m in d.mappings}
     sources |= {f.path for result in inputs for f in result.findings}
     for spec in loaded.legacy.values():

@@ -1,0 +1,140 @@
+"""The project config file: ``.trainjob-migrate.yaml`` or ``[tool.trainjob-migrate]``.
+
+Found by walking up from the working directory (the first directory holding either file
+wins; a pyproject.toml without the table is passed over), or named with ``--config``.
+Command-line options override it. Unknown keys are errors, so typos do not go unnoticed.
+The config is validated by hand (it is small) so that reading it never imports pydantic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from migrator.errors import MigratorError
+from migrator.settings import FRAMEWORKS, RUNTIME_KINDS, SEVERITIES, TARGETS
+
+YAML_NAME = ".trainjob-migrate.yaml"
+PYPROJECT = "pyproject.toml"
+TABLE = "trainjob-migrate"
+
+
+class ConfigError(MigratorError):
+    """The config file cannot be read or holds invalid settings."""
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    """Settings a team keeps with its repository (None: not set)."""
+
+    path: Path | None = None
+    target: str | None = None
+    runtimes: tuple[tuple[str, str, str], ...] = field(default=())
+    companion_runtimes: bool | None = None
+    manager: str | None = None
+    fail_on: str | None = None
+    allow_lossy: bool | None = None
+
+
+def find(start: Path) -> Path | None:
+    """The nearest config file at or above ``start``."""
+    for folder in (start, *start.parents):
+        candidate = folder / YAML_NAME
+        if candidate.is_file():
+            return candidate
+        pyproject = folder / PYPROJECT
+        if pyproject.is_file() and _pyproject_table(pyproject) is not None:
+            return pyproject
+    return None
+
+
+def load(path: Path) -> ProjectConfig:
+    """Read and validate the config file at ``path``."""
+    data = _pyproject_table(path) if path.name == PYPROJECT else _yaml(path)
+    return _validate(path, data or {})
+
+
+def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
+    def fail(key: str, message: str) -> ConfigError:
+        return ConfigError(f"{path}: {key}: {message}")
+
+    known = {"target", "runtimes", "companion-runtimes", "manager", "fail-on", "allow-lossy"}
+    for key in data:
+        if key not in known:
+            raise fail(str(key), f"unknown setting (known: {', '.join(sorted(known))})")
+    target = _choice(data, "target", TARGETS, fail)
+    fail_on = _choice(data, "fail-on", SEVERITIES, fail)
+    manager = data.get("manager")
+    if manager is not None and (not isinstance(manager, str) or "/" not in manager):
+        raise fail("manager", "must be a domain-prefixed name such as example.com/migrator")
+    return ProjectConfig(path=path, target=target, runtimes=_runtimes(data, fail),
+                         companion_runtimes=_flag(data, "companion-runtimes", fail),
+                         manager=manager, fail_on=fail_on,
+                         allow_lossy=_flag(data, "allow-lossy", fail))
+
+
+def _choice(data: dict[str, Any], key: str, allowed: tuple[str, ...], fail: Any) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    text = str(value) if isinstance(value, int | float) and key == "target" else value
+    if text not in allowed:
+        raise fail(key, f"{value!r} is not one of {', '.join(allowed)}")
+    return str(text)
+
+
+def _flag(data: dict[str, Any], key: str, fail: Any) -> bool | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise fail(key, "must be true or false")
+    return value
+
+
+def _runtimes(data: dict[str, Any], fail: Any) -> tuple[tuple[str, str, str], ...]:
+    table = data.get("runtimes") or {}
+    if not isinstance(table, dict):
+        raise fail("runtimes", "must map a framework to {name, kind}")
+    chosen = []
+    for framework, choice in table.items():
+        where = f"runtimes.{framework}"
+        if framework not in FRAMEWORKS:
+            raise fail(where, f"unknown framework (known: {', '.join(FRAMEWORKS)})")
+        if isinstance(choice, str):
+            choice = {"name": choice}
+        if not isinstance(choice, dict) or set(choice) - {"name", "kind"}:
+            raise fail(where, "must be a runtime name or {name, kind}")
+        name, kind = choice.get("name"), choice.get("kind", RUNTIME_KINDS[0])
+        if not isinstance(name, str) or not name:
+            raise fail(f"{where}.name", "must be a non-empty string")
+        if kind not in RUNTIME_KINDS:
+            raise fail(f"{where}.kind", f"must be one of {', '.join(RUNTIME_KINDS)}")
+        chosen.append((str(framework), name, str(kind)))
+    return tuple(chosen)
+
+
+def _yaml(path: Path) -> Any:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc}") from None
+    if data is not None and not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping")
+    return data
+
+
+def _pyproject_table(path: Path) -> dict[str, Any] | None:
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc}") from None
+    tool = data.get("tool")
+    table = tool.get(TABLE) if isinstance(tool, dict) else None
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.{TABLE}] must be a table")
+    return table
