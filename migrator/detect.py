@@ -17,8 +17,8 @@ _EMBEDDED = re.compile(r"kind:\s*[\"']?(PyTorchJob|TFJob|MPIJob|XGBoostJob|Paddl
 _TRAINING = re.compile(r"kind:\s*[\"']?(PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob|"
                        r"TrainJob|TrainingRuntime|ClusterTrainingRuntime)\b")
 
-Verdict = Literal["convert", "pending", "pre-v22", "current", "old-api", "embedded",
-                  "embeds-current", "other"]
+Verdict = Literal["convert", "pending", "pre-v22", "prototype", "current", "old-api",
+                  "embedded", "embeds-current", "other"]
 
 
 def is_candidate(text: str) -> bool:
@@ -60,6 +60,8 @@ def classify(root: Any, text: str, legacy: dict[tuple[str, str], MappingSpec],
         return Classification("convert", legacy[(api, kind)])
     if any(p.api_version == api and p.kind == kind for p in kinds.pending):
         return Classification("pending")
+    if any(p.api_version == api and p.kind == kind for p in kinds.prototypes):
+        return Classification("prototype")
     for current in kinds.current:
         if current.api_version == api and current.kind == kind:
             marker = _pre_v22_marker(root, current.pre_v22_markers)

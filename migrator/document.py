@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from migrator import companion, detect, emit, engine, validate, yamlio
+from migrator import companion, detect, emit, engine, upgrade, validate, yamlio
 from migrator.catalog import Catalog
 from migrator.findings import Finding, Severity
 from migrator.ledger import Ledger
@@ -75,10 +75,10 @@ def _classified(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: 
     api, kind = source.get("apiVersion"), source.get("kind")
     if found.verdict == "convert" and found.mapping is not None:
         return _convert(root, chunk, index, catalog, options, found.mapping, source)
+    if found.verdict in ("pre-v22", "prototype"):
+        return _upgrade(root, chunk, index, catalog, options, source)
     messages = {
         "pending": ("K102", f"{kind} ({api}) is not converted by this release yet"),
-        "pre-v22": ("K102", f"{kind} uses the pre-2.2 field {found.detail}; upgrading pre-2.2 "
-                    "Trainer manifests is not supported by this release yet"),
         "old-api": ("K101", f"{kind} with apiVersion {api} is not a supported API version"),
         "embedded": ("K104", f"{kind} embeds a legacy {found.detail}, which this release does "
                      "not convert"),
@@ -118,6 +118,26 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     if draft.companion is not None and draft.runtime is not None:
         runtime_doc = companion.build(draft, draft.runtime, target, draft.num_nodes)
         body = yamlio.dump(runtime_doc, indent) + "---\n" + body
+    result.status, result.text = "converted", chunk.head + body + chunk.tail
+    return result
+
+
+def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
+             source: dict[str, Any]) -> DocumentResult:
+    target = catalog.target(options.target)
+    ledger = Ledger(root, catalog.codes, line_offset=chunk.line - 1)
+    if root.get("kind") == "TrainJob":
+        doc = upgrade.upgrade_trainjob(root, ledger, options.manager)
+        ledger.findings.extend(validate.check(yamlio.plain(doc), target, catalog.codes))
+    else:
+        doc = upgrade.upgrade_runtime(root, ledger)
+    result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
+                            mappings=ledger.mappings, findings=ledger.findings)
+    result.output = {"apiVersion": doc.get("apiVersion"), "kind": doc.get("kind"),
+                     "name": source.get("name")}
+    if any(f.severity is Severity.ERROR for f in result.findings) and not options.allow_lossy:
+        return result
+    body = yamlio.dump(doc, yamlio.detect_indent(chunk.body))
     result.status, result.text = "converted", chunk.head + body + chunk.tail
     return result
 

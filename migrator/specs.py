@@ -211,6 +211,7 @@ class KindIndex(Spec):
 
     training_kinds: list[str]
     pending: list[ApiKind]
+    prototypes: list[ApiKind] = []
     current: list[CurrentKind]
     embedding_kinds: list[str]
 

@@ -80,9 +80,11 @@ def test_current_trainjob_is_left_alone() -> None:
     assert [d.status for d in result.documents] == ["unchanged"]
 
 
-def test_pre_22_trainjob_is_reported() -> None:
+def test_pre_22_trainjob_is_upgraded() -> None:
     text = ("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: t}\n"
             "spec: {runtimeRef: {name: r}, podTemplateOverrides: []}\n")
     (doc,) = convert_text(text).documents
-    assert doc.status == "skipped"
-    assert doc.findings[0].code == "K102"
+    assert doc.status == "converted"
+    assert [f.code for f in doc.findings] == ["T702"]
+    assert "podTemplateOverrides" not in doc.text
+    assert convert_text(doc.text).text == doc.text
