@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from migrator import companion, detect, emit, engine, upgrade, validate, yamlio
+from migrator import companion, detect, embedded, emit, engine, upgrade, validate, yamlio
 from migrator.catalog import Catalog
 from migrator.findings import Finding, Severity
 from migrator.ledger import Ledger
@@ -77,6 +77,10 @@ def _classified(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: 
         return _convert(root, chunk, index, catalog, options, found.mapping, source)
     if found.verdict in ("pre-v22", "prototype"):
         return _upgrade(root, chunk, index, catalog, options, source)
+    if found.verdict == "embedded":
+        embedding = embedded.spec_for(root, catalog)
+        if embedding is not None:
+            return _embedded(root, chunk, index, catalog, options, source, embedding)
     messages = {
         "pending": ("K102", f"{kind} ({api}) is not converted by this release yet"),
         "old-api": ("K101", f"{kind} with apiVersion {api} is not a supported API version"),
@@ -118,6 +122,25 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     if draft.companion is not None and draft.runtime is not None:
         runtime_doc = companion.build(draft, draft.runtime, target, draft.num_nodes)
         body = yamlio.dump(runtime_doc, indent) + "---\n" + body
+    result.status, result.text = "converted", chunk.head + body + chunk.tail
+    return result
+
+
+def _embedded(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
+              source: dict[str, Any], embedding: Any) -> DocumentResult:
+    doc, findings, mappings, converted = embedded.convert(root, embedding, catalog, options,
+                                                          chunk.line - 1)
+    result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
+                            mappings=mappings, findings=findings)
+    if not converted:
+        return result if findings else _skipped(
+            chunk, index, catalog, "K104", f"{source.get('kind')} embeds a legacy job this "
+            "release cannot convert here", source)
+    result.output = {"apiVersion": doc.get("apiVersion"), "kind": doc.get("kind"),
+                     "name": source.get("name")}
+    if any(f.severity is Severity.ERROR for f in findings) and not options.allow_lossy:
+        return result
+    body = yamlio.dump(doc, yamlio.detect_indent(chunk.body))
     result.status, result.text = "converted", chunk.head + body + chunk.tail
     return result
 

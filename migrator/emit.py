@@ -19,8 +19,10 @@ DEFAULT_RUNTIME_KIND = "ClusterTrainingRuntime"
 
 def build(draft: Draft, target: TargetSpec, manager: str) -> CommentedMap:
     """The TrainJob as a ruamel map, keys in the order reviewers expect."""
-    doc = yamlio.new_map([("apiVersion", target.api_version), ("kind", target.kind),
-                          ("metadata", _metadata(draft))])
+    doc = yamlio.new_map([("apiVersion", target.api_version), ("kind", target.kind)])
+    metadata = _metadata(draft)
+    if metadata:  # jobs embedded in Katib trial specs have none
+        doc["metadata"] = metadata
     spec = yamlio.new_map([("runtimeRef", _runtime_ref(draft))])
     for key, value in (("suspend", draft.suspend),
                        ("activeDeadlineSeconds", draft.active_deadline_seconds),

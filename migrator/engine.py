@@ -20,8 +20,11 @@ MPI_LAUNCHER_FEEDS = frozenset({"image", "command", "args"})
 
 
 def convert(root: Any, spec: MappingSpec, pod_rules: PodRules, target: TargetSpec,
-            options: ConvertOptions, ledger: Ledger) -> Draft | None:
-    """Map one legacy document; None when it is too invalid to map (see the ledger)."""
+            options: ConvertOptions, ledger: Ledger, *, embedded: bool = False) -> Draft | None:
+    """Map one legacy document; None when it is too invalid to map (see the ledger).
+
+    ``embedded`` jobs (inside a Katib Experiment or an AppWrapper) may lack a name.
+    """
     ledger.default(("apiVersion",))
     ledger.default(("kind",))
     if "status" in root:
@@ -31,7 +34,8 @@ def convert(root: Any, spec: MappingSpec, pod_rules: PodRules, target: TargetSpe
         return None
     runtime = _runtime(job, spec, target, options, ledger)
     draft = _new_draft(runtime, spec, job)
-    convert_metadata(job.metadata.node, draft, ledger, target.limits.name)
+    convert_metadata(job.metadata.node, draft, ledger, target.limits.name,
+                     require_name=not embedded)
     num_nodes = _replicas(job, spec, draft, ledger)
     trainer_main = _templates(job, spec, pod_rules, target, runtime, draft, ledger)
     _rules(job, spec, draft, ledger, target)

@@ -14,9 +14,11 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 SERVER_FIELDS = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
                  "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds")
 OWNERSHIP_FIELDS = ("ownerReferences", "finalizers")
+KUEUE_LABELS = ("kueue.x-k8s.io/queue-name", "kueue.x-k8s.io/priority-class")
 
 
-def convert_metadata(metadata: Any, draft: Draft, ledger: Ledger, max_name: int) -> None:
+def convert_metadata(metadata: Any, draft: Draft, ledger: Ledger, max_name: int, *,
+                     require_name: bool = True) -> None:
     """Fill the draft's metadata from the legacy ``metadata`` map."""
     draft.source_metadata = metadata
     name, generate_name = metadata.get("name"), metadata.get("generateName")
@@ -27,7 +29,7 @@ def convert_metadata(metadata: Any, draft: Draft, ledger: Ledger, max_name: int)
             ledger.report("M101", ("metadata", "name"),
                           f"name {name!r} is not an RFC 1035 label of at most {max_name} "
                           "characters", consume=False)
-    elif generate_name is None:
+    elif generate_name is None and require_name:
         ledger.report("K103", ("metadata",), "metadata.name (or generateName) is missing")
     if generate_name is not None:
         draft.generate_name = generate_name
@@ -62,10 +64,31 @@ def _annotations(metadata: Any, draft: Draft, ledger: Ledger) -> None:
         ledger.report("M103", ("metadata", "annotations", LAST_APPLIED),
                       "the last-applied-configuration annotation was dropped")
     for key in annotations:
-        if key != LAST_APPLIED:
+        if key in KUEUE_LABELS:
+            _kueue_label(str(key), kept, draft, ledger)
+        elif key != LAST_APPLIED:
             ledger.mapped(("metadata", "annotations", str(key)), f"metadata.annotations.{key}")
     if kept:
         draft.annotations = kept
+
+
+def _kueue_label(key: str, annotations: Any, draft: Draft, ledger: Ledger) -> None:
+    """Kueue reads its queue and priority from labels only: move a misplaced annotation."""
+    value = annotations.pop(key)
+    path = ("metadata", "annotations", key)
+    if draft.labels is None:
+        draft.labels = yamlio.new_map()
+    current = draft.labels.get(key)
+    if current is None:
+        draft.labels[key] = value
+        ledger.mapped(path, f"metadata.labels.{key}")
+        ledger.report("M107", path, f"{key} was an annotation, which Kueue ignores; it is now a "
+                      "label", consume=False)
+    elif current != value:
+        ledger.report("M107", path, f"annotation {key}={value!r} contradicts the label "
+                      f"({current!r}); the label is kept, the annotation dropped")
+    else:
+        ledger.default(path)
 
 
 def check_pod_names(draft: Draft, ledger: Ledger, num_nodes: int, max_name: int) -> None:

@@ -206,6 +206,16 @@ class CurrentKind(ApiKind):
     pre_v22_markers: list[str] = []
 
 
+class EmbeddingSpec(Spec):
+    """An object kind whose embedded legacy jobs are converted in place."""
+
+    kind: str
+    api_group: str
+    paths: list[str]
+    katib: bool = False
+    pod_sets_code: str | None = None
+
+
 class KindIndex(Spec):
     """mappings/kinds.yaml: every training kind the tool recognises."""
 
@@ -214,6 +224,7 @@ class KindIndex(Spec):
     prototypes: list[ApiKind] = []
     current: list[CurrentKind]
     embedding_kinds: list[str]
+    embeddings: list[EmbeddingSpec] = []
 
 
 class CodeDoc(Spec):

@@ -45,7 +45,10 @@ spec:
                  "skipped", "K101", id="old-api"),
     pytest.param("apiVersion: kubeflow.org/v1beta1\nkind: Experiment\nspec:\n  trialTemplate:\n"
                  "    trialSpec:\n      apiVersion: kubeflow.org/v1\n      kind: PyTorchJob\n",
-                 "skipped", "K104", id="embedded"),
+                 "failed", "K103", id="embedded-invalid"),
+    pytest.param("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: t}\ndata:\n  job.yaml: |\n"
+                 "    apiVersion: kubeflow.org/v1\n    kind: PyTorchJob\n", "skipped", "K104",
+                 id="embedded-in-configmap"),
 ])
 def test_bad_or_unsupported_input_is_a_finding(text: str, status: str, code: str) -> None:
     result = convert_text(text)
