@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,8 @@ from migrator.settings import (
     RunSettings,
 )
 
+COLORS = ("auto", "always", "never")
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="trainjob-migrate")
@@ -27,69 +31,148 @@ def main() -> None:
     """Migrate legacy Kubeflow training manifests to Kubeflow Trainer v2 TrainJobs."""
 
 
+def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options every file-processing command takes (convert, check, diff)."""
+    options = [
+        click.argument("paths", nargs=-1, required=True),
+        click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Config file (default: the nearest .trainjob-migrate.yaml, or "
+                     "pyproject.toml with [tool.trainjob-migrate], at or above the working "
+                     "directory)."),
+        click.option("--target", type=click.Choice(TARGETS),
+                     help="Kubeflow Trainer version to convert for (default 2.2)."),
+        click.option("--runtime", help="Runtime name for every TrainJob's runtimeRef "
+                     "(default: the target's runtime for the framework, e.g. torch-distributed)."),
+        click.option("--runtime-kind", type=click.Choice(RUNTIME_KINDS),
+                     help="Kind of the referenced runtime (default ClusterTrainingRuntime)."),
+        click.option("--companion-runtimes/--no-companion-runtimes", default=None,
+                     help="Generate a namespaced TrainingRuntime per job for what a TrainJob "
+                     "alone cannot express (TFJob, PaddleJob, MPI workers, sidecars, ...)."),
+        click.option("--manager", help="Manager key of the generated runtimePatches entry "
+                     f"(default {DEFAULT_MANAGER})."),
+        click.option("--allow-lossy", is_flag=True, default=None,
+                     help="Convert documents even when an error finding says behaviour would "
+                     "change."),
+        click.option("--include", multiple=True, help="Only files matching this glob in "
+                     "directory walks (gitignore syntax; default *.yaml, *.yml). Repeatable."),
+        click.option("--exclude", multiple=True, help="Skip files matching this glob "
+                     "(gitignore syntax, also for named files). Repeatable."),
+        click.option("--no-gitignore", is_flag=True, help="Do not honour .gitignore files "
+                     "in directory walks."),
+        click.option("--changed-since", metavar="GIT_REF",
+                     help="Only files changed (or new) since GIT_REF."),
+        click.option("-j", "--jobs", type=click.IntRange(min=1),
+                     help="Parallel processes (default: the CPU count). Output order and "
+                     "results do not depend on it."),
+        click.option("--report", "reports", multiple=True,
+                     type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write a machine-readable report (FILE.json). Repeatable."),
+        click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Suppress the findings listed in this baseline file."),
+        click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write every finding of this run to a baseline file."),
+        click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary."),
+        click.option("-v", "--verbose", is_flag=True, help="Also print info findings."),
+        click.option("--debug", is_flag=True, help="Show tracebacks for internal errors."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 @main.command()
-@click.argument("paths", nargs=-1, required=True)
+@_shared
 @click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Write a mirrored tree of the input files here.")
+              help="Write a mirrored tree of the converted files here.")
 @click.option("--in-place", is_flag=True, help="Rewrite the input files atomically.")
-@click.option("--report", "reports", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Write a machine-readable report (FILE.json). Repeatable.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Config file (default: the nearest .trainjob-migrate.yaml or pyproject.toml "
-              "with [tool.trainjob-migrate] at or above the working directory).")
-@click.option("--target", type=click.Choice(TARGETS),
-              help="Kubeflow Trainer version to convert for (default 2.2).")
-@click.option("--runtime", help="Runtime name for the TrainJob's runtimeRef "
-              "(default: the target's runtime for the framework, e.g. torch-distributed).")
-@click.option("--runtime-kind", type=click.Choice(RUNTIME_KINDS),
-              help="Kind of the referenced runtime (default ClusterTrainingRuntime).")
-@click.option("--companion-runtimes/--no-companion-runtimes", default=None,
-              help="Generate a namespaced TrainingRuntime per job for what a TrainJob alone "
-              "cannot express (TFJob, PaddleJob, MPI workers, sidecars, restart policies).")
-@click.option("--manager", help=f"Manager key of the generated runtimePatches entry "
-              f"(default {DEFAULT_MANAGER}).")
+@click.option("--backup", metavar="SUFFIX",
+              help="With --in-place, keep the original next to each rewritten file.")
+@click.option("--diff", "as_diff", is_flag=True, help="Print a unified diff instead (= diff).")
 @click.option("--fail-on", type=click.Choice(SEVERITIES),
               help="Exit 1 when a finding has at least this severity (default error).")
-@click.option("--allow-lossy", is_flag=True, default=None,
-              help="Convert documents even when an error finding says behaviour would change.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary.")
-@click.option("-v", "--verbose", is_flag=True, help="Also print info findings.")
-@click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
-def convert(paths: tuple[str, ...], output_dir: Path | None, in_place: bool,
-            reports: tuple[Path, ...], config_path: Path | None, target: str | None,
-            runtime: str | None, runtime_kind: str | None, companion_runtimes: bool | None,
-            manager: str | None, fail_on: str | None, allow_lossy: bool | None,
-            quiet: bool, verbose: bool, debug: bool) -> None:
+@click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
+              help="Colour diffs.")
+def convert(**values: Any) -> None:
     """Convert legacy manifests in PATHS (files, directories, or - for stdin).
 
     Without -o or --in-place the converted stream is written to standard output.
     """
-    if output_dir is not None and in_place:
+    if values["output_dir"] is not None and values["in_place"]:
         raise click.UsageError("use either -o/--output-dir or --in-place, not both")
-    if in_place and "-" in paths:
+    if values["in_place"] and "-" in values["paths"]:
         raise click.UsageError("--in-place cannot rewrite standard input")
-    for report in reports:
+    if values["backup"] and not values["in_place"]:
+        raise click.UsageError("--backup needs --in-place")
+    mode: OutputMode = "diff" if values["as_diff"] else "in-place" if values["in_place"] else \
+        "directory" if values["output_dir"] is not None else "stdout"
+    _run(mode, values)
+
+
+@main.command()
+@_shared
+def check(**values: Any) -> None:
+    """Report legacy manifests in PATHS without changing anything.
+
+    Exit 0 when nothing would change, 1 when something would, 2 on unreadable input.
+    Terse output when PRE_COMMIT is set (as under pre-commit).
+    """
+    _run("check", values)
+
+
+@main.command()
+@_shared
+@click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
+              help="Colour the diff.")
+def diff(**values: Any) -> None:
+    """Print a unified diff of what convert would change in PATHS (exit 1 if any)."""
+    _run("diff", values)
+
+
+def _run(mode: OutputMode, values: dict[str, Any]) -> None:
+    for report in values["reports"]:
         if report.suffix.lower() != ".json":
             raise click.UsageError(f"report {report}: only .json reports are supported")
-    mode: OutputMode = "in-place" if in_place else \
-        "directory" if output_dir is not None else "stdout"
-    project = _project_config(config_path)
-    options = ConvertOptions(
-        target=_pick(target, project.target, "2.2"), runtime=runtime, runtime_kind=runtime_kind,
-        manager=_pick(manager, project.manager, DEFAULT_MANAGER),
-        allow_lossy=_pick(allow_lossy, project.allow_lossy, False),
-        companion_runtimes=_pick(companion_runtimes, project.companion_runtimes, False),
-        runtimes=project.runtimes)
-    settings = RunSettings(paths=paths, options=options, mode=mode, output_dir=output_dir,
-                           reports=reports, fail_on=_pick(fail_on, project.fail_on, "error"),
-                           quiet=quiet, verbose=verbose)
-    if debug:
+    project = _project_config(values["config_path"])
+    try:
+        options = ConvertOptions(
+            target=_pick(values["target"], project.target, "2.2"), runtime=values["runtime"],
+            runtime_kind=values["runtime_kind"],
+            manager=_pick(values["manager"], project.manager, DEFAULT_MANAGER),
+            allow_lossy=_pick(values["allow_lossy"], project.allow_lossy, False),
+            companion_runtimes=_pick(values["companion_runtimes"], project.companion_runtimes,
+                                     False),
+            runtimes=project.runtimes)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    color = values.get("color", "auto")
+    settings = RunSettings(
+        paths=values["paths"], options=options, mode=mode,
+        output_dir=values.get("output_dir"), reports=values["reports"],
+        fail_on=_pick(values.get("fail_on"), project.fail_on, "error"),
+        quiet=values["quiet"], verbose=values["verbose"],
+        include=values["include"] or project.include,
+        exclude=(*project.exclude, *values["exclude"]),
+        gitignore=not values["no_gitignore"] and project.gitignore is not False,
+        changed_since=values["changed_since"],
+        jobs=values["jobs"] or os.cpu_count() or 1,
+        backup=values.get("backup"), ignore=project.ignore,
+        baseline=values["baseline"] or project.baseline,
+        write_baseline=values["write_baseline"],
+        color=color == "always" or (color == "auto" and sys.stdout.isatty()),
+        progress=mode not in ("stdout", "diff") and sys.stderr.isatty() and not values["quiet"],
+        terse=bool(os.environ.get("PRE_COMMIT")),
+        github=os.environ.get("GITHUB_ACTIONS") == "true")
+    if values["debug"]:
         from migrator import document
 
         document.RAISE_INTERNAL_ERRORS = True
     from migrator.runner import run
 
-    sys.exit(run(settings))
+    try:
+        code = run(settings)
+    except MigratorError as exc:
+        raise click.UsageError(str(exc)) from None
+    sys.exit(code)
 
 
 def _project_config(explicit: Path | None) -> Any:

@@ -35,6 +35,11 @@ class ProjectConfig:
     manager: str | None = None
     fail_on: str | None = None
     allow_lossy: bool | None = None
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    gitignore: bool | None = None
+    ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()  # (paths, codes)
+    baseline: Path | None = None
 
 
 def find(start: Path) -> Path | None:
@@ -59,7 +64,8 @@ def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
     def fail(key: str, message: str) -> ConfigError:
         return ConfigError(f"{path}: {key}: {message}")
 
-    known = {"target", "runtimes", "companion-runtimes", "manager", "fail-on", "allow-lossy"}
+    known = {"target", "runtimes", "companion-runtimes", "manager", "fail-on", "allow-lossy",
+             "include", "exclude", "gitignore", "ignore", "baseline"}
     for key in data:
         if key not in known:
             raise fail(str(key), f"unknown setting (known: {', '.join(sorted(known))})")
@@ -68,10 +74,45 @@ def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
     manager = data.get("manager")
     if manager is not None and (not isinstance(manager, str) or "/" not in manager):
         raise fail("manager", "must be a domain-prefixed name such as example.com/migrator")
+    baseline = data.get("baseline")
+    if baseline is not None and not isinstance(baseline, str):
+        raise fail("baseline", "must be a file path")
     return ProjectConfig(path=path, target=target, runtimes=_runtimes(data, fail),
                          companion_runtimes=_flag(data, "companion-runtimes", fail),
                          manager=manager, fail_on=fail_on,
-                         allow_lossy=_flag(data, "allow-lossy", fail))
+                         allow_lossy=_flag(data, "allow-lossy", fail),
+                         include=_strings(data, "include", fail),
+                         exclude=_strings(data, "exclude", fail),
+                         gitignore=_flag(data, "gitignore", fail),
+                         ignore=_ignores(data, fail),
+                         baseline=(path.parent / baseline) if baseline else None)
+
+
+def _strings(data: dict[str, Any], key: str, fail: Any) -> tuple[str, ...]:
+    value = data.get(key) or []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise fail(key, "must be a list of glob patterns")
+    return tuple(value)
+
+
+IgnoreRules = tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
+
+
+def _ignores(data: dict[str, Any], fail: Any) -> IgnoreRules:
+    rules = data.get("ignore") or []
+    if not isinstance(rules, list):
+        raise fail("ignore", "must be a list of {paths, codes}")
+    parsed = []
+    for index, rule in enumerate(rules):
+        where = f"ignore[{index}]"
+        if not isinstance(rule, dict) or set(rule) - {"paths", "codes"} or "paths" not in rule:
+            raise fail(where, "must be {paths: [globs], codes: [CODE, ...]}")
+        paths = _strings(rule, "paths", _prefixed(fail, where))
+        codes = _strings(rule, "codes", _prefixed(fail, where))
+        parsed.append((paths, codes))
+    return tuple(parsed)
 
 
 def _choice(data: dict[str, Any], key: str, allowed: tuple[str, ...], fail: Any) -> str | None:
@@ -111,6 +152,10 @@ def _runtimes(data: dict[str, Any], fail: Any) -> tuple[tuple[str, str, str], ..
             raise fail(f"{where}.kind", f"must be one of {', '.join(RUNTIME_KINDS)}")
         chosen.append((str(framework), name, str(kind)))
     return tuple(chosen)
+
+
+def _prefixed(fail: Any, where: str) -> Any:
+    return lambda key, message: fail(f"{where}.{key}", message)
 
 
 def _yaml(path: Path) -> Any:

@@ -161,6 +161,8 @@ def parse(root: Any, spec: MappingSpec, ledger: Ledger) -> LegacyJob | None:
             ledger.report(code, replica.path, f"{replica.role} replicas have no TrainJob "
                           f"equivalent ({replica.replicas} pod(s) would not run)")
             kept.remove(replica)
+    if not kept:  # only roles without an equivalent: the findings above say why
+        return None
     return LegacyJob(api_version=spec.source.api_version, kind=spec.source.kind,
                      metadata=Node(path=("metadata",), node=metadata or {}),
                      replicas=kept, root=root)

@@ -10,9 +10,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from migrator import detect, sources, stream
+from migrator import detect, discovery, sources, stream
+from migrator.discovery import Selection
 from migrator.findings import Finding, Severity
 from migrator.settings import ConvertOptions
+
+PARALLEL_THRESHOLD = 16  # files; below this one process is faster
 
 if TYPE_CHECKING:
     from migrator.document import DocumentResult
@@ -91,9 +94,35 @@ def process_file(name: str, relative: str, options: ConvertOptions) -> FileResul
     return FileResult(name, relative, source=read, result=convert_text(read.text, options=options))
 
 
-def process_paths(paths: tuple[str, ...], options: ConvertOptions) -> Iterator[FileResult]:
-    for name, relative in sources.discover(paths):
-        yield process_file(name, relative, options)
+def process_paths(paths: tuple[str, ...], options: ConvertOptions,
+                  selection: Selection | None = None, jobs: int = 1,
+                  found: list[tuple[str, str]] | None = None) -> Iterator[FileResult]:
+    """Process every selected file, in discovery order, on up to ``jobs`` processes.
+
+    Results and their order are the same whatever ``jobs`` is; small batches stay in this
+    process (starting workers costs more than it saves).
+    """
+    if found is None:
+        found = list(discovery.discover(paths, selection or Selection()))
+    if jobs <= 1 or len(found) < PARALLEL_THRESHOLD:
+        for name, relative in found:
+            yield process_file(name, relative, options)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    local = [(i, item) for i, item in enumerate(found) if item[0] == sources.STDIN]
+    remote = [item for item in found if item[0] != sources.STDIN]
+    stdin_results = {i: process_file(name, relative, options) for i, (name, relative) in local}
+    chunk = max(1, min(64, len(remote) // (jobs * 8) or 1))
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        results = pool.map(_process_item, [(name, relative, options) for name, relative in remote],
+                           chunksize=chunk)
+        for index in range(len(found)):
+            yield stdin_results[index] if index in stdin_results else next(results)
+
+
+def _process_item(item: tuple[str, str, ConvertOptions]) -> FileResult:
+    return process_file(*item)
 
 
 def exit_code(files: list[FileResult], fail_on: str) -> int:

@@ -89,17 +89,44 @@ def document_lines(file: FileResult) -> list[str]:
     for doc in file.result.documents if file.result else []:
         if not doc.reportable:
             continue
-        kind = f"{doc.source.get('kind')}/{doc.source.get('name')}"
+        kind = _object(doc.source)
         counts = Counter(f.severity.value for f in doc.findings)
         tally = ", ".join(f"{counts[s.value]} {s.value}" for s in reversed(Severity)
                           if counts[s.value])
         tail = f" ({tally})" if tally else ""
         if doc.status == "converted" and doc.output:
-            lines.append(f"{file.name}:{doc.line}: {kind} → {doc.output['kind']}/"
-                         f"{doc.output['name']}{tail}")
+            lines.append(f"{file.name}:{doc.line}: {kind} → {_object(doc.output)}{tail}")
         else:
             lines.append(f"{file.name}:{doc.line}: {kind} {doc.status}{tail}")
     return lines
+
+
+def check_lines(file: FileResult, *, terse: bool = False) -> list[str]:
+    """``check``: one line per document that is legacy or needs attention."""
+    if file.unreadable is not None:
+        return [f"{file.name}: error Y102 cannot read file: {file.unreadable.reason}"]
+    lines = []
+    for doc in file.result.documents if file.result else []:
+        if not doc.reportable or doc.status == "unchanged":
+            continue
+        counts = Counter(f.severity.value for f in doc.findings)
+        if doc.status == "converted" and doc.output:
+            what = f"would convert to {_object(doc.output)}"
+        elif counts["error"]:
+            what = "needs manual migration"
+        else:
+            what = "not converted"
+        tally = ", ".join(f"{counts[s.value]} {s.value}" for s in reversed(Severity)
+                          if counts[s.value])
+        tail = f" ({tally})" if tally and not terse else ""
+        lines.append(f"{file.name}:{doc.line}: {_object(doc.source)}: {what}{tail}")
+    return lines
+
+
+def _object(identity: dict[str, Any]) -> str:
+    """``Kind/name``, or just ``Kind`` for objects without a name (a List)."""
+    name = identity.get("name")
+    return f"{identity.get('kind')}/{name}" if name else str(identity.get("kind"))
 
 
 def summary_line(report_summary: dict[str, Any], seconds: float) -> str:

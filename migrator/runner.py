@@ -1,4 +1,4 @@
-"""Run a batch: process files, write outputs and reports, print, compute the exit code."""
+"""Run a batch: select files, process them, write outputs and reports, print, exit code."""
 
 from __future__ import annotations
 
@@ -6,27 +6,75 @@ import sys
 import time
 from pathlib import Path
 
-from migrator import pipeline, report, writer
+from migrator import diffs, discovery, pipeline, report, writer
 from migrator.findings import Severity
 from migrator.pipeline import FileResult
+from migrator.progress import Progress
 from migrator.settings import RunSettings
+from migrator.suppress import IgnoreRule, Suppressor, load_baseline, write_baseline
 
 
 def run(settings: RunSettings) -> int:
     started = time.monotonic()
-    files: list[FileResult] = []
     minimum = Severity.INFO if settings.verbose else \
         Severity.ERROR if settings.quiet else Severity.WARNING
-    for file in pipeline.process_paths(settings.paths, settings.options):
-        files.append(file)
-        _write(file, settings)
-        _print(file, settings, minimum)
+    selection = discovery.Selection(settings.include, settings.exclude, settings.gitignore,
+                                    settings.changed_since)
+    found = list(discovery.discover(settings.paths, selection))
+    suppressor = Suppressor(tuple(IgnoreRule(paths, codes) for paths, codes in settings.ignore),
+                            load_baseline(settings.baseline) if settings.baseline else None)
+    progress = Progress(len(found), settings.progress)
+    files: list[FileResult] = []
+    write_errors = 0
+    try:
+        for file in pipeline.process_paths(settings.paths, settings.options, jobs=settings.jobs,
+                                           found=found):
+            file = suppressor.apply(file)
+            files.append(file)
+            try:
+                _write(file, settings)
+            except OSError as exc:
+                write_errors += 1
+                print(f"{file.name}: error Y106 cannot write the result: "
+                      f"{exc.strerror or exc} (the input is unchanged)", file=sys.stderr)
+            _print(file, settings, minimum)
+            progress.advance()
+    finally:
+        progress.close()
     built = report.build(files, settings.options.target)
     for path in settings.reports:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(report.to_json(built), encoding="utf-8")
-    print(report.summary_line(built["summary"], time.monotonic() - started), file=sys.stderr)
+    if settings.write_baseline is not None:
+        count = write_baseline(settings.write_baseline, files)
+        print(f"wrote {count} findings to baseline {settings.write_baseline}", file=sys.stderr)
+    if settings.github:
+        from migrator import github
+
+        github.append_step_summary(built)
+    line = report.summary_line(built["summary"], time.monotonic() - started)
+    if suppressor.suppressed:
+        line += f"; {suppressor.suppressed} accepted findings suppressed"
+    if settings.terse and settings.mode == "check" and _needs_attention(files):
+        line += "; run `trainjob-migrate convert --in-place` on these files"
+    print(line, file=sys.stderr)
+    if write_errors:
+        return 2
+    if settings.mode in ("check", "diff"):
+        return _check_exit(files)
     return pipeline.exit_code(files, settings.fail_on)
+
+
+def _needs_attention(files: list[FileResult]) -> bool:
+    return any(doc.reportable and doc.status != "unchanged"
+               for f in files for doc in (f.result.documents if f.result else []))
+
+
+def _check_exit(files: list[FileResult]) -> int:
+    """check/diff: 2 unreadable input, 1 something legacy (would change), 0 clean."""
+    if any(f.unreadable is not None for f in files):
+        return 2
+    return 1 if _needs_attention(files) else 0
 
 
 def _write(file: FileResult, settings: RunSettings) -> None:
@@ -37,18 +85,32 @@ def _write(file: FileResult, settings: RunSettings) -> None:
         if len(settings.paths) > 1 or Path(settings.paths[0]).is_dir():
             text = f"---\n# Source: {file.name}\n{text}"
         sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    elif settings.mode == "diff":
+        sys.stdout.write(diffs.unified(file.name, file.source.text, file.result.text,
+                                       color=settings.color))
     elif settings.mode == "directory" and settings.output_dir is not None and file.changed:
         target = writer.mirrored_path(settings.output_dir, file.relative)
         writer.atomic_write(target, file.source.encode(file.result.text))
     elif settings.mode == "in-place" and file.writable:
-        writer.atomic_write(Path(file.name),
-                            file.source.encode(file.result.text))
+        if settings.backup:
+            writer.atomic_write(Path(file.name + settings.backup), file.source.raw)
+        writer.atomic_write(Path(file.name), file.source.encode(file.result.text))
 
 
 def _print(file: FileResult, settings: RunSettings, minimum: Severity) -> None:
-    lines = [] if settings.quiet else report.document_lines(file)
-    lines += report.finding_lines(file, minimum)
+    if settings.mode == "check":
+        lines = report.check_lines(file, terse=settings.terse)
+        if not settings.terse:
+            lines += report.finding_lines(file, minimum if settings.verbose else Severity.ERROR)
+    else:
+        lines = [] if settings.quiet else report.document_lines(file)
+        lines += report.finding_lines(file, minimum)
     if settings.mode == "in-place" and file.writable:
         lines.insert(0, f"rewrote {file.name}")
     for line in lines:
         print(line, file=sys.stderr)
+    if settings.github:
+        from migrator import github
+
+        github.write_annotations(file, Severity.WARNING if not settings.verbose else Severity.INFO,
+                           sys.stdout if settings.mode not in ("stdout", "diff") else sys.stderr)

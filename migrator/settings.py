@@ -12,7 +12,7 @@ SEVERITIES = ("error", "warning", "info", "never")
 FRAMEWORKS = ("torch", "mpi", "jax", "xgboost", "tensorflow", "paddle")
 DEFAULT_MANAGER = "kubeflow.org/trainjob-migrator"
 
-OutputMode = Literal["stdout", "directory", "in-place"]
+OutputMode = Literal["stdout", "directory", "in-place", "check", "diff"]
 
 
 @dataclass(frozen=True)
@@ -57,3 +57,16 @@ class RunSettings:
     fail_on: str = "error"
     quiet: bool = False
     verbose: bool = False
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    gitignore: bool = True
+    changed_since: str | None = None
+    jobs: int = 1
+    backup: str | None = None
+    ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
+    baseline: Path | None = None
+    write_baseline: Path | None = None
+    color: bool = False
+    progress: bool = False
+    terse: bool = False
+    github: bool = False

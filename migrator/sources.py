@@ -1,15 +1,12 @@
-"""Find input files and decode them; the only module that reads user files."""
+"""Read and decode input files; the only module that reads user files."""
 
 from __future__ import annotations
 
 import codecs
 import os
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
-YAML_SUFFIXES = (".yaml", ".yml")
 STDIN = "-"
 MAX_BYTES = 10 * 1024 * 1024
 
@@ -50,46 +47,6 @@ _BOMS = {
     "utf-16-le": codecs.BOM_UTF16_LE,
     "utf-16-be": codecs.BOM_UTF16_BE,
 }
-
-
-def discover(paths: tuple[str, ...]) -> Iterator[tuple[str, str]]:
-    """Yield ``(path, relative)`` for each input: files as given, directories walked for YAML.
-
-    ``relative`` is where the file goes below an output directory. Directory walks are sorted,
-    skip hidden directories and do not follow symbolic links to directories.
-    """
-    seen: set[str] = set()
-    for given in paths:
-        if given == STDIN:
-            yield STDIN, "stdin.yaml"
-            continue
-        root = Path(given)
-        if root.is_dir():
-            for path in _walk(root):
-                key = os.path.realpath(path)
-                if key not in seen:
-                    seen.add(key)
-                    yield str(path), str(path.relative_to(root))
-        else:
-            key = os.path.realpath(root)
-            if key not in seen:
-                seen.add(key)
-                yield given, _relative_for_file(root)
-
-
-def _walk(root: Path) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for filename in sorted(filenames):
-            if filename.endswith(YAML_SUFFIXES):
-                yield Path(dirpath) / filename
-
-
-def _relative_for_file(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(Path(*path.resolve().parts[1:]))
 
 
 def read(name: str, relative: str = "") -> SourceText | Unreadable:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
-from migrator import sources
+from migrator import discovery, sources
 
 
 def test_utf8_bom_and_crlf_round_trip() -> None:
@@ -37,7 +37,7 @@ def test_discover_walks_yaml_files_sorted(tmp_path: Path) -> None:
     (tmp_path / ".hidden").mkdir()
     for name in ("b/z.yaml", "a.yml", "c.txt", ".hidden/x.yaml"):
         (tmp_path / name).write_text("a: 1\n")
-    found = [rel for _, rel in sources.discover((str(tmp_path),))]
+    found = [rel for _, rel in discovery.discover((str(tmp_path),))]
     assert found == ["a.yml", "b/z.yaml"]
 
 

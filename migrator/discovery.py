@@ -1,0 +1,185 @@
+"""Which files a run looks at: explicit files, directory walks, ignore rules, git changes.
+
+Directory walks are sorted, skip hidden directories, never follow directory symlinks (so
+symlink loops cannot recur), honour ``.gitignore`` files (the walk root's repository and every
+nested one) and the ``--include`` / ``--exclude`` globs. Explicitly named files are always
+taken unless an ``--exclude`` glob matches them (so a config's exclude list works under
+pre-commit too). pathspec is imported only when a walk meets a .gitignore or a glob is given.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from migrator.errors import MigratorError
+
+YAML_SUFFIXES = (".yaml", ".yml")
+STDIN = "-"
+GITIGNORE = ".gitignore"
+
+
+class SelectionError(MigratorError):
+    """The file selection cannot be computed (e.g. --changed-since outside a git repository)."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Rules that narrow the files a run processes."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    gitignore: bool = True
+    changed_since: str | None = None
+    only: frozenset[str] = field(default_factory=frozenset)  # realpaths, from changed_since
+
+
+def discover(paths: tuple[str, ...],
+             selection: Selection = Selection()) -> Iterator[tuple[str, str]]:
+    """Yield ``(path, relative)`` per input; ``relative`` is its place below an output dir."""
+    if selection.changed_since is not None and not selection.only:
+        selection = _with_changes(selection)
+    globs = _Globs(selection)
+    seen: set[str] = set()
+    for given in paths:
+        if given == STDIN:
+            yield STDIN, "stdin.yaml"
+            continue
+        root = Path(given)
+        found = _walk(root, selection, globs) if root.is_dir() else \
+            iter([(root, _relative_for_file(root))])
+        for path, relative in found:
+            key = os.path.realpath(path)
+            if key in seen or (selection.changed_since is not None and key not in selection.only):
+                continue
+            if not root.is_dir() and globs.excluded(relative):
+                continue
+            seen.add(key)
+            yield str(path), relative
+
+
+def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Path, str]]:
+    ignores = _IgnoreStack(root) if selection.gitignore else None
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        if ignores is not None:
+            ignores.enter(here)
+        kept = []
+        for name in sorted(dirnames):
+            relative = (here / name).relative_to(root).as_posix()
+            if name.startswith(".") or globs.excluded(relative + "/") or \
+                    (ignores is not None and ignores.ignored(here / name, directory=True)):
+                continue
+            kept.append(name)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            path = here / name
+            relative = path.relative_to(root).as_posix()
+            if not globs.wanted(relative, name):
+                continue
+            if ignores is not None and ignores.ignored(path, directory=False):
+                continue
+            yield path, str(path.relative_to(root))
+
+
+class _Globs:
+    """--include / --exclude, matched with gitignore-style globs against relative paths."""
+
+    def __init__(self, selection: Selection) -> None:
+        self.include = _spec(selection.include) if selection.include else None
+        self.exclude = _spec(selection.exclude) if selection.exclude else None
+
+    def wanted(self, relative: str, name: str) -> bool:
+        if self.excluded(relative):
+            return False
+        if self.include is not None:
+            return bool(self.include.match_file(relative))
+        return name.endswith(YAML_SUFFIXES)
+
+    def excluded(self, relative: str) -> bool:
+        return self.exclude is not None and bool(self.exclude.match_file(relative))
+
+
+def _spec(patterns: tuple[str, ...]) -> Any:
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+class _IgnoreStack:
+    """The .gitignore files that apply below a walk root (its repository's and nested ones)."""
+
+    def __init__(self, root: Path) -> None:
+        self.specs: list[tuple[Path, Any]] = []
+        top = _git_root(root.resolve())
+        if top is not None:
+            chain = [p for p in reversed(root.resolve().parents) if p == top or top in p.parents]
+            for folder in chain:
+                self._load(folder)
+
+    def enter(self, folder: Path) -> None:
+        self._load(folder.resolve())
+
+    def _load(self, folder: Path) -> None:
+        if any(base == folder for base, _ in self.specs):
+            return
+        ignore = folder / GITIGNORE
+        if ignore.is_file():
+            try:
+                lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                return
+            self.specs.append((folder, _spec(tuple(lines))))
+
+    def ignored(self, path: Path, *, directory: bool) -> bool:
+        resolved = path.parent.resolve() / path.name
+        verdict = None
+        for base, spec in self.specs:  # shallow to deep: deeper files decide last
+            if base != resolved.parent and base not in resolved.parents:
+                continue
+            relative = resolved.relative_to(base).as_posix() + ("/" if directory else "")
+            result = spec.check_file(relative)
+            if result.include is not None:
+                verdict = result.include
+        return bool(verdict)
+
+
+def _git_root(folder: Path) -> Path | None:
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def _with_changes(selection: Selection) -> Selection:
+    """Resolve --changed-since into the set of changed or new files (realpaths)."""
+    ref = selection.changed_since or ""
+    commands = (["git", "diff", "--name-only", "--diff-filter=ACMR", ref, "--"],
+                ["git", "ls-files", "--others", "--exclude-standard"])
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        names: set[str] = set()
+        for command in commands:
+            out = subprocess.run(command, capture_output=True, text=True, check=True, cwd=top)
+            names.update(os.path.realpath(os.path.join(top, line))
+                         for line in out.stdout.splitlines() if line)
+    except FileNotFoundError:
+        raise SelectionError("--changed-since needs git, which is not installed") from None
+    except subprocess.CalledProcessError as exc:
+        detail = (exc.stderr or "").strip().splitlines()
+        raise SelectionError(f"--changed-since {ref}: {detail[-1] if detail else 'git failed'}"
+                             ) from None
+    return Selection(selection.include, selection.exclude, selection.gitignore, ref,
+                     frozenset(names))
+
+
+def _relative_for_file(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(Path(*path.resolve().parts[1:]))
