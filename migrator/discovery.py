@@ -56,7 +56,7 @@ def discover(paths: tuple[str, ...],
             key = os.path.realpath(path)
             if key in seen or (selection.changed_since is not None and key not in selection.only):
                 continue
-            if not root.is_dir() and globs.excluded(relative):
+            if not root.is_dir() and globs.excluded(_key(path)):
                 continue
             seen.add(key)
             yield str(path), relative
@@ -70,7 +70,7 @@ def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Pat
             ignores.enter(here)
         kept = []
         for name in sorted(dirnames):
-            relative = (here / name).relative_to(root).as_posix()
+            relative = _key(here / name)
             if name.startswith(".") or globs.excluded(relative + "/") or \
                     (ignores is not None and ignores.ignored(here / name, directory=True)):
                 continue
@@ -78,8 +78,7 @@ def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Pat
         dirnames[:] = kept
         for name in sorted(filenames):
             path = here / name
-            relative = path.relative_to(root).as_posix()
-            if not globs.wanted(relative, name):
+            if not globs.wanted(_key(path), name):
                 continue
             if ignores is not None and ignores.ignored(path, directory=False):
                 continue
@@ -87,7 +86,8 @@ def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Pat
 
 
 class _Globs:
-    """--include / --exclude, matched with gitignore-style globs against relative paths."""
+    """--include / --exclude: gitignore-style globs, matched against paths relative to the
+    working directory (where the config file usually is)."""
 
     def __init__(self, selection: Selection) -> None:
         self.include = _spec(selection.include) if selection.include else None
@@ -176,6 +176,15 @@ def _with_changes(selection: Selection) -> Selection:
                              ) from None
     return Selection(selection.include, selection.exclude, selection.gitignore, ref,
                      frozenset(names))
+
+
+def _key(path: Path) -> str:
+    """How globs see a path: relative to the working directory (absolute when outside it)."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return absolute.as_posix()
 
 
 def _relative_for_file(path: Path) -> str:

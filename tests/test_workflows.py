@@ -1,0 +1,216 @@
+"""Repository-scale workflows: check, diff, pre-commit hooks, selection, parallel runs, CI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.goldens import FIXTURES, ROOT
+from tests.test_cli import run
+
+LEGACY = FIXTURES / "pytorchjob" / "minimal.in.yaml"
+CURRENT = FIXTURES / "pytorchjob" / "minimal.v2.2.out.yaml"
+FAILING = FIXTURES / "tfjob" / "no-companion.in.yaml"
+CLEAN = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n"
+
+
+def _tree(tmp_path: Path) -> Path:
+    (tmp_path / "jobs").mkdir()
+    shutil.copy(LEGACY, tmp_path / "jobs" / "legacy.yaml")
+    (tmp_path / "jobs" / "clean.yaml").write_text(CLEAN)
+    return tmp_path
+
+
+def test_check_exit_codes_and_lines(tmp_path: Path) -> None:
+    tree = _tree(tmp_path)
+    proc = run("check", "jobs", cwd=tree)
+    assert proc.returncode == 1
+    assert "jobs/legacy.yaml:1: PyTorchJob/minimal: would convert to TrainJob/minimal" in \
+        proc.stderr
+    assert proc.stdout == ""
+    assert (tree / "jobs" / "legacy.yaml").read_text() == LEGACY.read_text()
+    assert run("check", "jobs/clean.yaml", str(CURRENT), cwd=tree).returncode == 0
+    assert run("check", "missing.yaml", cwd=tree).returncode == 2
+    failing = run("check", str(FAILING), cwd=tree)
+    assert failing.returncode == 1
+    assert "needs manual migration (1 error" in failing.stderr
+    assert "K105" in failing.stderr
+
+
+def test_check_is_terse_under_pre_commit(tmp_path: Path) -> None:
+    tree = _tree(tmp_path)
+    env = {**os.environ, "PRE_COMMIT": "1", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "migrator", "check", str(FAILING), "jobs"],
+                          cwd=tree, env=env, capture_output=True, text=True, check=False)
+    assert proc.returncode == 1
+    lines = proc.stderr.splitlines()
+    assert lines[0].endswith("TFJob/tf-simple: needs manual migration")
+    assert "K105" not in proc.stderr
+    assert "convert --in-place" in lines[-1]
+
+
+def test_diff_and_convert_diff(tmp_path: Path) -> None:
+    tree = _tree(tmp_path)
+    proc = run("diff", "jobs", cwd=tree)
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("--- a/jobs/legacy.yaml\n+++ b/jobs/legacy.yaml\n")
+    assert "-kind: PyTorchJob\n" in proc.stdout
+    assert "+kind: TrainJob\n" in proc.stdout
+    assert "\033[" not in proc.stdout  # not a terminal: no colour
+    coloured = run("convert", "--diff", "--color", "always", "jobs", cwd=tree)
+    assert "\033[32m+kind: TrainJob" in coloured.stdout
+    assert run("diff", "jobs/clean.yaml", cwd=tree).stdout == ""
+
+
+def test_gitignore_include_exclude(tmp_path: Path) -> None:
+    tree = _tree(tmp_path)
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+    (tree / ".gitignore").write_text("generated/\n*.skip.yaml\n")
+    (tree / "generated").mkdir()
+    shutil.copy(LEGACY, tree / "generated" / "ignored.yaml")
+    shutil.copy(LEGACY, tree / "jobs" / "also.skip.yaml")
+    (tree / "jobs" / "nested").mkdir()
+    (tree / "jobs" / "nested" / ".gitignore").write_text("!keep.skip.yaml\n")
+    shutil.copy(LEGACY, tree / "jobs" / "nested" / "keep.skip.yaml")
+    shutil.copy(LEGACY, tree / "jobs" / "job.manifest")
+    proc = run("check", ".", cwd=tree)
+    assert "ignored.yaml" not in proc.stderr
+    assert "also.skip.yaml" not in proc.stderr
+    assert "jobs/nested/keep.skip.yaml" in proc.stderr
+    assert "job.manifest" not in proc.stderr
+    everything = run("check", ".", "--no-gitignore", cwd=tree)
+    assert "ignored.yaml" in everything.stderr
+    included = run("check", ".", "--include", "*.manifest", cwd=tree)
+    assert "jobs/job.manifest" in included.stderr
+    assert "legacy.yaml" not in included.stderr
+    excluded = run("check", ".", "--exclude", "jobs/legacy.yaml", cwd=tree)
+    assert "legacy.yaml" not in excluded.stderr
+    named = run("check", "jobs/legacy.yaml", "--exclude", "jobs/*", cwd=tree)
+    assert named.returncode == 0
+
+
+def test_changed_since_limits_the_files(tmp_path: Path) -> None:
+    tree = _tree(tmp_path)
+    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=tree, check=True)
+    subprocess.run([*git, "add", "."], cwd=tree, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=tree, check=True)
+    shutil.copy(LEGACY, tree / "jobs" / "new.yaml")
+    proc = run("check", ".", "--changed-since", "HEAD", cwd=tree)
+    assert "jobs/new.yaml" in proc.stderr
+    assert "jobs/legacy.yaml" not in proc.stderr
+    bad = run("check", ".", "--changed-since", "no-such-ref", cwd=tree)
+    assert bad.returncode == 2
+    assert "Traceback" not in bad.stderr
+
+
+def test_parallel_run_matches_serial(tmp_path: Path) -> None:
+    corpus = tmp_path / "many"
+    corpus.mkdir()
+    cases = sorted(FIXTURES.glob("*/*.in.yaml"))
+    for index in range(40):
+        source = cases[index % len(cases)]
+        shutil.copy(source, corpus / f"{index:03d}-{source.parent.name}-{source.name}")
+    serial = run("convert", "many", "-j", "1", "--report", "serial.json", cwd=tmp_path)
+    parallel = run("convert", "many", "-j", "2", "--report", "parallel.json", cwd=tmp_path)
+    assert serial.stdout == parallel.stdout
+    assert serial.returncode == parallel.returncode
+
+    def documents(name: str) -> object:
+        return json.loads((tmp_path / name).read_text())["documents"]
+
+    assert documents("serial.json") == documents("parallel.json")
+
+
+def test_backup_and_write_failure(tmp_path: Path) -> None:
+    tree = _tree(tmp_path)
+    proc = run("convert", "--in-place", "--backup", ".orig", "jobs", cwd=tree)
+    assert proc.returncode == 0, proc.stderr
+    assert (tree / "jobs" / "legacy.yaml.orig").read_text() == LEGACY.read_text()
+    assert "kind: TrainJob" in (tree / "jobs" / "legacy.yaml").read_text()
+    assert run("convert", "--backup", ".orig", "jobs", cwd=tree).returncode == 2
+    if os.geteuid() == 0:
+        return  # root can write into read-only directories
+    readonly = tmp_path / "ro"
+    readonly.mkdir()
+    shutil.copy(LEGACY, readonly / "job.yaml")
+    readonly.chmod(0o555)
+    try:
+        failed = run("convert", "--in-place", "ro", cwd=tmp_path)
+        assert failed.returncode == 2
+        assert "Y106" in failed.stderr
+        assert (readonly / "job.yaml").read_text() == LEGACY.read_text()
+    finally:
+        readonly.chmod(0o755)
+
+
+def test_baseline_and_config_ignores(tmp_path: Path) -> None:
+    tree = _tree(tmp_path)
+    shutil.copy(FAILING, tree / "jobs" / "tf.yaml")
+    first = run("check", "jobs", "--write-baseline", "baseline.json", cwd=tree)
+    assert "wrote" in first.stderr
+    data = json.loads((tree / "baseline.json").read_text())
+    assert {"file": "jobs/tf.yaml", "code": "K105", "path": "kind"} in data["findings"]
+    accepted = run("convert", "jobs", "-o", "out", "--baseline", "baseline.json", cwd=tree)
+    assert accepted.returncode == 0, accepted.stderr
+    assert "accepted findings suppressed" in accepted.stderr
+    (tree / ".trainjob-migrate.yaml").write_text(
+        "ignore:\n  - paths: [jobs/tf.yaml]\n    codes: [K105]\n")
+    assert run("convert", "jobs", "-o", "out2", cwd=tree).returncode == 0
+    (tree / ".trainjob-migrate.yaml").write_text("exclude: [jobs/tf.yaml]\n")
+    assert "tf.yaml" not in run("check", "jobs", cwd=tree).stderr
+
+
+def test_github_annotations_and_step_summary(tmp_path: Path) -> None:
+    tree = _tree(tmp_path)
+    shutil.copy(FAILING, tree / "jobs" / "tf.yaml")
+    summary = tree / "summary.md"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GITHUB_ACTIONS": "true",
+           "GITHUB_STEP_SUMMARY": str(summary)}
+    proc = subprocess.run([sys.executable, "-m", "migrator", "check", "jobs"], cwd=tree,
+                          env=env, capture_output=True, text=True, check=False)
+    assert "::error file=jobs/tf.yaml,line=3,col=1,title=K105::" in proc.stdout
+    text = summary.read_text()
+    assert text.startswith("## trainjob-migrate")
+    assert "| `jobs/tf.yaml` | 2 | TFJob/tf-simple | failed | C408, K105, R210 |" in text
+
+
+@pytest.mark.skipif(shutil.which("pre-commit") is None or shutil.which("git") is None,
+                    reason="pre-commit and git are needed")
+def test_pre_commit_hooks(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    head = subprocess.run(["git", "status", "--porcelain", ".pre-commit-hooks.yaml"], cwd=ROOT,
+                          capture_output=True, text=True, check=False)
+    tracked = subprocess.run(["git", "ls-files", ".pre-commit-hooks.yaml"], cwd=ROOT,
+                             capture_output=True, text=True, check=False)
+    if not tracked.stdout.strip() or head.stdout.strip():
+        pytest.skip("the hooks file must be committed for pre-commit try-repo")
+    repo = _tree(tmp_path)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path_factory.mktemp("pre-commit-home"))}
+    env.pop("PYTHONPATH", None)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "add", "."], cwd=repo, check=True)
+
+    def hook(name: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["pre-commit", "try-repo", str(ROOT), name, "--all-files"],
+                              cwd=repo, env=env, capture_output=True, text=True, timeout=600,
+                              check=False)
+
+    checked = hook("trainjob-migrate-check")
+    assert checked.returncode == 1, checked.stdout
+    assert "jobs/legacy.yaml:1: PyTorchJob/minimal: would convert" in checked.stdout
+    assert "clean.yaml" not in checked.stdout.split("Using config")[-1].split("===")[-1] \
+        .replace("2 files", "")
+    assert (repo / "jobs" / "legacy.yaml").read_text() == LEGACY.read_text()
+    fixed = hook("trainjob-migrate")
+    assert fixed.returncode == 1
+    assert "files were modified by this hook" in fixed.stdout
+    assert (repo / "jobs" / "legacy.yaml").read_text() == CURRENT.read_text()
+    assert (repo / "jobs" / "clean.yaml").read_text() == CLEAN
+    assert hook("trainjob-migrate").returncode == 0
+    assert hook("trainjob-migrate-check").returncode == 0
