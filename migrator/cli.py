@@ -64,6 +64,11 @@ def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("-j", "--jobs", type=click.IntRange(min=1),
                      help="Parallel processes (default: the CPU count). Output order and "
                      "results do not depend on it."),
+        click.option("--helm", is_flag=True, help="Render each Helm chart met in PATHS with "
+                     "the local `helm template` and check the rendered manifests (never written "
+                     "back into the chart)."),
+        click.option("--max-file-size", type=click.IntRange(min=1), default=10 * 1024 * 1024,
+                     show_default=True, help="Refuse files larger than this many bytes."),
         click.option("--report", "reports", multiple=True,
                      type=click.Path(dir_okay=False, path_type=Path),
                      help="Write a machine-readable report (FILE.json). Repeatable."),
@@ -161,7 +166,8 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
         color=color == "always" or (color == "auto" and sys.stdout.isatty()),
         progress=mode not in ("stdout", "diff") and sys.stderr.isatty() and not values["quiet"],
         terse=bool(os.environ.get("PRE_COMMIT")),
-        github=os.environ.get("GITHUB_ACTIONS") == "true")
+        github=os.environ.get("GITHUB_ACTIONS") == "true",
+        helm=values["helm"], max_bytes=values["max_file_size"])
     if values["debug"]:
         from migrator import document
 

@@ -38,6 +38,12 @@ def mentions_training_kind(text: str) -> bool:
     return _TRAINING.search(text) is not None
 
 
+def training_kind(text: str) -> str | None:
+    """The first training kind a (possibly unparseable) document names."""
+    match = _TRAINING.search(text)
+    return match.group(1) if match else None
+
+
 def embeds_legacy_job(text: str) -> str | None:
     match = _EMBEDDED.search(text)
     return match.group(1) if match else None

@@ -45,6 +45,7 @@ def discover(paths: tuple[str, ...],
         selection = _with_changes(selection)
     globs = _Globs(selection)
     seen: set[str] = set()
+    real_dirs: dict[Path, str] = {}
     for given in paths:
         if given == STDIN:
             yield STDIN, "stdin.yaml"
@@ -53,7 +54,10 @@ def discover(paths: tuple[str, ...],
         found = _walk(root, selection, globs) if root.is_dir() else \
             iter([(root, _relative_for_file(root))])
         for path, relative in found:
-            key = os.path.realpath(path)
+            parent = real_dirs.get(path.parent)
+            if parent is None:
+                parent = real_dirs[path.parent] = os.path.realpath(path.parent)
+            key = os.path.join(parent, path.name)
             if key in seen or (selection.changed_since is not None and key not in selection.only):
                 continue
             if not root.is_dir() and globs.excluded(_key(path)):
@@ -64,25 +68,27 @@ def discover(paths: tuple[str, ...],
 
 def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Path, str]]:
     ignores = _IgnoreStack(root) if selection.gitignore else None
+    base = os.path.abspath(root)
+    cwd = os.getcwd()
     for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
+        real = os.path.realpath(dirpath)  # once per directory, not per file
+        rel_dir = os.path.relpath(dirpath, root)
+        key = _key_of(os.path.normpath(os.path.join(base, rel_dir)), cwd)
         if ignores is not None:
-            ignores.enter(here)
+            ignores.enter(real)
         kept = []
         for name in sorted(dirnames):
-            relative = _key(here / name)
-            if name.startswith(".") or globs.excluded(relative + "/") or \
-                    (ignores is not None and ignores.ignored(here / name, directory=True)):
+            if name.startswith(".") or globs.excluded(_join(key, name) + "/") or \
+                    (ignores is not None and ignores.ignored(real, name, directory=True)):
                 continue
             kept.append(name)
         dirnames[:] = kept
         for name in sorted(filenames):
-            path = here / name
-            if not globs.wanted(_key(path), name):
+            if not globs.wanted(_join(key, name), name):
                 continue
-            if ignores is not None and ignores.ignored(path, directory=False):
+            if ignores is not None and ignores.ignored(real, name, directory=False):
                 continue
-            yield path, str(path.relative_to(root))
+            yield Path(dirpath, name), name if rel_dir == "." else os.path.join(rel_dir, name)
 
 
 class _Globs:
@@ -114,35 +120,38 @@ class _IgnoreStack:
     """The .gitignore files that apply below a walk root (its repository's and nested ones)."""
 
     def __init__(self, root: Path) -> None:
-        self.specs: list[tuple[Path, Any]] = []
+        self.specs: list[tuple[str, Any]] = []
+        self.loaded: set[str] = set()
         top = _git_root(root.resolve())
         if top is not None:
             chain = [p for p in reversed(root.resolve().parents) if p == top or top in p.parents]
             for folder in chain:
-                self._load(folder)
+                self.enter(str(folder))
 
-    def enter(self, folder: Path) -> None:
-        self._load(folder.resolve())
-
-    def _load(self, folder: Path) -> None:
-        if any(base == folder for base, _ in self.specs):
+    def enter(self, folder: str) -> None:
+        """Load ``folder``'s .gitignore (``folder`` is a resolved path)."""
+        if folder in self.loaded:
             return
-        ignore = folder / GITIGNORE
-        if ignore.is_file():
+        self.loaded.add(folder)
+        ignore = os.path.join(folder, GITIGNORE)
+        if os.path.isfile(ignore):
             try:
-                lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
+                with open(ignore, encoding="utf-8", errors="replace") as handle:
+                    lines = handle.read().splitlines()
             except OSError:
                 return
             self.specs.append((folder, _spec(tuple(lines))))
 
-    def ignored(self, path: Path, *, directory: bool) -> bool:
-        resolved = path.parent.resolve() / path.name
+    def ignored(self, folder: str, name: str, *, directory: bool) -> bool:
+        """Whether ``folder/name`` is ignored (``folder`` resolved); deeper files decide last."""
+        if not self.specs:
+            return False
         verdict = None
-        for base, spec in self.specs:  # shallow to deep: deeper files decide last
-            if base != resolved.parent and base not in resolved.parents:
+        for base, spec in self.specs:
+            if folder != base and not folder.startswith(base.rstrip(os.sep) + os.sep):
                 continue
-            relative = resolved.relative_to(base).as_posix() + ("/" if directory else "")
-            result = spec.check_file(relative)
+            relative = os.path.relpath(os.path.join(folder, name), base).replace(os.sep, "/")
+            result = spec.check_file(relative + ("/" if directory else ""))
             if result.include is not None:
                 verdict = result.include
         return bool(verdict)
@@ -178,13 +187,21 @@ def _with_changes(selection: Selection) -> Selection:
                      frozenset(names))
 
 
+def _join(key: str, name: str) -> str:
+    return name if key == "." else f"{key}/{name}"
+
+
 def _key(path: Path) -> str:
     """How globs see a path: relative to the working directory (absolute when outside it)."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return absolute.as_posix()
+    return _key_of(os.path.abspath(path), os.getcwd())
+
+
+def _key_of(absolute: str, cwd: str) -> str:
+    if absolute == cwd:
+        return "."
+    if absolute.startswith(cwd.rstrip(os.sep) + os.sep):
+        return absolute[len(cwd.rstrip(os.sep)) + 1:].replace(os.sep, "/")
+    return absolute.replace(os.sep, "/")
 
 
 def _relative_for_file(path: Path) -> str:

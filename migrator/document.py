@@ -35,10 +35,15 @@ class DocumentResult:
         return self.status == "converted"
 
 
-def process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions) -> DocumentResult:
-    """Convert one document when it is a legacy job; never raises, even on a bug."""
+def process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
+            render: bool = True) -> DocumentResult:
+    """Convert one document when it is a legacy job; never raises, even on a bug.
+
+    With ``render`` false (``check``) the outcome is computed but no YAML is written: a
+    converted document keeps its original text.
+    """
     try:
-        return _process(chunk, index, catalog, options)
+        return _process(chunk, index, catalog, options, render)
     except Exception as exc:
         if RAISE_INTERNAL_ERRORS:
             raise
@@ -47,14 +52,16 @@ def process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions)
         return DocumentResult(index, chunk.line, "failed", chunk.text, findings=[finding])
 
 
-def _process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions) -> DocumentResult:
+def _process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
+             render: bool) -> DocumentResult:
     unchanged = DocumentResult(index, chunk.line, "unchanged", chunk.text, reportable=False)
     if not chunk.has_content or not detect.is_candidate(chunk.body):
         return unchanged
     language = detect.template_syntax(chunk.body)
     if language is not None and detect.mentions_training_kind(chunk.body):
         return _skipped(chunk, index, catalog, "Y103",
-                        f"the document is a {language}; render it before converting")
+                        f"the document is a {language}; render it before converting (or use "
+                        "--helm for a chart)", {"kind": detect.training_kind(chunk.body)})
     try:
         root = yamlio.load(chunk.body)
     except yamlio.DocumentError as exc:
@@ -65,22 +72,22 @@ def _process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions
         return DocumentResult(index, chunk.line, "failed", chunk.text, findings=[finding])
     if not isinstance(root, dict):
         return unchanged
-    return _classified(root, chunk, index, catalog, options, unchanged)
+    return _classified(root, chunk, index, catalog, options, unchanged, render)
 
 
 def _classified(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
-                unchanged: DocumentResult) -> DocumentResult:
+                unchanged: DocumentResult, render: bool) -> DocumentResult:
     found = detect.classify(root, chunk.body, catalog.legacy, catalog.kinds)
     source = _identity(root)
     api, kind = source.get("apiVersion"), source.get("kind")
     if found.verdict == "convert" and found.mapping is not None:
-        return _convert(root, chunk, index, catalog, options, found.mapping, source)
+        return _convert(root, chunk, index, catalog, options, found.mapping, source, render)
     if found.verdict in ("pre-v22", "prototype"):
-        return _upgrade(root, chunk, index, catalog, options, source)
+        return _upgrade(root, chunk, index, catalog, options, source, render)
     if found.verdict == "embedded":
         embedding = embedded.spec_for(root, catalog)
         if embedding is not None:
-            return _embedded(root, chunk, index, catalog, options, source, embedding)
+            return _embedded(root, chunk, index, catalog, options, source, embedding, render)
     messages = {
         "pending": ("K102", f"{kind} ({api}) is not converted by this release yet"),
         "old-api": ("K101", f"{kind} with apiVersion {api} is not a supported API version"),
@@ -96,7 +103,7 @@ def _classified(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: 
 
 
 def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
-             mapping: Any, source: dict[str, Any]) -> DocumentResult:
+             mapping: Any, source: dict[str, Any], render: bool) -> DocumentResult:
     target = catalog.target(options.target)
     ledger = Ledger(root, catalog.codes, line_offset=chunk.line - 1)
     draft = engine.convert(root, mapping, catalog.pod, target, options, ledger)
@@ -117,6 +124,9 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     blocked = any(f.severity is Severity.ERROR for f in result.findings)
     if blocked and not options.allow_lossy:
         return result
+    if not render:
+        result.status = "converted"
+        return result
     indent = yamlio.detect_indent(chunk.body)
     body = yamlio.dump(doc, indent)
     if draft.companion is not None and draft.runtime is not None:
@@ -127,7 +137,7 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
 
 
 def _embedded(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
-              source: dict[str, Any], embedding: Any) -> DocumentResult:
+              source: dict[str, Any], embedding: Any, render: bool) -> DocumentResult:
     doc, findings, mappings, converted = embedded.convert(root, embedding, catalog, options,
                                                           chunk.line - 1)
     result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
@@ -140,13 +150,16 @@ def _embedded(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Co
                      "name": source.get("name")}
     if any(f.severity is Severity.ERROR for f in findings) and not options.allow_lossy:
         return result
+    if not render:
+        result.status = "converted"
+        return result
     body = yamlio.dump(doc, yamlio.detect_indent(chunk.body))
     result.status, result.text = "converted", chunk.head + body + chunk.tail
     return result
 
 
 def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
-             source: dict[str, Any]) -> DocumentResult:
+             source: dict[str, Any], render: bool) -> DocumentResult:
     target = catalog.target(options.target)
     ledger = Ledger(root, catalog.codes, line_offset=chunk.line - 1)
     if root.get("kind") == "TrainJob":
@@ -159,6 +172,9 @@ def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     result.output = {"apiVersion": doc.get("apiVersion"), "kind": doc.get("kind"),
                      "name": source.get("name")}
     if any(f.severity is Severity.ERROR for f in result.findings) and not options.allow_lossy:
+        return result
+    if not render:
+        result.status = "converted"
         return result
     body = yamlio.dump(doc, yamlio.detect_indent(chunk.body))
     result.status, result.text = "converted", chunk.head + body + chunk.tail

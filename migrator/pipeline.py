@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from migrator import detect, discovery, sources, stream
+from migrator import detect, discovery, helm, sources, stream
 from migrator.discovery import Selection
 from migrator.findings import Finding, Severity
 from migrator.settings import ConvertOptions
@@ -44,7 +44,7 @@ class TextResult:
 
 
 def convert_text(text: str, target: str = "2.2", *, options: ConvertOptions | None = None,
-                 **option_values: Any) -> TextResult:
+                 render: bool = True, **option_values: Any) -> TextResult:
     """Convert every legacy document of a YAML stream; other documents stay byte-identical.
 
     ``options`` (or keyword arguments such as ``runtime="my-torch"``) select the target and
@@ -58,7 +58,7 @@ def convert_text(text: str, target: str = "2.2", *, options: ConvertOptions | No
     from migrator import catalog, document
 
     loaded = catalog.load()
-    results = [document.process(chunk, index, loaded, options)
+    results = [document.process(chunk, index, loaded, options, render)
                for index, chunk in enumerate(chunks)]
     return TextResult("".join(r.text for r in results), results)
 
@@ -72,31 +72,69 @@ class FileResult:
     source: sources.SourceText | None = None
     unreadable: sources.Unreadable | None = None
     result: TextResult | None = None
+    scanned: int | None = None
+    was_changed: bool | None = None
+    virtual: bool = False  # rendered output (helm), never written back
 
     @property
     def changed(self) -> bool:
+        if self.was_changed is not None:
+            return self.was_changed
         return self.result is not None and self.result.changed
 
     @property
     def writable(self) -> bool:
         """Rewrite in place only when something converted and nothing in the file failed."""
-        return self.result is not None and self.result.changed and not self.result.failed
+        return (not self.virtual and self.result is not None and self.result.changed
+                and not self.result.failed)
 
     @property
     def findings(self) -> list[Finding]:
         return self.result.findings if self.result is not None else []
 
+    @property
+    def documents_scanned(self) -> int:
+        if self.scanned is not None:
+            return self.scanned
+        if self.result is not None and self.result.documents:
+            return len(self.result.documents)
+        return 1 if self.source is not None and self.source.text.strip() else 0
 
-def process_file(name: str, relative: str, options: ConvertOptions) -> FileResult:
-    read = sources.read(name, relative)
+    def slim(self) -> FileResult:
+        """This result without file contents: what reports and exit codes need.
+
+        A batch keeps only slim results, so its memory does not grow with file sizes.
+        """
+        from dataclasses import replace
+
+        documents = [replace(d, text="") for d in self.result.documents] if self.result else []
+        return FileResult(self.name, self.relative, None, self.unreadable,
+                          TextResult("", documents) if self.result is not None else None,
+                          scanned=self.documents_scanned, was_changed=self.changed,
+                          virtual=self.virtual)
+
+
+def process_file(name: str, relative: str, options: ConvertOptions,
+                 render: bool = True, max_bytes: int = sources.MAX_BYTES) -> FileResult:
+    if name.startswith(helm.PREFIX):
+        chart = name[len(helm.PREFIX):]
+        rendered = helm.render(chart, relative)
+        if isinstance(rendered, sources.Unreadable):
+            return FileResult(rendered.name, relative, unreadable=rendered)
+        return FileResult(rendered.name, relative, source=rendered, virtual=True,
+                          result=convert_text(rendered.text, options=options, render=render))
+    read = sources.read(name, relative, max_bytes)
     if isinstance(read, sources.Unreadable):
         return FileResult(name, relative, unreadable=read)
-    return FileResult(name, relative, source=read, result=convert_text(read.text, options=options))
+    return FileResult(name, relative, source=read,
+                      result=convert_text(read.text, options=options, render=render))
 
 
 def process_paths(paths: tuple[str, ...], options: ConvertOptions,
                   selection: Selection | None = None, jobs: int = 1,
-                  found: list[tuple[str, str]] | None = None) -> Iterator[FileResult]:
+                  found: list[tuple[str, str]] | None = None,
+                  render: bool = True,
+                  max_bytes: int = sources.MAX_BYTES) -> Iterator[FileResult]:
     """Process every selected file, in discovery order, on up to ``jobs`` processes.
 
     Results and their order are the same whatever ``jobs`` is; small batches stay in this
@@ -106,22 +144,23 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
         found = list(discovery.discover(paths, selection or Selection()))
     if jobs <= 1 or len(found) < PARALLEL_THRESHOLD:
         for name, relative in found:
-            yield process_file(name, relative, options)
+            yield process_file(name, relative, options, render, max_bytes)
         return
     from concurrent.futures import ProcessPoolExecutor
 
     local = [(i, item) for i, item in enumerate(found) if item[0] == sources.STDIN]
     remote = [item for item in found if item[0] != sources.STDIN]
-    stdin_results = {i: process_file(name, relative, options) for i, (name, relative) in local}
+    stdin_results = {i: process_file(name, relative, options, render, max_bytes)
+                     for i, (name, relative) in local}
     chunk = max(1, min(64, len(remote) // (jobs * 8) or 1))
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        results = pool.map(_process_item, [(name, relative, options) for name, relative in remote],
-                           chunksize=chunk)
+        results = pool.map(_process_item, [(name, relative, options, render, max_bytes)
+                                           for name, relative in remote], chunksize=chunk)
         for index in range(len(found)):
             yield stdin_results[index] if index in stdin_results else next(results)
 
 
-def _process_item(item: tuple[str, str, ConvertOptions]) -> FileResult:
+def _process_item(item: tuple[str, str, ConvertOptions, bool, int]) -> FileResult:
     return process_file(*item)
 
 

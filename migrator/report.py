@@ -44,8 +44,7 @@ def summary(files: list[FileResult], documents: list[dict[str, Any]]) -> dict[st
     statuses = Counter(d["status"] for d in documents)
     severities = Counter(f["severity"] for d in documents for f in d["findings"])
     codes = Counter(f["code"] for d in documents for f in d["findings"])
-    scanned = sum(len(f.result.documents) if f.result and f.result.documents else
-                  (1 if f.source and f.source.text.strip() else 0) for f in files)
+    scanned = sum(f.documents_scanned for f in files)
     return {
         "files": len(files),
         "filesChanged": sum(1 for f in files if f.changed),

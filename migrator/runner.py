@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -21,6 +22,8 @@ def run(settings: RunSettings) -> int:
     selection = discovery.Selection(settings.include, settings.exclude, settings.gitignore,
                                     settings.changed_since)
     found = list(discovery.discover(settings.paths, selection))
+    if settings.helm:
+        found = _with_rendered_charts(found, settings.paths)
     suppressor = Suppressor(tuple(IgnoreRule(paths, codes) for paths, codes in settings.ignore),
                             load_baseline(settings.baseline) if settings.baseline else None)
     progress = Progress(len(found), settings.progress)
@@ -28,9 +31,9 @@ def run(settings: RunSettings) -> int:
     write_errors = 0
     try:
         for file in pipeline.process_paths(settings.paths, settings.options, jobs=settings.jobs,
-                                           found=found):
+                                           found=found, render=settings.mode != "check",
+                                           max_bytes=settings.max_bytes):
             file = suppressor.apply(file)
-            files.append(file)
             try:
                 _write(file, settings)
             except OSError as exc:
@@ -38,6 +41,7 @@ def run(settings: RunSettings) -> int:
                 print(f"{file.name}: error Y106 cannot write the result: "
                       f"{exc.strerror or exc} (the input is unchanged)", file=sys.stderr)
             _print(file, settings, minimum)
+            files.append(file.slim())
             progress.advance()
     finally:
         progress.close()
@@ -63,6 +67,20 @@ def run(settings: RunSettings) -> int:
     if settings.mode in ("check", "diff"):
         return _check_exit(files)
     return pipeline.exit_code(files, settings.fail_on)
+
+
+def _with_rendered_charts(found: list[tuple[str, str]],
+                          paths: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Replace the files of each Helm chart by one entry for its rendered output."""
+    from migrator import helm
+
+    helm.require()
+    charts = helm.charts(paths)
+    kept = [item for item in found if not helm.inside_chart(item[0], charts)]
+    for chart in charts:
+        relative = os.path.relpath(chart, Path.cwd()) if chart.is_absolute() else str(chart)
+        kept.append((helm.PREFIX + str(chart), os.path.join(relative, helm.RENDERED)))
+    return kept
 
 
 def _needs_attention(files: list[FileResult]) -> bool:

@@ -70,3 +70,5 @@ class RunSettings:
     progress: bool = False
     terse: bool = False
     github: bool = False
+    helm: bool = False
+    max_bytes: int = 10 * 1024 * 1024

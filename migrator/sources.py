@@ -49,15 +49,16 @@ _BOMS = {
 }
 
 
-def read(name: str, relative: str = "") -> SourceText | Unreadable:
-    """Read and decode one input (``-`` is standard input)."""
+def read(name: str, relative: str = "", max_bytes: int = MAX_BYTES) -> SourceText | Unreadable:
+    """Read and decode one input (``-`` is standard input); larger files are refused."""
     try:
         if name == STDIN:
             data = sys.stdin.buffer.read()
         else:
             size = os.path.getsize(name)
-            if size > MAX_BYTES:
-                return Unreadable(name, f"file is larger than {MAX_BYTES} bytes", relative)
+            if size > max_bytes:
+                return Unreadable(name, f"file is larger than the {max_bytes}-byte cap "
+                                  "(--max-file-size)", relative)
             with open(name, "rb") as handle:
                 data = handle.read()
     except OSError as exc:

@@ -15,6 +15,8 @@ def atomic_write(path: Path, data: bytes) -> None:
     The file's permission bits are kept; on any failure the original file is untouched and
     the temporary file is removed.
     """
+    if path.is_symlink():  # write through the link: the link itself stays a link
+        path = Path(os.path.realpath(path))
     mode = None
     with contextlib.suppress(FileNotFoundError):
         mode = stat.S_IMODE(os.stat(path).st_mode)

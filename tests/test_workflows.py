@@ -214,3 +214,59 @@ def test_pre_commit_hooks(tmp_path: Path, tmp_path_factory: pytest.TempPathFacto
     assert (repo / "jobs" / "clean.yaml").read_text() == CLEAN
     assert hook("trainjob-migrate").returncode == 0
     assert hook("trainjob-migrate-check").returncode == 0
+
+
+FAKE_HELM = """#!/bin/sh
+# a stand-in for `helm template CHART`: the chart's template with values filled in
+[ "$1" = template ] || exit 2
+sed -e 's/{{ .Release.Name }}/release-name/' -e 's/{{ .Values.workers }}/2/' "$2/templates/job.yaml"
+"""
+CHART_TEMPLATE = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}-train
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: {{ .Values.workers }}
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: img:1
+              command: [torchrun, t.py]
+"""
+
+
+def test_helm_charts_are_skipped_or_rendered(tmp_path: Path) -> None:
+    chart = tmp_path / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: demo\nversion: 0.1.0\n")
+    (chart / "templates" / "job.yaml").write_text(CHART_TEMPLATE)
+    skipped = run("check", "chart", cwd=tmp_path)
+    assert "chart/templates/job.yaml:1: PyTorchJob: not converted" in skipped.stderr
+    assert "Y103" in run("check", "chart", "-v", cwd=tmp_path).stderr
+    missing = run("check", "chart", "--helm", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert "needs the helm program" in missing.stderr
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "helm").write_text(FAKE_HELM)
+    (bin_dir / "helm").chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{bin_dir}{os.pathsep}"
+           f"{os.environ['PATH']}"}
+    proc = subprocess.run([sys.executable, "-m", "migrator", "convert", "chart", "--helm", "-o",
+                           "out"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "chart/helm-template.yaml:1: PyTorchJob/release-name-train → TrainJob" in proc.stderr
+    assert "kind: TrainJob" in (tmp_path / "out" / "chart" / "helm-template.yaml").read_text()
+    assert (chart / "templates" / "job.yaml").read_text() == CHART_TEMPLATE
+
+
+def test_size_cap_is_configurable(tmp_path: Path) -> None:
+    shutil.copy(LEGACY, tmp_path / "job.yaml")
+    proc = run("check", "job.yaml", "--max-file-size", "100", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "larger than the 100-byte cap" in proc.stderr
+    assert run("check", "job.yaml", cwd=tmp_path).returncode == 1
