@@ -23,6 +23,7 @@ from migrator.settings import (
 )
 
 COLORS = ("auto", "always", "never")
+INTERRUPTED = 130  # the shell's code for SIGINT
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -178,6 +179,10 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
         code = run(settings)
     except MigratorError as exc:
         raise click.UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo("interrupted: files already written are complete, the rest are unchanged",
+                   err=True)
+        sys.exit(INTERRUPTED)
     sys.exit(code)
 
 

@@ -69,7 +69,8 @@ def _process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions
             return unchanged
         line = exc.line + chunk.line - 1 if exc.line is not None else chunk.line
         finding = _finding(catalog, exc.code, "", str(exc), line, exc.column)
-        return DocumentResult(index, chunk.line, "failed", chunk.text, findings=[finding])
+        return DocumentResult(index, chunk.line, "failed", chunk.text, findings=[finding],
+                              source={"kind": detect.training_kind(chunk.body)})
     if not isinstance(root, dict):
         return unchanged
     return _classified(root, chunk, index, catalog, options, unchanged, render)

@@ -124,8 +124,8 @@ def check_lines(file: FileResult, *, terse: bool = False) -> list[str]:
 
 def _object(identity: dict[str, Any]) -> str:
     """``Kind/name``, or just ``Kind`` for objects without a name (a List)."""
-    name = identity.get("name")
-    return f"{identity.get('kind')}/{name}" if name else str(identity.get("kind"))
+    name, kind = identity.get("name"), identity.get("kind") or "document"
+    return f"{kind}/{name}" if name else str(kind)
 
 
 def summary_line(report_summary: dict[str, Any], seconds: float) -> str:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrator import quantity, yamlio
+from migrator import paths, quantity, yamlio
 from migrator.draft import Draft
 from migrator.ledger import Ledger
 from migrator.model import Container, Replica
 from migrator.paths import FieldPath
 
-IGNORED_CONTAINER_FIELDS = ("name", "ports")
 IGNORED_POD_FIELDS = ("restartPolicy",)
 
 
@@ -29,23 +28,38 @@ def merge_role(primary: Replica, primary_main: Container, other: Replica, other_
         path = (*other.template.spec.path, field)
         if field == "containers":
             _merge_containers(primary, primary_main, other, other_main, draft, ledger)
-        elif field in IGNORED_POD_FIELDS or same(pod.get(field), other_pod.get(field)):
+        elif same(pod.get(field), other_pod.get(field)):
             ledger.default(path)
+        elif field in IGNORED_POD_FIELDS:
+            ledger.report("P309", path, f"{other.role} pod restartPolicy is overridden by the "
+                          "replica restartPolicy and was dropped")
         else:
             _mismatch(primary, other, f"spec.{field}", path, ledger)
     for field in other.template.node:
-        if field not in ("metadata", "spec"):
-            ledger.default((*other.template.path, str(field)))
+        if field in ("metadata", "spec"):
+            continue
+        path = (*other.template.path, str(field))
+        mine = primary.template.node.get(field)
+        if same(mine, other.template.node[field]):
+            ledger.default(path)  # the primary's copy is accounted for where it is
+        else:
+            ledger.report("U901", path, f"{paths.render(path)} is not known to any mapping "
+                          "rule and was not carried over")
 
 
 def _merge_metadata(primary: Replica, other: Replica, draft: Draft, ledger: Ledger) -> None:
     meta = other.template.metadata
     if meta is None:
         return
+    primary_meta = primary.template.metadata.node if primary.template.metadata else {}
     for field, value in meta.node.items():
         path = (*meta.path, str(field))
         if field not in ("labels", "annotations"):
-            ledger.default(path)
+            if same(primary_meta.get(field), value):
+                ledger.default(path)  # reported (if at all) on the primary's copy
+            else:
+                ledger.report("P310", path, f"{other.role} pod template metadata.{field} "
+                              "cannot be carried by a runtime patch")
             continue
         patch = draft.job(other.job)
         merged = patch.labels if field == "labels" else patch.annotations
@@ -69,8 +83,11 @@ def _merge_containers(primary: Replica, primary_main: Container, other: Replica,
     for field in _keys(primary_main.node, other_main.node):
         path = (*other_main.path, field)
         mine, theirs = primary_main.node.get(field), other_main.node.get(field)
-        if field in IGNORED_CONTAINER_FIELDS or same(mine, theirs):
+        if field == "name" or same(mine, theirs):
             ledger.default(path)
+        elif field == "ports":
+            ledger.report("C403", path, f"{other.role} container ports were dropped (Trainer "
+                          "opens its own port)")
         elif field == "resources":
             _merge_resources(primary, other, theirs, path, draft, ledger)
         else:

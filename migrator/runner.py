@@ -110,6 +110,8 @@ def _write(file: FileResult, settings: RunSettings) -> None:
         target = writer.mirrored_path(settings.output_dir, file.relative)
         writer.atomic_write(target, file.source.encode(file.result.text))
     elif settings.mode == "in-place" and file.writable:
+        if not os.path.lexists(file.name):  # removed while we worked: do not resurrect it
+            raise FileNotFoundError(2, "the file disappeared during the run")
         if settings.backup:
             writer.atomic_write(Path(file.name + settings.backup), file.source.raw)
         writer.atomic_write(Path(file.name), file.source.encode(file.result.text))

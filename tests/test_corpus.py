@@ -63,3 +63,33 @@ def test_corpus_converts_and_validates(target: str, companions: bool, shared: Pa
             if doc.reportable and doc.status in ("skipped", "failed"):
                 assert doc.findings, path
     assert converted >= (40 if companions else 25), converted
+
+
+def test_corpus_batch_in_place_twice(shared: Path, tmp_path: Path) -> None:
+    """A repository-wide --in-place run on a copy: converts what it can, leaves files with a
+    failed document byte-identical, and a second run finds nothing left to convert."""
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.goldens import ROOT
+
+    copy = tmp_path / "corpus"
+    shutil.copytree(shared / "corpus", copy)
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+
+    def convert(report: str) -> dict[str, Any]:
+        subprocess.run([sys.executable, "-m", "migrator", "convert", str(copy), "--jobs", "2",
+                        "--in-place", "-q", "--report", str(tmp_path / report)], env=env,
+                       capture_output=True, check=False, timeout=600)
+        return dict(json.loads((tmp_path / report).read_text()))
+
+    first = convert("first.json")
+    assert first["summary"]["documents"]["converted"] >= 25
+    failed = {d["file"] for d in first["documents"] if d["status"] == "failed"}
+    for name in failed:
+        original = shared / "corpus" / Path(name).relative_to(copy)
+        assert Path(name).read_bytes() == original.read_bytes(), name
+    second = convert("second.json")
+    assert second["summary"]["documents"]["converted"] == 0
+    assert second["summary"]["filesChanged"] == 0
