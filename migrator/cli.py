@@ -70,6 +70,15 @@ def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
                      "back into the chart)."),
         click.option("--max-file-size", type=click.IntRange(min=1), default=10 * 1024 * 1024,
                      show_default=True, help="Refuse files larger than this many bytes."),
+        click.option("--runtimes", "runtime_files", multiple=True,
+                     type=click.Path(exists=True), help="TrainingRuntime / "
+                     "ClusterTrainingRuntime YAML (file or directory, e.g. `kubectl get "
+                     "clustertrainingruntimes -o yaml`) to resolve runtimeRefs against; an "
+                     "unresolved runtimeRef is then an error. Repeatable."),
+        click.option("--crd", "crds", multiple=True, type=click.Path(exists=True,
+                                                                     dir_okay=False),
+                     help="Also validate against this CRD exported from your cluster "
+                     "(strict: unknown fields rejected). Repeatable."),
         click.option("--report", "reports", multiple=True,
                      type=click.Path(dir_okay=False, path_type=Path),
                      help="Write a machine-readable report (FILE.json). Repeatable."),
@@ -125,6 +134,20 @@ def check(**values: Any) -> None:
     _run("check", values)
 
 
+@main.command(name="validate")
+@_shared
+@click.option("--fail-on", type=click.Choice(SEVERITIES),
+              help="Exit 1 when a finding has at least this severity (default error).")
+def validate_command(**values: Any) -> None:
+    """Validate existing TrainJobs and runtimes in PATHS for the target Trainer release.
+
+    Checks every TrainJob, TrainingRuntime and ClusterTrainingRuntime (hand-written ones too)
+    against the strict API models, the webhook's admission rules, the runtimes it can resolve
+    and any --crd. Changes nothing; exit 1 when something would be rejected.
+    """
+    _run("validate", values)
+
+
 @main.command()
 @_shared
 @click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
@@ -147,9 +170,11 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
             allow_lossy=_pick(values["allow_lossy"], project.allow_lossy, False),
             companion_runtimes=_pick(values["companion_runtimes"], project.companion_runtimes,
                                      False),
-            runtimes=project.runtimes)
+            runtimes=project.runtimes, runtime_files=values["runtime_files"],
+            crds=values["crds"])
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    _preload(options)
     color = values.get("color", "auto")
     settings = RunSettings(
         paths=values["paths"], options=options, mode=mode,
@@ -184,6 +209,20 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
                    err=True)
         sys.exit(INTERRUPTED)
     sys.exit(code)
+
+
+def _preload(options: ConvertOptions) -> None:
+    """Read --crd and --runtimes files up front: a bad one is a usage error, not a finding."""
+    if not options.crds and not options.runtime_files:
+        return
+    from migrator import crdschema, runtimeindex
+
+    try:
+        for crd in options.crds:
+            crdschema.load(crd)
+        runtimeindex.from_files(options.runtime_files)
+    except MigratorError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _project_config(explicit: Path | None) -> Any:

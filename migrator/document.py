@@ -5,7 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from migrator import companion, detect, embedded, emit, engine, upgrade, validate, yamlio
+from migrator import (
+    companion,
+    crdschema,
+    detect,
+    embedded,
+    emit,
+    engine,
+    runtimeindex,
+    upgrade,
+    validate,
+    yamlio,
+)
 from migrator.catalog import Catalog
 from migrator.findings import Finding, Severity
 from migrator.ledger import Ledger
@@ -117,21 +128,35 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     if not draft.runtime_name:
         return result
     doc = emit.build(draft, target, options.manager)
-    result.findings.extend(validate.check(yamlio.plain(doc), target, catalog.codes))
+    known = dict(_known_runtimes(catalog, options))
+    runtime_doc = None
+    if draft.companion is not None and draft.runtime is not None:
+        runtime_doc = companion.build(draft, draft.runtime, target, draft.num_nodes)
+        plain_runtime = yamlio.plain(runtime_doc)
+        known[("TrainingRuntime", draft.companion.name)] = runtimeindex.describe(
+            plain_runtime, "companion runtime")
+        result.findings.extend(validate.check(plain_runtime, target, catalog.codes))
+        result.findings.extend(crdschema.check(plain_runtime, options.crds, catalog.codes))
+    reported = {f.code for f in result.findings}
+    policy = target.frameworks[mapping.framework].policy
+    plain_doc = yamlio.plain(doc)
+    result.findings.extend(f for f in validate.check(plain_doc, target, catalog.codes, known,
+                                                     resolve=bool(options.runtime_files),
+                                                     policy=policy)
+                           if not (f.path == "metadata.name" and "M101" in reported))
+    result.findings.extend(crdschema.check(plain_doc, options.crds, catalog.codes))
     result.output = {"apiVersion": target.api_version, "kind": target.kind,
                      "name": draft.name if draft.name is not None else draft.generate_name}
     if draft.companion is not None:
         result.output["runtime"] = {"kind": "TrainingRuntime", "name": draft.companion.name}
-    blocked = any(f.severity is Severity.ERROR for f in result.findings)
-    if blocked and not options.allow_lossy:
+    if not _writable(result.findings, options):
         return result
     if not render:
         result.status = "converted"
         return result
     indent = yamlio.detect_indent(chunk.body)
     body = yamlio.dump(doc, indent)
-    if draft.companion is not None and draft.runtime is not None:
-        runtime_doc = companion.build(draft, draft.runtime, target, draft.num_nodes)
+    if runtime_doc is not None:
         body = yamlio.dump(runtime_doc, indent) + "---\n" + body
     result.status, result.text = "converted", chunk.head + body + chunk.tail
     return result
@@ -149,7 +174,7 @@ def _embedded(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Co
             "release cannot convert here", source)
     result.output = {"apiVersion": doc.get("apiVersion"), "kind": doc.get("kind"),
                      "name": source.get("name")}
-    if any(f.severity is Severity.ERROR for f in findings) and not options.allow_lossy:
+    if not _writable(findings, options):
         return result
     if not render:
         result.status = "converted"
@@ -165,14 +190,18 @@ def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     ledger = Ledger(root, catalog.codes, line_offset=chunk.line - 1)
     if root.get("kind") == "TrainJob":
         doc = upgrade.upgrade_trainjob(root, ledger, options.manager)
-        ledger.findings.extend(validate.check(yamlio.plain(doc), target, catalog.codes))
     else:
         doc = upgrade.upgrade_runtime(root, ledger)
+    plain_doc = yamlio.plain(doc)
+    ledger.findings.extend(validate.check(plain_doc, target, catalog.codes,
+                                          _known_runtimes(catalog, options),
+                                          resolve=bool(options.runtime_files)))
+    ledger.findings.extend(crdschema.check(plain_doc, options.crds, catalog.codes))
     result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
                             mappings=ledger.mappings, findings=ledger.findings)
     result.output = {"apiVersion": doc.get("apiVersion"), "kind": doc.get("kind"),
                      "name": source.get("name")}
-    if any(f.severity is Severity.ERROR for f in result.findings) and not options.allow_lossy:
+    if not _writable(result.findings, options):
         return result
     if not render:
         result.status = "converted"
@@ -180,6 +209,22 @@ def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     body = yamlio.dump(doc, yamlio.detect_indent(chunk.body))
     result.status, result.text = "converted", chunk.head + body + chunk.tail
     return result
+
+
+def _writable(findings: list[Finding], options: ConvertOptions) -> bool:
+    """Error findings block a document unless --allow-lossy; an invalid result always does."""
+    errors = [f for f in findings if f.severity is Severity.ERROR]
+    if any(f.code in validate.OUTPUT_CODES for f in errors):
+        return False
+    return not errors or options.allow_lossy
+
+
+def _known_runtimes(catalog: Catalog, options: ConvertOptions) -> runtimeindex.Index:
+    """The target's default runtimes, overlaid by --runtimes files and the run's own."""
+    known = runtimeindex.defaults(catalog.target(options.target))
+    known.update(runtimeindex.from_files(options.local_runtime_files))
+    known.update(runtimeindex.from_files(options.runtime_files))
+    return known
 
 
 def _skipped(chunk: Chunk, index: int, catalog: Catalog, code: str, message: str,

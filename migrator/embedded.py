@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from migrator import emit, engine, paths, validate, yamlio
+from migrator import emit, engine, paths, runtimeindex, validate, yamlio
 from migrator.catalog import Catalog
 from migrator.findings import Finding, Severity
 from migrator.ledger import Ledger
@@ -65,7 +65,8 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
             continue
         trainjob = emit.build(draft, target, options.manager)
         findings += [_prefixed(f, prefix) for f in
-                     validate.check(yamlio.plain(trainjob), target, catalog.codes)]
+                     validate.check(yamlio.plain(trainjob), target, catalog.codes,
+                                    runtimeindex.defaults(target), embedded=True)]
         _put(doc, path, trainjob)
         converted += 1
         findings.append(_finding(catalog, CONVERTED, prefix, f"the embedded {mapping.source.kind} "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,6 +26,22 @@ def render(path: FieldPath) -> str:
 def parse(dotted: str) -> FieldPath:
     """Parse a plain dotted path (no selectors), as used in mapping files."""
     return tuple(dotted.split(".")) if dotted else ()
+
+
+def parse_rendered(text: str) -> FieldPath:
+    """Parse ``a.b[0].c`` (keys and indices; ``[name=x]`` selectors are kept as tuples)."""
+    parts: list[Segment] = []
+    for piece in re.findall(r"[^.\[\]]+|\[[^\]]*\]", text):
+        if piece.startswith("["):
+            inner = piece[1:-1]
+            if inner.isdigit():
+                parts.append(int(inner))
+            else:
+                key, _, value = inner.partition("=")
+                parts.append((key, value))
+        else:
+            parts.append(piece)
+    return tuple(parts)
 
 
 def get(node: Any, path: FieldPath) -> Any:

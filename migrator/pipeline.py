@@ -115,7 +115,8 @@ class FileResult:
 
 
 def process_file(name: str, relative: str, options: ConvertOptions,
-                 render: bool = True, max_bytes: int = sources.MAX_BYTES) -> FileResult:
+                 render: bool = True, max_bytes: int = sources.MAX_BYTES,
+                 audit: bool = False) -> FileResult:
     if name.startswith(helm.PREFIX):
         chart = name[len(helm.PREFIX):]
         rendered = helm.render(chart, relative)
@@ -126,15 +127,26 @@ def process_file(name: str, relative: str, options: ConvertOptions,
     read = sources.read(name, relative, max_bytes)
     if isinstance(read, sources.Unreadable):
         return FileResult(name, relative, unreadable=read)
+    if audit:
+        return FileResult(name, relative, source=read, result=_audit(read.text, options))
     return FileResult(name, relative, source=read,
                       result=convert_text(read.text, options=options, render=render))
+
+
+def _audit(text: str, options: ConvertOptions) -> TextResult:
+    if "kubeflow.org" not in text:
+        return TextResult(text)
+    from migrator import audit, catalog
+
+    return audit.validate_text(text, catalog.load(), options)
 
 
 def process_paths(paths: tuple[str, ...], options: ConvertOptions,
                   selection: Selection | None = None, jobs: int = 1,
                   found: list[tuple[str, str]] | None = None,
                   render: bool = True,
-                  max_bytes: int = sources.MAX_BYTES) -> Iterator[FileResult]:
+                  max_bytes: int = sources.MAX_BYTES,
+                  audit: bool = False) -> Iterator[FileResult]:
     """Process every selected file, in discovery order, on up to ``jobs`` processes.
 
     Results and their order are the same whatever ``jobs`` is; small batches stay in this
@@ -144,23 +156,23 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
         found = list(discovery.discover(paths, selection or Selection()))
     if jobs <= 1 or len(found) < PARALLEL_THRESHOLD:
         for name, relative in found:
-            yield process_file(name, relative, options, render, max_bytes)
+            yield process_file(name, relative, options, render, max_bytes, audit)
         return
     from concurrent.futures import ProcessPoolExecutor
 
     local = [(i, item) for i, item in enumerate(found) if item[0] == sources.STDIN]
     remote = [item for item in found if item[0] != sources.STDIN]
-    stdin_results = {i: process_file(name, relative, options, render, max_bytes)
+    stdin_results = {i: process_file(name, relative, options, render, max_bytes, audit)
                      for i, (name, relative) in local}
     chunk = max(1, min(64, len(remote) // (jobs * 8) or 1))
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        results = pool.map(_process_item, [(name, relative, options, render, max_bytes)
+        results = pool.map(_process_item, [(name, relative, options, render, max_bytes, audit)
                                            for name, relative in remote], chunksize=chunk)
         for index in range(len(found)):
             yield stdin_results[index] if index in stdin_results else next(results)
 
 
-def _process_item(item: tuple[str, str, ConvertOptions, bool, int]) -> FileResult:
+def _process_item(item: tuple[str, str, ConvertOptions, bool, int, bool]) -> FileResult:
     return process_file(*item)
 
 

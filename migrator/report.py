@@ -128,6 +128,21 @@ def _object(identity: dict[str, Any]) -> str:
     return f"{kind}/{name}" if name else str(kind)
 
 
+def validate_lines(file: FileResult, target: str) -> list[str]:
+    """``validate``: one line per Trainer object."""
+    if file.unreadable is not None:
+        return [f"{file.name}: error Y102 cannot read file: {file.unreadable.reason}"]
+    lines = []
+    for doc in file.result.documents if file.result else []:
+        if not doc.reportable:
+            continue
+        errors = sum(1 for f in doc.findings if f.severity is Severity.ERROR)
+        verdict = f"rejected by Trainer {target} ({errors} error{'s' if errors != 1 else ''})" \
+            if errors else f"valid for Trainer {target}"
+        lines.append(f"{file.name}:{doc.line}: {_object(doc.source)}: {verdict}")
+    return lines
+
+
 def summary_line(report_summary: dict[str, Any], seconds: float) -> str:
     docs, findings = report_summary["documents"], report_summary["findings"]
     return (f"{report_summary['files']} files: {docs['converted']} converted, "

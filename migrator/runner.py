@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from migrator import diffs, discovery, pipeline, report, writer
@@ -24,15 +25,19 @@ def run(settings: RunSettings) -> int:
     found = list(discovery.discover(settings.paths, selection))
     if settings.helm:
         found = _with_rendered_charts(found, settings.paths)
+    options = settings.options
+    if settings.mode == "validate" or options.runtime_files:
+        options = replace(options, local_runtime_files=_runtime_files(found))
     suppressor = Suppressor(tuple(IgnoreRule(paths, codes) for paths, codes in settings.ignore),
                             load_baseline(settings.baseline) if settings.baseline else None)
     progress = Progress(len(found), settings.progress)
     files: list[FileResult] = []
     write_errors = 0
     try:
-        for file in pipeline.process_paths(settings.paths, settings.options, jobs=settings.jobs,
+        for file in pipeline.process_paths(settings.paths, options, jobs=settings.jobs,
                                            found=found, render=settings.mode != "check",
-                                           max_bytes=settings.max_bytes):
+                                           max_bytes=settings.max_bytes,
+                                           audit=settings.mode == "validate"):
             file = suppressor.apply(file)
             try:
                 _write(file, settings)
@@ -67,6 +72,21 @@ def run(settings: RunSettings) -> int:
     if settings.mode in ("check", "diff"):
         return _check_exit(files)
     return pipeline.exit_code(files, settings.fail_on)
+
+
+def _runtime_files(found: list[tuple[str, str]]) -> tuple[str, ...]:
+    """Files of the run that hold a runtime (so TrainJobs can be resolved against them)."""
+    hits = []
+    for name, _ in found:
+        if name == "-" or name.startswith("helm-chart:"):
+            continue
+        try:
+            with open(name, "rb") as handle:
+                if b"TrainingRuntime" in handle.read(4 * 1024 * 1024):
+                    hits.append(name)
+        except OSError:
+            continue
+    return tuple(hits)
 
 
 def _with_rendered_charts(found: list[tuple[str, str]],
@@ -118,7 +138,10 @@ def _write(file: FileResult, settings: RunSettings) -> None:
 
 
 def _print(file: FileResult, settings: RunSettings, minimum: Severity) -> None:
-    if settings.mode == "check":
+    if settings.mode == "validate":
+        lines = [] if settings.quiet else report.validate_lines(file, settings.options.target)
+        lines += report.finding_lines(file, minimum)
+    elif settings.mode == "check":
         lines = report.check_lines(file, terse=settings.terse)
         if not settings.terse:
             lines += report.finding_lines(file, minimum if settings.verbose else Severity.ERROR)

@@ -12,7 +12,7 @@ SEVERITIES = ("error", "warning", "info", "never")
 FRAMEWORKS = ("torch", "mpi", "jax", "xgboost", "tensorflow", "paddle")
 DEFAULT_MANAGER = "kubeflow.org/trainjob-migrator"
 
-OutputMode = Literal["stdout", "directory", "in-place", "check", "diff"]
+OutputMode = Literal["stdout", "directory", "in-place", "check", "diff", "validate"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,9 @@ class ConvertOptions:
     allow_lossy: bool = False
     companion_runtimes: bool = False
     runtimes: tuple[tuple[str, str, str], ...] = ()  # (framework, runtime name, runtime kind)
+    runtime_files: tuple[str, ...] = ()  # --runtimes: runtime YAML to resolve runtimeRefs
+    crds: tuple[str, ...] = ()  # --crd: CRDs exported from the user's cluster
+    local_runtime_files: tuple[str, ...] = ()  # runtimes found among the run's own files
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:

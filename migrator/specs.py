@@ -170,6 +170,7 @@ class DefaultRuntime(Spec):
 
     name: str
     policy: str
+    jobs: list[JobSpec] | None = None  # when they differ from the policy's jobs
 
 
 class RuntimeSpec(Spec):

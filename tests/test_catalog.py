@@ -60,17 +60,33 @@ def test_mappings_ship_in_the_wheel_config() -> None:
     assert Path(catalog.mappings_dir(), "codes.yaml").is_file()
 
 
+def _ancestor(job: dict) -> str | None:  # type: ignore[type-arg]
+    labels = (job["template"].get("metadata") or {}).get("labels") or {}
+    return labels.get("trainer.kubeflow.org/trainjob-ancestor-step")
+
+
+def _containers(job: dict) -> tuple[str, ...]:  # type: ignore[type-arg]
+    return tuple(c["name"] for c in job["template"]["spec"]["template"]["spec"]["containers"])
+
+
 @pytest.mark.parametrize("version", ["2.2", "2.3"])
 def test_default_runtime_catalog_matches_upstream(version: str, shared: Path) -> None:
     from ruamel.yaml import YAML
 
-    upstream = {}
+    upstream, upstream_jobs = {}, {}
     for path in sorted((shared / "runtimes" / f"trainer-v{version}.0").glob("*.yaml")):
         for doc in YAML(typ="safe", pure=True).load_all(path.read_text()):
             policy = [k for k in doc["spec"]["mlPolicy"] if k != "numNodes"]
             upstream[doc["metadata"]["name"]] = policy[0] if policy else "plain"
+            upstream_jobs[doc["metadata"]["name"]] = {
+                (job["name"], _ancestor(job), _containers(job))
+                for job in doc["spec"]["template"]["spec"]["replicatedJobs"]}
     target = catalog.load().target(version)
     assert {r.name: r.policy for r in target.default_runtimes} == upstream
+    for runtime in target.default_runtimes:
+        jobs = runtime.jobs or target.policies[runtime.policy].jobs
+        mine = {(job.name, job.ancestor, tuple(job.containers)) for job in jobs}
+        assert mine == upstream_jobs[runtime.name], runtime.name
     for runtime in target.default_runtimes:
         jobs = {job.name for job in target.policies[runtime.policy].jobs}
         assert target.policies[runtime.policy].trainer_job in jobs
