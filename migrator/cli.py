@@ -246,6 +246,46 @@ def _pick(cli_value: Any, config_value: Any, default: Any) -> Any:
     return config_value if config_value is not None else default
 
 
+@main.command(name="explain-diff")
+@click.argument("files", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--target", type=click.Choice(TARGETS), default="2.2", show_default=True)
+@click.option("--companion-runtimes", is_flag=True, help="Compare as with --companion-runtimes.")
+@click.option("--runtime", help="Runtime name for the TrainJobs (as for convert).")
+@click.option("--runtimes", "runtime_files", multiple=True, type=click.Path(exists=True),
+              help="Runtime YAML whose templates to render with (as for convert).")
+def explain_diff(files: tuple[str, ...], target: str, companion_runtimes: bool,
+                 runtime: str | None, runtime_files: tuple[str, ...]) -> None:
+    """Show how the pods of each converted job will differ from the legacy job's pods.
+
+    Renders what Trainer will create (runtime template + trainer fields + runtime patches,
+    with the target's merge rules) and lists every difference: image, command, env and the
+    env contract, resources, volumes, scheduling, container names, pod counts.
+    """
+    from migrator import catalog, sources
+    from migrator import explain_diff as explainer
+
+    options = ConvertOptions(target=target, companion_runtimes=companion_runtimes,
+                             runtime=runtime, runtime_files=runtime_files)
+    _preload(options)
+    code = ExitCode.OK
+    for name in files:
+        read = sources.read(name, name)
+        if isinstance(read, sources.Unreadable):
+            click.echo(f"{name}: error Y102 cannot read file: {read.reason}", err=True)
+            code = ExitCode.USAGE
+            continue
+        for item in explainer.explain(read.text, catalog.load(), options):
+            click.echo(f"{name}:{item.line}: {item.title} (runtime: {item.runtime})")
+            for note in item.notes:
+                click.echo(f"  note: {note}")
+            for difference in item.differences:
+                click.echo(f"  {difference.describe()}")
+            if not item.differences:
+                click.echo("  no difference in the effective pods")
+    sys.exit(code)
+
+
 @main.command()
 @click.argument("code")
 def explain(code: str) -> None:

@@ -32,6 +32,7 @@ class RuntimeInfo:
     policy: str
     jobs: dict[str, list[str]]
     source: str
+    doc: Any = None  # the runtime document, when read from a file
 
 
 Index = dict[tuple[str, str], RuntimeInfo]  # (kind, name) -> info
@@ -59,7 +60,7 @@ def describe(doc: Any, source: str = "") -> RuntimeInfo:
         names = [c.get("name") for kind in ("containers", "initContainers")
                  for c in pod.get(kind) or [] if isinstance(c, dict)]
         jobs[job["name"]] = [n for n in names if isinstance(n, str)]
-    return RuntimeInfo(found[0] if found else "plain", jobs, source)
+    return RuntimeInfo(found[0] if found else "plain", jobs, source, doc)
 
 
 @functools.lru_cache(maxsize=8)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -152,6 +152,7 @@ class JobSpec(Spec):
 class PolicySpec(Spec):
     """An ML policy source as the target's Trainer implements it."""
 
+    injected_env: dict[str, str] = {}  # what Trainer sets in the trainer's node container
     reserved_env: list[str] = []
     jobs: list[JobSpec]
     trainer_job: str = "node"
@@ -171,6 +172,7 @@ class DefaultRuntime(Spec):
     name: str
     policy: str
     jobs: list[JobSpec] | None = None  # when they differ from the policy's jobs
+    pods: dict[str, dict[str, Any]] | None = None  # job -> pod spec (effective-pod comparison)
 
 
 class RuntimeSpec(Spec):

@@ -73,11 +73,14 @@ def _containers(job: dict) -> tuple[str, ...]:  # type: ignore[type-arg]
 def test_default_runtime_catalog_matches_upstream(version: str, shared: Path) -> None:
     from ruamel.yaml import YAML
 
-    upstream, upstream_jobs = {}, {}
+    upstream, upstream_jobs, upstream_pods = {}, {}, {}
     for path in sorted((shared / "runtimes" / f"trainer-v{version}.0").glob("*.yaml")):
         for doc in YAML(typ="safe", pure=True).load_all(path.read_text()):
             policy = [k for k in doc["spec"]["mlPolicy"] if k != "numNodes"]
             upstream[doc["metadata"]["name"]] = policy[0] if policy else "plain"
+            upstream_pods[doc["metadata"]["name"]] = {
+                job["name"]: job["template"]["spec"]["template"]["spec"]
+                for job in doc["spec"]["template"]["spec"]["replicatedJobs"]}
             upstream_jobs[doc["metadata"]["name"]] = {
                 (job["name"], _ancestor(job), _containers(job))
                 for job in doc["spec"]["template"]["spec"]["replicatedJobs"]}
@@ -87,6 +90,8 @@ def test_default_runtime_catalog_matches_upstream(version: str, shared: Path) ->
         jobs = runtime.jobs or target.policies[runtime.policy].jobs
         mine = {(job.name, job.ancestor, tuple(job.containers)) for job in jobs}
         assert mine == upstream_jobs[runtime.name], runtime.name
+        if runtime.pods:
+            assert runtime.pods == upstream_pods[runtime.name], runtime.name
     for runtime in target.default_runtimes:
         jobs = {job.name for job in target.policies[runtime.policy].jobs}
         assert target.policies[runtime.policy].trainer_job in jobs
