@@ -268,3 +268,42 @@ def test_convert_never_writes_an_invalid_manifest() -> None:
     assert doc.status == "failed"
     assert "V603" in [f.code for f in doc.findings]
     assert result.text == text
+
+
+BROKEN = """apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: this-trainjob-name-is-definitely-much-too-long-for-an-rfc-1035-label-x
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    numNodes: "two"
+    numProccesPerNode: 4
+  runtimePatches:
+    - manager: example.com/team
+      trainingRuntimeSpec:
+        template:
+          spec:
+            replicatedJobs:
+              - name: node
+                template:
+                  spec:
+                    template:
+                      spec:
+                        containers:
+                          - name: sidecar
+                            volumeMounts: [{name: data, mountPath: /data}]
+"""
+
+
+def test_hand_broken_trainjob_gets_one_line_per_problem(tmp_path: Path) -> None:
+    (tmp_path / "broken.yaml").write_text(BROKEN)
+    proc = run("validate", "broken.yaml", cwd=tmp_path)
+    assert proc.returncode == 1
+    errors = [line for line in proc.stderr.splitlines() if ": error V6" in line]
+    assert [line.split(": error ")[1][:4] for line in errors] == ["V603", "V602", "V602", "V604"]
+    assert errors[0].startswith("broken.yaml:4:3:")
+    assert "numNodes" in errors[1]
+    assert "numProccesPerNode" in errors[2]
+    assert "no container 'sidecar'" in errors[3]
