@@ -38,6 +38,7 @@ class DocumentResult:
     source: dict[str, Any] = field(default_factory=dict)
     output: dict[str, Any] | None = None
     mappings: list[tuple[str, str]] = field(default_factory=list)
+    values: dict[str, Any] = field(default_factory=dict)  # mapped source path -> scalar value
     findings: list[Finding] = field(default_factory=list)
     reportable: bool = True
 
@@ -120,7 +121,8 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     ledger = Ledger(root, catalog.codes, line_offset=chunk.line - 1)
     draft = engine.convert(root, mapping, catalog.pod, target, options, ledger)
     result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
-                            mappings=ledger.mappings, findings=ledger.findings)
+                            mappings=ledger.mappings, findings=ledger.findings,
+                            values=ledger.values)
     if draft is None:
         if {f.code for f in result.findings if f.severity is Severity.ERROR} <= {"Y103"}:
             result.status = "skipped"

@@ -17,6 +17,14 @@ from migrator.specs import CodeDoc
 UNKNOWN_FIELD = "U901"
 
 
+def _scalar(value: Any) -> Any:
+    """A plain str/int/float/bool (ruamel's scalar subclasses unwrapped)."""
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind(value)
+    return value
+
+
 class Ledger:
     """Findings, provenance (source → target) and consumed source paths of one document."""
 
@@ -26,11 +34,16 @@ class Ledger:
         self.line_offset = line_offset
         self.findings: list[Finding] = []
         self.mappings: list[tuple[str, str]] = []
+        self.values: dict[str, Any] = {}  # rendered source path -> carried scalar value
         self.consumed: list[FieldPath] = []
 
     def mapped(self, source: FieldPath, target: str, *, consume: bool = True) -> None:
         """``source`` was carried to ``target``."""
-        self.mappings.append((self.render(source), target))
+        rendered = self.render(source)
+        self.mappings.append((rendered, target))
+        value = paths.get(self.root, source)
+        if isinstance(value, str | int | float | bool) and not isinstance(value, dict):
+            self.values[rendered] = _scalar(value)
         if consume:
             self.consumed.append(source)
 

@@ -10,12 +10,12 @@ from migrator import __version__
 from migrator.findings import Finding, Severity
 from migrator.pipeline import FileResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 STATUSES = ("converted", "unchanged", "skipped", "failed")
 
 
 def build(files: list[FileResult], target: str) -> dict[str, Any]:
-    """The JSON report (schemaVersion 1, documented in the README)."""
+    """The JSON report (schemaVersion 2, documented in the README)."""
     documents: list[dict[str, Any]] = []
     for file in files:
         if file.unreadable is not None:
@@ -24,12 +24,19 @@ def build(files: list[FileResult], target: str) -> dict[str, Any]:
         documents.extend({
             "file": file.name, "index": doc.index, "line": doc.line,
             "source": doc.source, "status": doc.status, "output": doc.output,
-            "mappings": [{"from": a, "to": b} for a, b in doc.mappings],
+            "mappings": [_mapping(a, b, doc.values) for a, b in doc.mappings],
             "findings": [f.to_json() for f in _ordered(doc.findings)],
         } for doc in (file.result.documents if file.result else []) if doc.reportable)
     return {"schemaVersion": SCHEMA_VERSION,
             "tool": {"name": "trainjob-migrator", "version": __version__},
             "target": target, "documents": documents, "summary": summary(files, documents)}
+
+
+def _mapping(source: str, target: str, values: dict[str, Any]) -> dict[str, Any]:
+    item: dict[str, Any] = {"from": source, "to": target}
+    if source in values:
+        item["value"] = values[source]
+    return item
 
 
 def _unreadable(file: FileResult) -> dict[str, Any]:

@@ -114,12 +114,12 @@ def test_json_report_matches_schema(tmp_path: Path) -> None:
     assert proc.returncode == 1
     data = json.loads(report.read_text())
     jsonschema.validate(data, json.loads(REPORT_SCHEMA.read_text()))
-    assert data["schemaVersion"] == 1
+    assert data["schemaVersion"] == 2
     assert data["target"] == "2.2"
     full = next(d for d in data["documents"] if d["file"].endswith("full.in.yaml"))
     assert full["status"] == "converted"
     assert {"from": "spec.pytorchReplicaSpecs.Worker.template.spec.containers[name=pytorch].image",
-            "to": "spec.trainer.image"} in full["mappings"]
+            "to": "spec.trainer.image", "value": "registry.example/bert:1.2"} in full["mappings"]
     assert data["summary"]["documents"]["failed"] >= 3
 
 
