@@ -23,6 +23,7 @@ from migrator.settings import (
 )
 
 COLORS = ("auto", "always", "never")
+REPORT_FORMATS = ("json", "markdown", "html", "sarif", "junit")
 INTERRUPTED = 130  # the shell's code for SIGINT
 
 
@@ -81,7 +82,12 @@ def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
                      "(strict: unknown fields rejected). Repeatable."),
         click.option("--report", "reports", multiple=True,
                      type=click.Path(dir_okay=False, path_type=Path),
-                     help="Write a machine-readable report (FILE.json). Repeatable."),
+                     help="Write a report; the format comes from the suffix: .json (machine "
+                     "contract), .md (PR comment), .html, .sarif (code scanning), .xml (JUnit). "
+                     "Repeatable."),
+        click.option("--report-format", type=click.Choice(REPORT_FORMATS),
+                     help="Also print a report in this format to standard output (with check, "
+                     "validate, -o or --in-place)."),
         click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
                      help="Suppress the findings listed in this baseline file."),
         click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
@@ -158,9 +164,15 @@ def diff(**values: Any) -> None:
 
 
 def _run(mode: OutputMode, values: dict[str, Any]) -> None:
+    from migrator.reports import format_of
+
     for report in values["reports"]:
-        if report.suffix.lower() != ".json":
-            raise click.UsageError(f"report {report}: only .json reports are supported")
+        if format_of(str(report)) is None:
+            raise click.UsageError(f"report {report}: use a .json, .md, .html, .sarif or .xml "
+                                   "file name")
+    if values["report_format"] and mode in ("stdout", "diff"):
+        raise click.UsageError("--report-format prints to standard output, which this command "
+                               "uses for YAML; add -o DIR or --in-place, or use check")
     project = _project_config(values["config_path"])
     try:
         options = ConvertOptions(
@@ -193,7 +205,8 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
         progress=mode not in ("stdout", "diff") and sys.stderr.isatty() and not values["quiet"],
         terse=bool(os.environ.get("PRE_COMMIT")),
         github=os.environ.get("GITHUB_ACTIONS") == "true",
-        helm=values["helm"], max_bytes=values["max_file_size"])
+        helm=values["helm"], max_bytes=values["max_file_size"],
+        report_format=values["report_format"])
     if values["debug"]:
         from migrator import document
 

@@ -7,13 +7,17 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from migrator import diffs, discovery, pipeline, report, writer
+from migrator import diffs, discovery, pipeline, report, reports, writer
 from migrator.findings import Severity
 from migrator.pipeline import FileResult
 from migrator.progress import Progress
 from migrator.settings import RunSettings
 from migrator.suppress import IgnoreRule, Suppressor, load_baseline, write_baseline
+
+if TYPE_CHECKING:
+    from migrator.review import ReviewDocument
 
 
 def run(settings: RunSettings) -> int:
@@ -31,6 +35,10 @@ def run(settings: RunSettings) -> int:
     suppressor = Suppressor(tuple(IgnoreRule(paths, codes) for paths, codes in settings.ignore),
                             load_baseline(settings.baseline) if settings.baseline else None)
     progress = Progress(len(found), settings.progress)
+    wanted = {reports.format_of(str(p)) for p in settings.reports} | \
+        ({settings.report_format} if settings.report_format else set())
+    reviewing = bool(wanted - {"json", None})
+    reviewed: list[Any] = []  # review.ReviewDocument, imported only when needed
     files: list[FileResult] = []
     write_errors = 0
     try:
@@ -46,6 +54,10 @@ def run(settings: RunSettings) -> int:
                 print(f"{file.name}: error Y106 cannot write the result: "
                       f"{exc.strerror or exc} (the input is unchanged)", file=sys.stderr)
             _print(file, settings, minimum)
+            if reviewing:
+                from migrator import review
+
+                reviewed += review.collect(file, options)
             files.append(file.slim())
             progress.advance()
     finally:
@@ -53,7 +65,10 @@ def run(settings: RunSettings) -> int:
     built = report.build(files, settings.options.target)
     for path in settings.reports:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(report.to_json(built), encoding="utf-8")
+        path.write_text(_report(reports.format_of(str(path)), built, reviewed, settings),
+                        encoding="utf-8")
+    if settings.report_format:
+        sys.stdout.write(_report(settings.report_format, built, reviewed, settings))
     if settings.write_baseline is not None:
         count = write_baseline(settings.write_baseline, files)
         print(f"wrote {count} findings to baseline {settings.write_baseline}", file=sys.stderr)
@@ -72,6 +87,32 @@ def run(settings: RunSettings) -> int:
     if settings.mode in ("check", "diff"):
         return _check_exit(files)
     return pipeline.exit_code(files, settings.fail_on)
+
+
+def _report(kind: str | None, built: dict[str, object], reviewed: list[ReviewDocument],
+            settings: RunSettings) -> str:
+    """One report in the given format (the JSON one is the machine contract)."""
+    target = settings.options.target
+    summary = built["summary"]
+    assert isinstance(summary, dict)
+    if kind == "markdown":
+        from migrator.reports import markdown
+
+        return markdown.render(reviewed, summary, target)
+    if kind == "html":
+        from migrator.reports import html
+
+        return html.render(reviewed, summary, target)
+    if kind == "sarif":
+        from migrator.catalog import load
+        from migrator.reports import sarif
+
+        return sarif.render(reviewed, load().codes)
+    if kind == "junit":
+        from migrator.reports import junit
+
+        return junit.render(reviewed)
+    return report.to_json(built)
 
 
 def _runtime_files(found: list[tuple[str, str]]) -> tuple[str, ...]:

@@ -74,4 +74,5 @@ class RunSettings:
     terse: bool = False
     github: bool = False
     helm: bool = False
+    report_format: str | None = None  # also print this report to standard output
     max_bytes: int = 10 * 1024 * 1024

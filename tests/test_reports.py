@@ -1,0 +1,159 @@
+"""Reviewer reports: Markdown, HTML, JSON, SARIF 2.1.0 and JUnit XML from one run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tarfile
+import urllib.request
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import jsonschema
+import pytest
+
+from tests.goldens import FIXTURES, ROOT
+from tests.test_cli import run
+
+REPORT_SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text())
+SARIF_SCHEMA_URL = "https://json.schemastore.org/sarif-2.1.0.json"
+NPM_PACKAGE = "@microsoft/jest-sarif@1.0.0-beta.0"
+CASES = [FIXTURES / "pytorchjob" / "full.in.yaml", FIXTURES / "tfjob" / "parameter-server.in.yaml",
+         FIXTURES / "mpijob-v2beta1" / "pi.in.yaml", FIXTURES / "pytorchjob" / "minimal.in.yaml"]
+FORMATS = ("r.json", "r.md", "r.html", "r.sarif", "r.xml")
+
+
+def _reports(tmp_path: Path, *paths: Path, extra: tuple[str, ...] = ()) -> dict[str, str]:
+    args = ["convert", *map(str, paths), "-o", str(tmp_path / "out")]
+    for name in FORMATS:
+        args += ["--report", str(tmp_path / name)]
+    proc = run(*args, *extra)
+    assert proc.returncode in (0, 1), proc.stderr
+    return {name: (tmp_path / name).read_text() for name in FORMATS}
+
+
+@pytest.fixture(scope="module")
+def sarif_schema(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The official SARIF 2.1.0 JSON Schema: from schemastore, else from the npm package
+    @microsoft/jest-sarif (which ships it); skipped when neither can be reached."""
+    try:
+        with urllib.request.urlopen(SARIF_SCHEMA_URL, timeout=20) as response:
+            return dict(json.loads(response.read()))
+    except OSError:
+        pass
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("the SARIF 2.1.0 schema cannot be fetched (no network, no npm)")
+    folder = tmp_path_factory.mktemp("sarif-schema")
+    packed = subprocess.run([npm, "pack", NPM_PACKAGE, "--silent"], cwd=folder,
+                            capture_output=True, text=True, timeout=120, check=False)
+    if packed.returncode != 0:
+        pytest.skip(f"the SARIF 2.1.0 schema cannot be fetched: {packed.stderr.strip()[-200:]}")
+    with tarfile.open(folder / packed.stdout.strip().splitlines()[-1]) as archive:
+        member = archive.extractfile("package/lib/schemas/sarif-2.1.0-rtm.5.json")
+        assert member is not None
+        return dict(json.loads(member.read()))
+
+
+def test_all_formats_in_one_run(tmp_path: Path) -> None:
+    reports = _reports(tmp_path, *CASES, extra=("--companion-runtimes",))
+    data = json.loads(reports["r.json"])
+    jsonschema.validate(data, REPORT_SCHEMA)
+    pi = next(d for d in data["documents"] if d["file"].endswith("pi.in.yaml"))
+    assert pi["output"]["runtime"] == {"kind": "TrainingRuntime", "name": "pi-legacy"}
+    markdown = reports["r.md"]
+    assert markdown.startswith("## trainjob-migrate report")
+    assert markdown.count("<details>") == 4
+    assert "PyTorchJob/bert-ft → TrainJob/bert-ft + TrainingRuntime/bert-ft-legacy" in markdown
+    assert "**Provenance**" in markdown
+    assert "| `spec.pytorchReplicaSpecs.Worker.replicas` | `spec.trainer.numNodes` | `2` |" \
+        in markdown
+    assert "**Effective pods" in markdown
+    assert "```diff" in markdown
+    assert len(markdown.encode()) < 64 * 1024
+    suites = ET.fromstring(reports["r.xml"])
+    assert suites.get("tests") == "4"
+    assert suites.get("failures") == "1"
+    failure = suites.find(".//failure")
+    assert failure is not None
+    assert failure.get("type") in ("F512", "K105")
+    html = reports["r.html"]
+    assert html.startswith("<!DOCTYPE html>")
+    assert "http://" not in html.replace("http-equiv", "")
+    assert "https://" not in html
+    assert '<div class="side"><pre class="old">' in html
+    assert 'class="finding" data-severity="error"' in html
+
+
+def test_sarif_is_valid(tmp_path: Path, sarif_schema: dict[str, object]) -> None:
+    reports = _reports(tmp_path, *CASES)
+    log = json.loads(reports["r.sarif"])
+    jsonschema.validate(log, sarif_schema)
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    results = log["runs"][0]["results"]
+    assert len({rule["id"] for rule in rules}) == len(rules)
+    assert all(r["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1 for r in results)
+    assert {r["ruleId"] for r in results} == {rule["id"] for rule in rules}
+
+
+def test_markdown_stays_under_64_kb(tmp_path: Path) -> None:
+    many = tmp_path / "many"
+    many.mkdir()
+    for index in range(120):
+        shutil.copy(FIXTURES / "pytorchjob" / "full.in.yaml", many / f"j{index:03d}.yaml")
+    proc = run("check", str(many), "--report", str(tmp_path / "big.md"))
+    assert proc.returncode == 1
+    text = (tmp_path / "big.md").read_text()
+    assert len(text.encode()) <= 64 * 1024
+    assert "left out" in text
+
+
+def test_report_format_prints_to_stdout(tmp_path: Path) -> None:
+    proc = run("check", str(CASES[1]), "--report-format", "junit")
+    assert proc.stdout.startswith('<?xml version="1.0"')
+    assert run("convert", str(CASES[1]), "--report-format", "json").returncode == 2
+    assert run("convert", str(CASES[1]), "--report", "r.txt").returncode == 2
+
+
+def test_corpus_reports_in_all_formats(tmp_path: Path, shared: Path) -> None:
+    reports = _reports(tmp_path, shared / "corpus", extra=("--companion-runtimes",))
+    jsonschema.validate(json.loads(reports["r.json"]), REPORT_SCHEMA)
+    assert ET.fromstring(reports["r.xml"]).get("tests")
+    assert len(reports["r.md"].encode()) <= 64 * 1024
+    assert json.loads(reports["r.sarif"])["runs"][0]["results"]
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
+def test_html_report_in_a_real_browser(tmp_path: Path) -> None:
+    _reports(tmp_path, *CASES)
+    page = (tmp_path / "r.html").as_uri()
+    assert CHROMIUM is not None
+
+    def chromium(*args: str) -> subprocess.CompletedProcess[str]:
+        profile = tmp_path / f"profile-{len(list(tmp_path.iterdir()))}"
+        return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}",
+                               "--enable-logging=stderr", "--v=0", *args],
+                              capture_output=True, text=True, timeout=120, check=False)
+
+    shown = chromium("--dump-dom", page)
+    assert 'data-ready="1"' in shown.stdout
+    console = [line for line in shown.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == [], console
+    assert '<pre class="old">' in shown.stdout
+    assert '<pre class="new">' in shown.stdout
+    assert 'data-severity="info"' in shown.stdout
+    assert 'data-severity="info" style="display: none;"' not in shown.stdout
+    filtered = chromium("--dump-dom", page + "#hide=info")
+    assert filtered.stdout.count('data-severity="info" style="display: none;"') == \
+        shown.stdout.count('data-severity="info"')
+    assert 'data-severity="error" style="display: none;"' not in filtered.stdout
+    build = ROOT / "build"
+    build.mkdir(exist_ok=True)
+    chromium(f"--screenshot={build / 'report.png'}", "--window-size=1280,1600", page)
+    assert (build / "report.png").stat().st_size > 10_000
