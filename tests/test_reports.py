@@ -116,8 +116,10 @@ def test_report_format_prints_to_stdout(tmp_path: Path) -> None:
     assert run("convert", str(CASES[1]), "--report", "r.txt").returncode == 2
 
 
-def test_corpus_reports_in_all_formats(tmp_path: Path, shared: Path) -> None:
+def test_corpus_reports_in_all_formats(tmp_path: Path, shared: Path,
+                                      sarif_schema: dict[str, object]) -> None:
     reports = _reports(tmp_path, shared / "corpus", extra=("--companion-runtimes",))
+    jsonschema.validate(json.loads(reports["r.sarif"]), sarif_schema)
     jsonschema.validate(json.loads(reports["r.json"]), REPORT_SCHEMA)
     assert ET.fromstring(reports["r.xml"]).get("tests")
     assert len(reports["r.md"].encode()) <= 64 * 1024

@@ -251,9 +251,29 @@ print(json.dumps(problems))
 """
 
 
+def _corpus_outputs(target: str) -> list[dict[str, Any]]:
+    from tests.conftest import SHARED
+    from tests.test_corpus import _legacy_files
+
+    if not (SHARED / "corpus").is_dir():
+        return []
+    objects = []
+    for path in _legacy_files(SHARED):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for companions in (False, True):
+            result = convert_text(text, target=target, allow_lossy=True,
+                                  companion_runtimes=companions)
+            for document in result.documents:
+                if document.status == "converted":
+                    for doc in YAML_SAFE.load_all(document.text):
+                        objects += list(trainer_objects(doc))
+    return objects
+
+
 @pytest.mark.parametrize("target", goldens.TARGETS)
 def test_outputs_load_into_official_models(target: str, official_models: dict[str, Path]) -> None:
-    docs = [d for d in _outputs(target) if "metadata" in d]
+    """Fixture outputs, and corpus outputs when ../shared is there."""
+    docs = [d for d in _outputs(target) + _corpus_outputs(target) if "metadata" in d]
     env = {"PYTHONPATH": str(official_models[target]), "PATH": "/usr/bin:/bin"}
     proc = subprocess.run([sys.executable, "-c", CONFORMANCE], input=json.dumps(docs),
                           capture_output=True, text=True, env=env, timeout=300, check=False)
