@@ -302,7 +302,7 @@ def explain_diff(files: tuple[str, ...], target: str, companion_runtimes: bool,
 @main.command()
 @click.argument("code")
 def explain(code: str) -> None:
-    """Explain a finding CODE (e.g. F501) or its name (e.g. elastic-policy)."""
+    """Explain a finding code such as F501, or its name such as elastic-policy."""
     from migrator.catalog import load
 
     codes = load().codes

@@ -46,7 +46,9 @@ def add_template(companion: Companion, replica: Replica, main: Container, contai
                 del env[index]
     spec = template["spec"]
     spec.pop("restartPolicy", None)
-    if restart_policy in JOB_RESTART_POLICIES:
+    if restart_policy == "ExitCode":
+        spec["restartPolicy"] = "Never"  # the podFailurePolicy decides (exit_code_policy)
+    elif restart_policy in JOB_RESTART_POLICIES:
         spec["restartPolicy"] = restart_policy
     companion.templates[replica.job] = template
 
@@ -61,6 +63,15 @@ def _drop_nulls(node: Any) -> None:
     elif isinstance(node, list):
         for value in node:
             _drop_nulls(value)
+
+
+def exit_code_policy(companion: Companion, job: str, container: str) -> None:
+    """The legacy ExitCode restart policy as a Job podFailurePolicy: exit codes 1-127 are
+    permanent failures (fail the Job), 128-255 (signals, OOM kills) are retried."""
+    companion.job(job)["podFailurePolicy"] = yamlio.from_plain({"rules": [{
+        "action": "FailJob",
+        "onExitCodes": {"containerName": container, "operator": "In",
+                        "values": yamlio.flow_seq(list(range(1, 128)))}}]})
 
 
 def build(draft: Draft, runtime: RuntimeSpec, target: TargetSpec, num_nodes: int) -> CommentedMap:
@@ -152,6 +163,8 @@ def _pod_template(draft: Draft, companion: Companion, job: str) -> Any:
                 for name, value in values.items():
                     target.setdefault(name, value)
     spec = template["spec"]
+    if "podFailurePolicy" in companion.job(job):
+        spec["restartPolicy"] = "Never"  # a Job's podFailurePolicy requires it
     for key, value in companion.pod_fields.items():
         if key not in spec:
             spec[key] = value

@@ -114,6 +114,12 @@ def _restart_policy(replica: Replica, spec: MappingSpec, draft: Draft, ledger: L
             ledger.mapped(path, target)
         else:
             ledger.mappings.append((paths.render(path) + " (default Never)", target))
+    elif value == "ExitCode" and draft.companion is not None:
+        companion.exit_code_policy(draft.companion, replica.job, draft.patch_container)
+        ledger.report("R213", path, f"{replica.role} restartPolicy ExitCode is carried by "
+                      f"companion runtime {draft.companion.name} as restartPolicy Never and a "
+                      "podFailurePolicy (exit codes 1-127 fail the job, others are retried "
+                      "within backoffLimit)", consume=given)
     elif value == "ExitCode":
         ledger.report("R211", path, f"{replica.role} restartPolicy ExitCode cannot be expressed",
                       consume=given)

@@ -171,6 +171,13 @@ def new_seq(items: list[Any] | None = None) -> CommentedSeq:
     return CommentedSeq(items or [])
 
 
+def flow_seq(items: list[Any]) -> CommentedSeq:
+    """A sequence that dumps in flow style (``[1, 2, 3]``), for long lists of scalars."""
+    seq = CommentedSeq(items)
+    seq.fa.set_flow_style()
+    return seq
+
+
 def from_plain(node: Any) -> Any:
     """Plain dicts and lists (possibly holding loaded nodes) as ruamel maps and sequences."""
     if isinstance(node, CommentedMap | CommentedSeq):
