@@ -26,7 +26,8 @@ NameStr = Annotated[str, Field(min_length=1, max_length=253)]
 class Strict(BaseModel):
     """Base: camelCase keys, unknown keys rejected."""
 
-    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True,
+                              defer_build=True)
 
 
 class ObjectMeta(Strict):

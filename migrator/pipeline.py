@@ -160,6 +160,8 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
         return
     from concurrent.futures import ProcessPoolExecutor
 
+    _warm_up(options.target)  # forked workers inherit the loaded rules instead of loading them
+
     local = [(i, item) for i, item in enumerate(found) if item[0] == sources.STDIN]
     remote = [item for item in found if item[0] != sources.STDIN]
     stdin_results = {i: process_file(name, relative, options, render, max_bytes, audit)
@@ -170,6 +172,18 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
                                            for name, relative in remote], chunksize=chunk)
         for index in range(len(found)):
             yield stdin_results[index] if index in stdin_results else next(results)
+
+
+def _warm_up(target: str) -> None:
+    """Import the converter, load the data files and build the target's API models once,
+    before workers are forked (they inherit all of it)."""
+    from migrator import apimodels, audit, catalog, document
+
+    catalog.load()
+    for (version, _), model in apimodels.MODELS.items():
+        if version == target:
+            model.model_rebuild()
+    assert audit and document
 
 
 def _process_item(item: tuple[str, str, ConvertOptions, bool, int, bool]) -> FileResult:
