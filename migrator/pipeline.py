@@ -177,13 +177,16 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
 def _warm_up(target: str) -> None:
     """Import the converter, load the data files and build the target's API models once,
     before workers are forked (they inherit all of it)."""
-    from migrator import apimodels, audit, catalog, document
+    import importlib
 
+    from migrator import apimodels, catalog
+
+    for module in ("migrator.document", "migrator.audit"):
+        importlib.import_module(module)
     catalog.load()
     for (version, _), model in apimodels.MODELS.items():
         if version == target:
             model.model_rebuild()
-    assert audit and document
 
 
 def _process_item(item: tuple[str, str, ConvertOptions, bool, int, bool]) -> FileResult:
