@@ -68,6 +68,8 @@ class Draft:
     companion: Companion | None = None
     num_nodes: int = 0
     runtime: RuntimeSpec | None = None
+    runtime_pods: dict[str, Any] = field(default_factory=dict)  # from --runtimes, by job
+    runtime_doc: Any = None  # the referenced runtime's document, from --runtimes
 
     @property
     def pod(self) -> PodPatch:

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrator import companion, frameworks, launch, model, paths, podtemplate, roles, runtimes
+from migrator import (
+    companion,
+    effective,
+    frameworks,
+    launch,
+    model,
+    paths,
+    podtemplate,
+    roles,
+    runtimeindex,
+    runtimes,
+)
 from migrator.contract import apply_contract
 from migrator.draft import Companion, Draft
 from migrator.ledger import Ledger
@@ -34,6 +45,7 @@ def convert(root: Any, spec: MappingSpec, pod_rules: PodRules, target: TargetSpe
         return None
     runtime = _runtime(job, spec, target, options, ledger)
     draft = _new_draft(runtime, spec, job)
+    draft.runtime_pods, draft.runtime_doc = _runtime_pods(runtime, options)
     convert_metadata(job.metadata.node, draft, ledger, target.limits.name,
                      require_name=not embedded)
     num_nodes = _replicas(job, spec, draft, ledger)
@@ -63,6 +75,16 @@ def _runtime(job: LegacyJob, spec: MappingSpec, target: TargetSpec, options: Con
     return RuntimeSpec(name="", kind=runtimes.CLUSTER_KIND, policy="plain",
                        trainer_job=policy.trainer_job, container="node", jobs=policy.jobs,
                        reserved_env=policy.reserved_env)
+
+
+def _runtime_pods(runtime: RuntimeSpec, options: ConvertOptions) -> tuple[dict[str, Any], Any]:
+    """The referenced runtime's pod templates and document, when given with --runtimes."""
+    if runtime.companion or not options.runtime_files:
+        return {}, None
+    info = runtimeindex.from_files(options.runtime_files).get((runtime.kind, runtime.name))
+    if info is None or info.doc is None:
+        return {}, None
+    return effective.runtime_pods(info.doc), info.doc
 
 
 def _new_draft(runtime: RuntimeSpec, spec: MappingSpec, job: LegacyJob) -> Draft:
@@ -214,11 +236,20 @@ def _mpi_nodes(job: LegacyJob, draft: Draft, ledger: Ledger) -> int:
         draft.companion.policy_fields["runLauncherAsNode"] = as_node
         if "numProcPerNode" in draft.trainer:
             draft.companion.policy_fields["numProcPerNode"] = draft.trainer["numProcPerNode"]
+    elif _launcher_as_node(draft.runtime_doc) == as_node:
+        ledger.default(where)  # the runtime (from --runtimes) agrees with the legacy job
     elif draft.runtime_name:
         ledger.report("F522", where, f"numNodes {nodes} assumes runtime {draft.runtime_name} "
                       f"sets runLauncherAsNode: {str(as_node).lower()} (with true, node pods = "
                       "numNodes - 1 and the launcher computes too)", consume=False)
     return nodes
+
+
+def _launcher_as_node(runtime_doc: Any) -> bool | None:
+    if not isinstance(runtime_doc, dict):
+        return None
+    value = paths.get(runtime_doc, ("spec", "mlPolicy", "mpi", "runLauncherAsNode"))
+    return bool(value) if value is not None else False
 
 
 def _primary(replicas: list[Replica], spec: MappingSpec) -> Replica:

@@ -135,6 +135,10 @@ def _containers(replica: Replica, main: Container, draft: Draft, ledger: Ledger,
                 ledger.mapped(path, f"spec.trainer.{rule.to}")
             elif draft.companion is not None:
                 ledger.mapped(path, f"{base}.{field}")
+            elif _runtime_has(draft, replica.job, field, main.node):
+                ledger.mapped(path, f"{draft.runtime_kind}/{draft.runtime_name}: "
+                              f"replicatedJobs[name={replica.job}] container node {field} "
+                              "(the same value)")
             else:
                 ledger.report(LOST_CONTAINER_FIELD, path, f"the {replica.role} container's "
                               f"{field} cannot be set through a TrainJob; the runtime's "
@@ -157,6 +161,21 @@ def _containers(replica: Replica, main: Container, draft: Draft, ledger: Ledger,
                       f"container {main.name!r} is now {draft.patch_container!r}")
     if draft.companion is None:
         _duplicate_mounts(main, ledger)
+
+
+def _runtime_has(draft: Draft, job: str, field: str, legacy: Any) -> bool:
+    """Whether the referenced runtime (known from --runtimes) already runs this value; command
+    and args count as one (``[sshd] + [-De]`` runs the same as ``[sshd, -De]``)."""
+    containers = (draft.runtime_pods.get(job) or {}).get("spec", {}).get("containers") or []
+    node = next((c for c in containers if isinstance(c, dict)
+                 and c.get("name") == draft.patch_container), None)
+    if node is None:
+        return False
+    if field in ("command", "args"):
+        def exec_line(container: Any) -> list[Any]:
+            return [*(container.get("command") or []), *(container.get("args") or [])]
+        return bool(yamlio.plain(exec_line(legacy)) == yamlio.plain(exec_line(node)))
+    return bool(yamlio.plain(legacy.get(field)) == yamlio.plain(node.get(field)))
 
 
 def _duplicate_mounts(main: Container, ledger: Ledger) -> None:

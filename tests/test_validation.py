@@ -327,3 +327,40 @@ def test_hand_broken_trainjob_gets_one_line_per_problem(tmp_path: Path) -> None:
     assert "numNodes" in errors[1]
     assert "numProccesPerNode" in errors[2]
     assert "no container 'sidecar'" in errors[3]
+
+
+MPI_RUNTIME = """apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {name: openmpi-sshd}
+spec:
+  mlPolicy: {numNodes: 1, mpi: {numProcPerNode: 1, sshAuthMountPath: /home/mpiuser/.ssh,
+                                runLauncherAsNode: false}}
+  template:
+    spec:
+      replicatedJobs:
+      - name: launcher
+        template:
+          metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+          spec: {template: {spec: {containers: [{name: node, image: IMAGE}]}}}
+      - name: node
+        template:
+          spec: {template: {spec: {containers: [{name: node, image: IMAGE,
+            command: [/usr/sbin/sshd], args: [-De, -f, /home/mpiuser/.sshd_config]}]}}}
+"""
+
+
+def test_mpi_workers_resolved_against_the_given_runtime(tmp_path: Path) -> None:
+    job = goldens.FIXTURES / "mpijob-v2beta1" / "no-companion.in.yaml"
+    (tmp_path / "same.yaml").write_text(MPI_RUNTIME.replace("IMAGE",
+                                                            "mpioperator/mpi-pi:openmpi"))
+    same = run("convert", str(job), "--runtime", "openmpi-sshd", "--runtimes",
+               str(tmp_path / "same.yaml"))
+    assert same.returncode == 0, same.stderr
+    assert "F519" not in same.stderr
+    assert "F522" not in same.stderr
+    (tmp_path / "other.yaml").write_text(MPI_RUNTIME.replace("IMAGE", "other/image:1"))
+    other = run("convert", str(job), "--runtime", "openmpi-sshd", "--runtimes",
+                str(tmp_path / "other.yaml"))
+    assert other.returncode == 1
+    assert "error F519 the Worker container's image" in other.stderr
+    assert "container's command" not in other.stderr
