@@ -174,16 +174,7 @@ def _embedded(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Co
         return result if findings else _skipped(
             chunk, index, catalog, "K104", f"{source.get('kind')} embeds a legacy job this "
             "release cannot convert here", source)
-    result.output = {"apiVersion": doc.get("apiVersion"), "kind": doc.get("kind"),
-                     "name": source.get("name")}
-    if not _writable(findings, options):
-        return result
-    if not render:
-        result.status = "converted"
-        return result
-    body = yamlio.dump(doc, yamlio.detect_indent(chunk.body))
-    result.status, result.text = "converted", chunk.head + body + chunk.tail
-    return result
+    return _finish(result, doc, chunk, options, render)
 
 
 def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
@@ -201,15 +192,19 @@ def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     ledger.findings.extend(crdschema.check(plain_doc, options.crds, catalog.codes))
     result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
                             mappings=ledger.mappings, findings=ledger.findings)
+    return _finish(result, doc, chunk, options, render)
+
+
+def _finish(result: DocumentResult, doc: Any, chunk: Chunk, options: ConvertOptions,
+            render: bool) -> DocumentResult:
+    """Write ``doc`` (an object edited in place) back into the stream unless blocked."""
     result.output = {"apiVersion": doc.get("apiVersion"), "kind": doc.get("kind"),
-                     "name": source.get("name")}
+                     "name": result.source.get("name")}
     if not _writable(result.findings, options):
         return result
-    if not render:
-        result.status = "converted"
-        return result
-    body = yamlio.dump(doc, yamlio.detect_indent(chunk.body))
-    result.status, result.text = "converted", chunk.head + body + chunk.tail
+    result.status = "converted"
+    if render:
+        result.text = chunk.head + yamlio.dump(doc, yamlio.detect_indent(chunk.body)) + chunk.tail
     return result
 
 

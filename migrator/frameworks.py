@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrator.transforms import Call, transform
+from migrator.transforms import Call, elastic_policy, is_scaling, transform
 
 OPENMPI = "OpenMPI"
 MPI_IMPLEMENTATIONS = ("OpenMPI", "Intel", "MPICH")
@@ -109,13 +109,10 @@ def tf_dynamic_worker(call: Call) -> None:
 
 @transform("paddle-elastic-policy")
 def paddle_elastic_policy(call: Call) -> None:
-    policy = call.value
-    if not isinstance(policy, dict):
-        call.ledger.report("K103", call.path, "elasticPolicy must be a mapping")
+    policy = elastic_policy(call)
+    if policy is None:
         return
-    low, high = policy.get("minReplicas"), policy.get("maxReplicas")
-    scaling = (low is not None and high is not None and low != high) or bool(policy.get("metrics"))
-    code = "F501" if scaling else "F502"
+    code = "F501" if is_scaling(policy) else "F502"
     call.ledger.report(code, call.path, "elastic PaddlePaddle training is not available in "
                        "Trainer 2.2/2.3; the job runs with a fixed node count "
                        f"(dropped: {', '.join(str(k) for k in policy)})")

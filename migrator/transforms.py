@@ -198,14 +198,27 @@ def _nproc_cpu(call: Call, resources: Any) -> None:
                        consume=False)
 
 
+def elastic_policy(call: Call) -> dict[str, Any] | None:
+    """The elasticPolicy mapping, or None after reporting that it is not one."""
+    if isinstance(call.value, dict):
+        return call.value
+    call.ledger.report("K103", call.path, "elasticPolicy must be a mapping")
+    return None
+
+
+def is_scaling(policy: dict[str, Any]) -> bool:
+    """Whether an elasticPolicy really scales (min != max, or autoscaling metrics)."""
+    low, high = policy.get("minReplicas"), policy.get("maxReplicas")
+    return (low is not None and high is not None and low != high) or bool(policy.get("metrics"))
+
+
 @transform("torch-elastic-policy")
 def torch_elastic_policy(call: Call) -> None:
-    policy = call.value
-    if not isinstance(policy, dict):
-        call.ledger.report("K103", call.path, "elasticPolicy must be a mapping")
+    policy = elastic_policy(call)
+    if policy is None:
         return
     low, high = policy.get("minReplicas"), policy.get("maxReplicas")
-    scaling = (low is not None and high is not None and low != high) or bool(policy.get("metrics"))
+    scaling = is_scaling(policy)
     rest = []
     for key, value in policy.items():
         path = (*call.path, str(key))
