@@ -1,4 +1,5 @@
-"""Legacy jobs embedded in other objects (Katib Experiment trial specs, AppWrapper components).
+"""Legacy jobs embedded in other objects (Katib Experiment trial specs and trial-template
+ConfigMaps, AppWrapper components, v1 Lists).
 
 Each embedded job is converted by the same engine (without a companion runtime: there is no
 place for a second object) and replaced in place; the embedding object keeps its comments and
@@ -49,14 +50,14 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
     converted = 0
     options = replace(options, companion_runtimes=False)
     target = catalog.target(options.target)
-    for path in _expand(root, spec.paths):
-        job = paths.get(root, path)
+    for path in _expand(root, spec.paths, strings=spec.strings):
+        job, offset = _job_at(root, path, line_offset)
         key = (job.get("apiVersion"), job.get("kind")) if isinstance(job, dict) else None
         mapping = catalog.legacy.get(key) if key is not None else None  # type: ignore[arg-type]
         if mapping is None:
             continue
         prefix = paths.render(path)
-        ledger = Ledger(job, catalog.codes, line_offset=line_offset)
+        ledger = Ledger(job, catalog.codes, line_offset=offset)
         draft = engine.convert(job, mapping, catalog.pod, target, options, ledger, embedded=True)
         findings += [_prefixed(f, prefix) for f in ledger.findings]
         mappings += [(f"{prefix}.{src}", f"{prefix} (TrainJob) {dst}")
@@ -67,7 +68,8 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
         findings += [_prefixed(f, prefix) for f in
                      validate.check(yamlio.plain(trainjob), target, catalog.codes,
                                     runtimeindex.defaults(target), embedded=True)]
-        _put(doc, path, trainjob)
+        _put(doc, path, _as_string(trainjob) if isinstance(paths.get(root, path), str)
+             else trainjob)
         converted += 1
         findings.append(_finding(catalog, CONVERTED, prefix, f"the embedded {mapping.source.kind} "
                                  "was converted to a TrainJob in place", line_offset, root, path))
@@ -82,23 +84,53 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
     return doc, findings, mappings, converted
 
 
-def _expand(root: Any, patterns: list[str]) -> list[FieldPath]:
+def _expand(root: Any, patterns: list[str], *, strings: bool = False) -> list[FieldPath]:
+    """Paths matching ``patterns``: ``[*]`` walks a list, ``*`` every key of a mapping."""
     found: list[FieldPath] = []
+    wanted = (dict, str) if strings else (dict,)
     for pattern in patterns:
         partial: list[FieldPath] = [()]
         for part in pattern.split("."):
             step: list[FieldPath] = []
             name, star = (part[:-3], True) if part.endswith("[*]") else (part, False)
             for base in partial:
-                if not star:
+                if part == "*":
+                    node = paths.get(root, base)
+                    step += [(*base, str(k)) for k in node] if isinstance(node, dict) else []
+                elif not star:
                     step.append((*base, name))
-                    continue
-                items = paths.get(root, (*base, name))
-                if isinstance(items, list):
-                    step += [(*base, name, i) for i in range(len(items))]
+                else:
+                    items = paths.get(root, (*base, name))
+                    if isinstance(items, list):
+                        step += [(*base, name, i) for i in range(len(items))]
             partial = step
-        found += [p for p in partial if isinstance(paths.get(root, p), dict)]
+        found += [p for p in partial if isinstance(paths.get(root, p), wanted)]
     return found
+
+
+def _job_at(root: Any, path: FieldPath, line_offset: int) -> tuple[Any, int]:
+    """The job at ``path`` and the line offset of its text; a string is parsed as YAML."""
+    value = paths.get(root, path)
+    if not isinstance(value, str):
+        return value, line_offset
+    if "kubeflow.org" not in value:
+        return None, line_offset
+    try:
+        job = yamlio.load(value)
+    except yamlio.DocumentError:
+        return None, line_offset
+    key = path[-1]
+    line, _ = yamlio.position(paths.get(root, path[:-1]), key) \
+        if not isinstance(key, tuple) else (None, None)
+    return job, line_offset + (line or 0)
+
+
+def _as_string(trainjob: Any) -> Any:
+    """The TrainJob as a literal block string (ConfigMap data keeps its YAML as text)."""
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    text = yamlio.dump(trainjob, yamlio.detect_indent(""))
+    return LiteralScalarString(text.rstrip("\n"))
 
 
 def _put(doc: Any, path: FieldPath, value: Any) -> None:

@@ -217,6 +217,7 @@ class EmbeddingSpec(Spec):
     paths: list[str]
     katib: bool = False
     pod_sets_code: str | None = None
+    strings: bool = False  # the jobs are YAML text in string values (ConfigMap data)
 
 
 class KindIndex(Spec):

@@ -47,8 +47,11 @@ spec:
                  "    trialSpec:\n      apiVersion: kubeflow.org/v1\n      kind: PyTorchJob\n",
                  "failed", "K103", id="embedded-invalid"),
     pytest.param("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: t}\ndata:\n  job.yaml: |\n"
-                 "    apiVersion: kubeflow.org/v1\n    kind: PyTorchJob\n", "skipped", "K104",
+                 "    apiVersion: kubeflow.org/v1\n    kind: PyTorchJob\n", "failed", "K103",
                  id="embedded-in-configmap"),
+    pytest.param("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nspec:\n  templates:\n"
+                 "  - resource:\n      manifest: |\n        apiVersion: kubeflow.org/v1\n"
+                 "        kind: PyTorchJob\n", "skipped", "K104", id="embedded-in-argo"),
 ])
 def test_bad_or_unsupported_input_is_a_finding(text: str, status: str, code: str) -> None:
     result = convert_text(text)
