@@ -10,7 +10,7 @@ the upstream CRDs check them in the conformance tests.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -145,98 +145,66 @@ class PodSpecPatch23(PodSpecPatch22):
     termination_grace_period_seconds: Annotated[int, Field(ge=0)] | None = None
 
 
-class PodTemplatePatch22(Strict):
+PodSpecT = TypeVar("PodSpecT", bound=PodSpecPatch22)
+
+
+class PodTemplatePatch(Strict, Generic[PodSpecT]):
     metadata: PatchMeta | None = None
-    spec: PodSpecPatch22 | None = None
+    spec: PodSpecT | None = None
 
 
-class PodTemplatePatch23(Strict):
+class JobSpecPatch(Strict, Generic[PodSpecT]):
+    template: PodTemplatePatch[PodSpecT] | None = None
+
+
+class JobTemplatePatch(Strict, Generic[PodSpecT]):
     metadata: PatchMeta | None = None
-    spec: PodSpecPatch23 | None = None
+    spec: JobSpecPatch[PodSpecT] | None = None
 
 
-class JobSpecPatch22(Strict):
-    template: PodTemplatePatch22 | None = None
-
-
-class JobSpecPatch23(Strict):
-    template: PodTemplatePatch23 | None = None
-
-
-class JobTemplatePatch22(Strict):
-    metadata: PatchMeta | None = None
-    spec: JobSpecPatch22 | None = None
-
-
-class JobTemplatePatch23(Strict):
-    metadata: PatchMeta | None = None
-    spec: JobSpecPatch23 | None = None
-
-
-class ReplicatedJobPatch22(Strict):
+class ReplicatedJobPatch(Strict, Generic[PodSpecT]):
     name: NameStr
-    template: JobTemplatePatch22 | None = None
+    template: JobTemplatePatch[PodSpecT] | None = None
 
 
-class ReplicatedJobPatch23(Strict):
-    name: NameStr
-    template: JobTemplatePatch23 | None = None
+class JobSetSpecPatch(Strict, Generic[PodSpecT]):
+    replicated_jobs: Annotated[list[ReplicatedJobPatch[PodSpecT]],
+                               Field(max_length=100)] | None = None
 
 
-class JobSetSpecPatch22(Strict):
-    replicated_jobs: Annotated[list[ReplicatedJobPatch22], Field(max_length=100)] | None = None
-
-
-class JobSetSpecPatch23(Strict):
-    replicated_jobs: Annotated[list[ReplicatedJobPatch23], Field(max_length=100)] | None = None
-
-
-class JobSetTemplatePatch22(Strict):
+class JobSetTemplatePatch(Strict, Generic[PodSpecT]):
     metadata: PatchMeta | None = None
-    spec: JobSetSpecPatch22 | None = None
+    spec: JobSetSpecPatch[PodSpecT] | None = None
 
 
-class JobSetTemplatePatch23(Strict):
-    metadata: PatchMeta | None = None
-    spec: JobSetSpecPatch23 | None = None
+class TrainingRuntimeSpecPatch(Strict, Generic[PodSpecT]):
+    template: JobSetTemplatePatch[PodSpecT] | None = None
 
 
-class TrainingRuntimeSpecPatch22(Strict):
-    template: JobSetTemplatePatch22 | None = None
+class RuntimePatch(Strict, Generic[PodSpecT]):
+    """A runtimePatches entry; the releases differ only in the pod spec a patch may set."""
 
-
-class TrainingRuntimeSpecPatch23(Strict):
-    template: JobSetTemplatePatch23 | None = None
-
-
-class RuntimePatch22(Strict):
     manager: NameStr
     time: str | None = None
-    training_runtime_spec: TrainingRuntimeSpecPatch22 | None = None
-
-
-class RuntimePatch23(Strict):
-    manager: NameStr
-    time: str | None = None
-    training_runtime_spec: TrainingRuntimeSpecPatch23 | None = None
+    training_runtime_spec: TrainingRuntimeSpecPatch[PodSpecT] | None = None
 
 
 ManagedBy = Literal["trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue"]
 
 
-class TrainJobSpec22(Strict):
+TrainerT = TypeVar("TrainerT", bound=Trainer22)
+
+
+class TrainJobSpec(Strict, Generic[TrainerT, PodSpecT]):
+    """TrainJob spec; the releases differ in trainer limits and in what a patch may set."""
+
     runtime_ref: RuntimeRef
     initializer: Initializer | None = None
-    trainer: Trainer22 | None = None
-    runtime_patches: Annotated[list[RuntimePatch22], Field(max_length=16)] | None = None
+    trainer: TrainerT | None = None
+    runtime_patches: Annotated[list[RuntimePatch[PodSpecT]], Field(max_length=16)] | None = None
     suspend: bool | None = None
     managed_by: ManagedBy | None = None
     active_deadline_seconds: Annotated[int, Field(ge=1)] | None = None
-
-
-class TrainJobSpec23(TrainJobSpec22):
-    trainer: Trainer23 | None = None
-    runtime_patches: Annotated[list[RuntimePatch23], Field(max_length=16)] | None = None  # type: ignore[assignment]
 
 
 class _TrainJob(Strict):
@@ -249,13 +217,13 @@ class _TrainJob(Strict):
 class TrainJob22(_TrainJob):
     """A TrainJob as Trainer 2.2 accepts it."""
 
-    spec: TrainJobSpec22
+    spec: TrainJobSpec[Trainer22, PodSpecPatch22]
 
 
 class TrainJob23(_TrainJob):
     """A TrainJob as Trainer 2.3 accepts it."""
 
-    spec: TrainJobSpec23
+    spec: TrainJobSpec[Trainer23, PodSpecPatch23]
 
 
 # --- (Cluster)TrainingRuntime -------------------------------------------------------------
