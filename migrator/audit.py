@@ -23,14 +23,10 @@ PROTOTYPE = "kubeflow.org/v2alpha1"
 KINDS = ("TrainJob", "TrainingRuntime", "ClusterTrainingRuntime")
 
 
-def validate_text(text: str, catalog: Catalog, options: ConvertOptions,
-                  extra_runtimes: runtimeindex.Index | None = None) -> TextResult:
+def validate_text(text: str, catalog: Catalog, options: ConvertOptions) -> TextResult:
     """The validation outcome of every Trainer object in a YAML stream (text unchanged)."""
     target = catalog.target(options.target)
-    known = runtimeindex.defaults(target)
-    known.update(runtimeindex.from_files(options.local_runtime_files))
-    known.update(runtimeindex.from_files(options.runtime_files))
-    known.update(extra_runtimes or {})
+    known = runtimeindex.known(target, options.runtime_files, options.local_runtime_files)
     results = []
     for index, chunk in enumerate(stream.split(text)):
         result = DocumentResult(index, chunk.line, "unchanged", chunk.text, reportable=False)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from migrator import paths
 from migrator.errors import MigratorError
 from migrator.findings import Finding, Severity
 from migrator.specs import CodeDoc
@@ -96,15 +97,9 @@ def check(doc: Any, crd_paths: tuple[str, ...], codes: dict[str, CodeDoc]) -> li
                                     f"the CRD in {path} does not serve {group}/{version}", hint))
             continue
         for error in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path)):
-            where = _render(list(error.absolute_path))
+            where = paths.render(tuple(error.absolute_path))
             findings.append(Finding(CRD_CODE, Severity(codes[CRD_CODE].severity), where,
                                     f"rejected by the CRD in {path}: {error.message[:300]}",
                                     hint))
     return findings
 
-
-def _render(parts: list[Any]) -> str:
-    out = ""
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out

@@ -130,7 +130,7 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     if not draft.runtime_name:
         return result
     doc = emit.build(draft, target, options.manager)
-    known = dict(_known_runtimes(catalog, options))
+    known = _known_runtimes(catalog, options)
     runtime_doc = None
     if draft.companion is not None and draft.runtime is not None:
         runtime_doc = companion.build(draft, draft.runtime, target, draft.num_nodes)
@@ -217,11 +217,8 @@ def _writable(findings: list[Finding], options: ConvertOptions) -> bool:
 
 
 def _known_runtimes(catalog: Catalog, options: ConvertOptions) -> runtimeindex.Index:
-    """The target's default runtimes, overlaid by --runtimes files and the run's own."""
-    known = runtimeindex.defaults(catalog.target(options.target))
-    known.update(runtimeindex.from_files(options.local_runtime_files))
-    known.update(runtimeindex.from_files(options.runtime_files))
-    return known
+    return runtimeindex.known(catalog.target(options.target), options.runtime_files,
+                              options.local_runtime_files)
 
 
 def _skipped(chunk: Chunk, index: int, catalog: Catalog, code: str, message: str,

@@ -15,6 +15,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from migrator import paths, yamlio
 from migrator.specs import MappingSpec, TargetSpec
 
 NAMED_LISTS = ("containers", "initContainers", "volumes", "imagePullSecrets", "schedulingGates",
@@ -67,9 +68,10 @@ class Pods:
 def runtime_pods(runtime: Any) -> dict[str, dict[str, Any]]:
     """Pod templates (metadata + spec) of a runtime document's replicated jobs."""
     pods = {}
-    for job in _get(runtime, "spec", "template", "spec", "replicatedJobs") or []:
+    for job in paths.get(runtime, ("spec", "template", "spec", "replicatedJobs")) or []:
         if isinstance(job, dict) and isinstance(job.get("name"), str):
-            pods[job["name"]] = copy.deepcopy(_get(job, "template", "spec", "template") or {})
+            template = paths.get(job, ("template", "spec", "template"))
+            pods[job["name"]] = copy.deepcopy(template or {})
     return pods
 
 
@@ -106,9 +108,10 @@ def render(trainjob: Any, pods: dict[str, dict[str, Any]], policy: str,
             _upsert_env(node, [{"name": k, "value": v} for k, v in
                                policy_spec.injected_env.items()])
     for patch in spec.get("runtimePatches") or []:
-        for job in _get(patch, "trainingRuntimeSpec", "template", "spec", "replicatedJobs") or []:
+        patched = paths.get(patch, ("trainingRuntimeSpec", "template", "spec", "replicatedJobs"))
+        for job in patched or []:
             name = job.get("name") if isinstance(job, dict) else None
-            pod_patch = _get(job, "template", "spec", "template")
+            pod_patch = paths.get(job, ("template", "spec", "template"))
             if name is None or not isinstance(pod_patch, dict):
                 continue
             if name not in out.templates:
@@ -130,7 +133,7 @@ def render(trainjob: Any, pods: dict[str, dict[str, Any]], policy: str,
 def legacy_pods(root: Any, spec: MappingSpec) -> Pods:
     """The legacy job's pod per replicated job (primary role), main container named node."""
     out = Pods()
-    holder = _get(root, *spec.replica_specs.path.split(".")) or {}
+    holder = paths.get(root, paths.parse(spec.replica_specs.path)) or {}
     by_job: dict[str, list[tuple[str, Any]]] = {}
     for key, replica in holder.items():
         role = next((r for r in spec.replica_specs.roles
@@ -142,13 +145,13 @@ def legacy_pods(root: Any, spec: MappingSpec) -> Pods:
                 **spec.injected_env}
     main_name = spec.main_container.name
     if spec.main_container.name_field:
-        main_name = _get(root, *spec.main_container.name_field.split("."))
+        main_name = paths.get(root, paths.parse(spec.main_container.name_field))
     for job, replicas in by_job.items():
         order = spec.replica_specs.template_priority
         replicas.sort(key=lambda item: order.index(item[0]) if item[0] in order else 99)
         role, replica = replicas[0]
         template = copy.deepcopy(replica.get("template") or {})
-        containers = _get(template, "spec", "containers") or []
+        containers = paths.get(template, ("spec", "containers")) or []
         main = next((c for c in containers if isinstance(c, dict) and c.get("name") == main_name),
                     containers[0] if containers else None)
         if isinstance(main, dict):
@@ -190,14 +193,8 @@ def compare(legacy: Pods, rendered: Pods) -> list[Difference]:
 
 def _normalise(template: Any) -> Any:
     """Plain Python values; named lists become maps keyed by name (a reorder is no change)."""
-    if isinstance(template, bool):
-        return bool(template)
-    if isinstance(template, int):
-        return int(template)
-    if isinstance(template, float):
-        return float(template)
-    if isinstance(template, str):
-        return str(template)
+    if isinstance(template, bool | int | float | str):
+        return yamlio.scalar(template)
     if isinstance(template, dict):
         out = {}
         for key, value in template.items():
@@ -222,7 +219,7 @@ def _category(path: str) -> str:
 
 
 def _container(template: Any, name: str) -> Any:
-    for container in _get(template, "spec", "containers") or []:
+    for container in paths.get(template, ("spec", "containers")) or []:
         if isinstance(container, dict) and container.get("name") == name:
             return container
     return None
@@ -272,11 +269,6 @@ def _merge(base: dict[str, Any], patch: dict[str, Any]) -> None:
         else:
             base[key] = copy.deepcopy(value)
 
-
-def _get(node: Any, *keys: str) -> Any:
-    for key in keys:
-        node = node.get(key) if isinstance(node, dict) else None
-    return node
 
 
 def _short(value: Any) -> str:

@@ -7,7 +7,6 @@ from typing import Any
 from migrator import (
     companion,
     effective,
-    frameworks,
     launch,
     model,
     paths,
@@ -18,14 +17,13 @@ from migrator import (
 )
 from migrator.contract import apply_contract
 from migrator.draft import Companion, Draft
+from migrator.frameworks import TRANSFORMS  # importing it registers its transforms
 from migrator.ledger import Ledger
 from migrator.metadata import check_pod_names, convert_metadata
 from migrator.model import Container, LegacyJob, Replica
 from migrator.settings import ConvertOptions
 from migrator.specs import MappingSpec, PodRules, RuntimeSpec, TargetSpec
-from migrator.transforms import TRANSFORMS, Call, gpu_count
-
-assert frameworks  # registers the framework transforms
+from migrator.transforms import Call, gpu_count
 
 MPI_LAUNCHER_FEEDS = frozenset({"image", "command", "args"})
 

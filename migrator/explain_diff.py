@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from migrator import effective, runtimeindex, stream, yamlio
+from migrator import effective, paths, runtimeindex, stream, yamlio
 from migrator.catalog import Catalog
 from migrator.pipeline import convert_text
 from migrator.settings import ConvertOptions
@@ -50,7 +50,8 @@ def explain(text: str, catalog: Catalog, options: ConvertOptions) -> list[Explan
         runtime_doc, pods, label, described = _runtime(
             companion, runtimes.get((kind, ref["name"])), target, ref["name"], kind)
         policy = target.frameworks[mapping.framework].policy
-        launcher_as_node = bool(_get(runtime_doc, "spec", "mlPolicy", "mpi", "runLauncherAsNode"))
+        launcher_as_node = bool(paths.get(runtime_doc, ("spec", "mlPolicy", "mpi",
+                                                        "runLauncherAsNode")))
         rendered = effective.render(trainjob, pods, policy, target,
                                     launcher_as_node=launcher_as_node)
         legacy = effective.legacy_pods(root, mapping)
@@ -85,8 +86,3 @@ def _safe_load_all(text: str) -> list[Any]:
 
     return list(YAML(typ="safe", pure=True).load_all(text))
 
-
-def _get(node: Any, *keys: str) -> Any:
-    for key in keys:
-        node = node.get(key) if isinstance(node, dict) else None
-    return node

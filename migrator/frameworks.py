@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrator.transforms import Call, elastic_policy, is_scaling, transform
+from migrator.transforms import TRANSFORMS, Call, elastic_policy, is_scaling, transform
+
+__all__ = ["TRANSFORMS"]  # the full registry: run-policy and framework transforms
 
 OPENMPI = "OpenMPI"
 MPI_IMPLEMENTATIONS = ("OpenMPI", "Intel", "MPICH")

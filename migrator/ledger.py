@@ -17,14 +17,6 @@ from migrator.specs import CodeDoc
 UNKNOWN_FIELD = "U901"
 
 
-def _scalar(value: Any) -> Any:
-    """A plain str/int/float/bool (ruamel's scalar subclasses unwrapped)."""
-    for kind in (bool, int, float, str):
-        if isinstance(value, kind):
-            return kind(value)
-    return value
-
-
 class Ledger:
     """Findings, provenance (source → target) and consumed source paths of one document."""
 
@@ -42,8 +34,8 @@ class Ledger:
         rendered = self.render(source)
         self.mappings.append((rendered, target))
         value = paths.get(self.root, source)
-        if isinstance(value, str | int | float | bool) and not isinstance(value, dict):
-            self.values[rendered] = _scalar(value)
+        if isinstance(value, str | int | float | bool):
+            self.values[rendered] = yamlio.scalar(value)
         if consume:
             self.consumed.append(source)
 

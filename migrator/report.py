@@ -95,13 +95,13 @@ def document_lines(file: FileResult) -> list[str]:
     for doc in file.result.documents if file.result else []:
         if not doc.reportable:
             continue
-        kind = _object(doc.source)
+        kind = object_label(doc.source)
         counts = Counter(f.severity.value for f in doc.findings)
         tally = ", ".join(f"{counts[s.value]} {s.value}" for s in reversed(Severity)
                           if counts[s.value])
         tail = f" ({tally})" if tally else ""
         if doc.status == "converted" and doc.output:
-            lines.append(f"{file.name}:{doc.line}: {kind} → {_object(doc.output)}{tail}")
+            lines.append(f"{file.name}:{doc.line}: {kind} → {object_label(doc.output)}{tail}")
         else:
             lines.append(f"{file.name}:{doc.line}: {kind} {doc.status}{tail}")
     return lines
@@ -117,7 +117,7 @@ def check_lines(file: FileResult, *, terse: bool = False) -> list[str]:
             continue
         counts = Counter(f.severity.value for f in doc.findings)
         if doc.status == "converted" and doc.output:
-            what = f"would convert to {_object(doc.output)}"
+            what = f"would convert to {object_label(doc.output)}"
         elif counts["error"]:
             what = "needs manual migration"
         else:
@@ -125,11 +125,11 @@ def check_lines(file: FileResult, *, terse: bool = False) -> list[str]:
         tally = ", ".join(f"{counts[s.value]} {s.value}" for s in reversed(Severity)
                           if counts[s.value])
         tail = f" ({tally})" if tally and not terse else ""
-        lines.append(f"{file.name}:{doc.line}: {_object(doc.source)}: {what}{tail}")
+        lines.append(f"{file.name}:{doc.line}: {object_label(doc.source)}: {what}{tail}")
     return lines
 
 
-def _object(identity: dict[str, Any]) -> str:
+def object_label(identity: dict[str, Any]) -> str:
     """``Kind/name``, or just ``Kind`` for objects without a name (a List)."""
     name, kind = identity.get("name"), identity.get("kind") or "document"
     return f"{kind}/{name}" if name else str(kind)
@@ -146,7 +146,7 @@ def validate_lines(file: FileResult, target: str) -> list[str]:
         errors = sum(1 for f in doc.findings if f.severity is Severity.ERROR)
         verdict = f"rejected by Trainer {target} ({errors} error{'s' if errors != 1 else ''})" \
             if errors else f"valid for Trainer {target}"
-        lines.append(f"{file.name}:{doc.line}: {_object(doc.source)}: {verdict}")
+        lines.append(f"{file.name}:{doc.line}: {object_label(doc.source)}: {verdict}")
     return lines
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from migrator import stream
 from migrator.findings import Finding, Severity
 from migrator.pipeline import FileResult
+from migrator.report import object_label
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
@@ -41,9 +42,9 @@ class ReviewDocument:
 
     @property
     def title(self) -> str:
-        source = _object(self.source)
+        source = object_label(self.source)
         if self.status == "converted" and self.output:
-            target = _object(self.output)
+            target = object_label(self.output)
             runtime = self.output.get("runtime")
             extra = f" + {runtime['kind']}/{runtime['name']}" if runtime else ""
             return f"{source} → {target}{extra}"
@@ -93,7 +94,3 @@ def _explanations(file: FileResult, options: ConvertOptions) -> dict[int, Any]:
         return {}
     return {item.line: item for item in items}
 
-
-def _object(identity: dict[str, Any]) -> str:
-    name, kind = identity.get("name"), identity.get("kind") or "document"
-    return f"{kind}/{name}" if name else str(kind)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from migrator import paths
 from migrator.errors import MigratorError
 from migrator.specs import TargetSpec
 
@@ -38,25 +39,42 @@ class RuntimeInfo:
 Index = dict[tuple[str, str], RuntimeInfo]  # (kind, name) -> info
 
 
+def known(target: TargetSpec, user_files: tuple[str, ...],
+          local_files: tuple[str, ...] = ()) -> Index:
+    """Every runtime a TrainJob may resolve to: defaults, then the run's files, then --runtimes
+    (a later source wins on a name clash). A fresh dict: callers may add to it."""
+    index = dict(defaults(target))
+    index.update(from_files(local_files))
+    index.update(from_files(user_files))
+    return index
+
+
+_DEFAULTS: dict[str, Index] = {}  # target id -> its default runtimes (built once)
+
+
 def defaults(target: TargetSpec) -> Index:
+    """The target's default runtimes (do not modify the returned dict)."""
+    if target.id in _DEFAULTS:
+        return _DEFAULTS[target.id]
     index: Index = {}
     for runtime in target.default_runtimes:
         jobs = runtime.jobs or target.policies[runtime.policy].jobs
         index[("ClusterTrainingRuntime", runtime.name)] = RuntimeInfo(
             runtime.policy, {job.name: list(job.containers) for job in jobs},
             f"Trainer {target.version} default runtime")
+    _DEFAULTS[target.id] = index
     return index
 
 
 def describe(doc: Any, source: str = "") -> RuntimeInfo:
     """The policy and jobs of a runtime document (plain data)."""
-    policy = _get(doc, "spec", "mlPolicy") or {}
+    policy = paths.get(doc, ("spec", "mlPolicy")) or {}
     found = [name for name in POLICIES if isinstance(policy, dict) and name in policy]
     jobs: dict[str, list[str]] = {}
-    for job in _get(doc, "spec", "template", "spec", "replicatedJobs") or []:
+    for job in paths.get(doc, ("spec", "template", "spec", "replicatedJobs")) or []:
         if not isinstance(job, dict) or not isinstance(job.get("name"), str):
             continue
-        pod = _get(job, "template", "spec", "template", "spec") or {}
+        pod = paths.get(job, ("template", "spec", "template", "spec")) or {}
         names = [c.get("name") for kind in ("containers", "initContainers")
                  for c in pod.get(kind) or [] if isinstance(c, dict)]
         jobs[job["name"]] = [n for n in names if isinstance(n, str)]
@@ -64,13 +82,13 @@ def describe(doc: Any, source: str = "") -> RuntimeInfo:
 
 
 @functools.lru_cache(maxsize=8)
-def from_files(paths: tuple[str, ...]) -> Index:
+def from_files(files: tuple[str, ...]) -> Index:
     """Runtimes in the given files and directories (YAML streams and v1 Lists)."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
     index: Index = {}
-    for path in _yaml_files(paths):
+    for path in _yaml_files(files):
         try:
             text = Path(path).read_text(encoding="utf-8")
             if "TrainingRuntime" not in text:
@@ -83,15 +101,15 @@ def from_files(paths: tuple[str, ...]) -> Index:
                 else [doc]
             for item in items or []:
                 if isinstance(item, dict) and item.get("kind") in RUNTIME_KINDS:
-                    name = _get(item, "metadata", "name")
+                    name = paths.get(item, ("metadata", "name"))
                     if isinstance(name, str):
                         index[(item["kind"], name)] = describe(item, path)
     return index
 
 
-def _yaml_files(paths: tuple[str, ...]) -> list[str]:
+def _yaml_files(given_paths: tuple[str, ...]) -> list[str]:
     files = []
-    for given in paths:
+    for given in given_paths:
         if os.path.isdir(given):
             for dirpath, dirnames, filenames in os.walk(given):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -103,8 +121,3 @@ def _yaml_files(paths: tuple[str, ...]) -> list[str]:
             raise RuntimeFileError(f"--runtimes {given}: no such file or directory")
     return files
 
-
-def _get(node: Any, *keys: str) -> Any:
-    for key in keys:
-        node = node.get(key) if isinstance(node, dict) else None
-    return node

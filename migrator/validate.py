@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from migrator import paths
 from migrator.apimodels import MODELS
 from migrator.findings import Finding, Severity
 from migrator.runtimeindex import Index, RuntimeInfo
@@ -50,7 +51,7 @@ def check(doc: Any, target: TargetSpec, codes: dict[str, CodeDoc],
         model.model_validate(doc)
     except ValidationError as exc:
         for error in exc.errors():
-            where = _render(error["loc"])
+            where = paths.render(tuple(error["loc"]))
             code = LIMIT if error["type"] in LIMIT_ERRORS else SCHEMA
             last = str(error["loc"][-1]) if error["loc"] else str(kind)
             if error["type"] == "extra_forbidden":
@@ -74,7 +75,7 @@ def check(doc: Any, target: TargetSpec, codes: dict[str, CodeDoc],
 
 def _resolution(doc: Any, runtimes: Index, resolve: bool,
                 policy: str | None) -> list[tuple[str, str, str]]:
-    ref = _get(doc, "spec", "runtimeRef") or {}
+    ref = paths.get(doc, ("spec", "runtimeRef")) or {}
     key = (ref.get("kind") or "ClusterTrainingRuntime", str(ref.get("name")))
     info = runtimes.get(key)
     if info is None:
@@ -90,11 +91,11 @@ def _resolution(doc: Any, runtimes: Index, resolve: bool,
 def _trainjob_rules(doc: Any, target: TargetSpec,
                     runtimes: Index) -> list[tuple[str, str, str]]:
     problems = []
-    name = _get(doc, "metadata", "name")
+    name = paths.get(doc, ("metadata", "name"))
     if isinstance(name, str) and (len(name) > MAX_NAME or not NAME_RE.match(name)):
         problems.append((ADMISSION, "metadata.name", f"name {name!r} must be an RFC 1035 label "
                          f"of at most {MAX_NAME} characters"))
-    patches = _get(doc, "spec", "runtimePatches") or []
+    patches = paths.get(doc, ("spec", "runtimePatches")) or []
     managers: list[str] = []
     for index, patch in enumerate(patches if isinstance(patches, list) else []):
         manager = patch.get("manager") if isinstance(patch, dict) else None
@@ -114,8 +115,8 @@ def _trainjob_rules(doc: Any, target: TargetSpec,
 def _patch_rules(patch: Any, where: str, doc: Any, target: TargetSpec,
                  runtimes: Index) -> list[tuple[str, str, str]]:
     problems = []
-    jobs = _get(patch, "trainingRuntimeSpec", "template", "spec", "replicatedJobs") or []
-    ref = _get(doc, "spec", "runtimeRef") or {}
+    jobs = paths.get(patch, ("trainingRuntimeSpec", "template", "spec", "replicatedJobs")) or []
+    ref = paths.get(doc, ("spec", "runtimeRef")) or {}
     kind = ref.get("kind") or "ClusterTrainingRuntime"
     info: RuntimeInfo | None = runtimes.get((kind, str(ref.get("name"))))
     runtime = info.jobs if info is not None else None
@@ -130,7 +131,7 @@ def _patch_rules(patch: Any, where: str, doc: Any, target: TargetSpec,
             problems.append((RESOLUTION, f"{job_where}.name", f"runtime {ref.get('name')} has no "
                              f"replicated job {job_name!r}; on Trainer {target.version} it "
                              f"{effect}"))
-        pod = _get(job, "template", "spec", "template", "spec") or {}
+        pod = paths.get(job, ("template", "spec", "template", "spec")) or {}
         for field in ("containers", "initContainers"):
             for c, container in enumerate(pod.get(field) or []):
                 if not isinstance(container, dict):
@@ -149,8 +150,8 @@ def _patch_rules(patch: Any, where: str, doc: Any, target: TargetSpec,
 
 def _runtime_rules(doc: Any) -> list[tuple[str, str, str]]:
     problems = []
-    policy = _get(doc, "spec", "mlPolicy") or {}
-    jobs = _get(doc, "spec", "template", "spec", "replicatedJobs") or []
+    policy = paths.get(doc, ("spec", "mlPolicy")) or {}
+    jobs = paths.get(doc, ("spec", "template", "spec", "replicatedJobs")) or []
     names = [j.get("name") for j in jobs if isinstance(j, dict)]
     if isinstance(policy, dict) and "mpi" in policy and \
             not {"launcher", "node"} >= {n for n in names if isinstance(n, str)}:
@@ -159,7 +160,7 @@ def _runtime_rules(doc: Any) -> list[tuple[str, str, str]]:
     for index, job in enumerate(jobs if isinstance(jobs, list) else []):
         if not isinstance(job, dict):
             continue
-        ancestor = (_get(job, "template", "metadata", "labels") or {}).get(
+        ancestor = (paths.get(job, ("template", "metadata", "labels")) or {}).get(
             "trainer.kubeflow.org/trainjob-ancestor-step")
         if ancestor is None:
             continue
@@ -169,7 +170,7 @@ def _runtime_rules(doc: Any) -> list[tuple[str, str, str]]:
                              "have replicas 1"))
         wanted = "node" if ancestor == "trainer" else str(job.get("name"))
         containers = [c.get("name") for c in
-                      _get(job, "template", "spec", "template", "spec", "containers") or []
+                      paths.get(job, ("template", "spec", "template", "spec", "containers")) or []
                       if isinstance(c, dict)]
         if wanted not in containers:
             problems.append((ADMISSION, f"{where}.template.spec.template.spec.containers",
@@ -177,17 +178,3 @@ def _runtime_rules(doc: Any) -> list[tuple[str, str, str]]:
     return problems
 
 
-def _get(node: Any, *keys: str) -> Any:
-    for key in keys:
-        node = node.get(key) if isinstance(node, dict) else None
-    return node
-
-
-def _render(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out

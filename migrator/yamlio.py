@@ -219,6 +219,14 @@ def carry_key_comment(source: Any, key: str, target: CommentedMap, new_key: str)
         target.yaml_add_eol_comment(inline.strip(), new_key)
 
 
+def scalar(value: Any) -> Any:
+    """A plain bool/int/float/str (ruamel's scalar subclasses unwrapped); others unchanged."""
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind(value)
+    return value
+
+
 def plain(node: Any) -> Any:
     """A comment-free plain-Python copy of a loaded subtree (for comparisons and checks)."""
     if isinstance(node, dict):
