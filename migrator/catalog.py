@@ -61,7 +61,30 @@ class Catalog:
 
 @functools.lru_cache(maxsize=1)
 def load() -> Catalog:
+    """The validated catalog; a per-user cache keyed by the data files' contents (and this
+    code's) spares later runs the parsing and validation."""
+    from migrator import cache
+
     root = mappings_dir()
+    return cache.cached("catalog", cache.key(_inputs(root)), lambda: _build(root), Catalog)
+
+
+def _inputs(root: Path) -> list[bytes]:
+    """Everything a built catalog depends on: the data files, the code, the versions."""
+    import sys
+
+    import pydantic
+
+    from migrator import __version__, specs
+
+    parts = [__version__.encode(), sys.version.encode(), pydantic.VERSION.encode(),
+             Path(__file__).read_bytes(), Path(specs.__file__).read_bytes()]
+    for path in sorted(root.rglob("*.yaml")):
+        parts += [path.relative_to(root).as_posix().encode(), path.read_bytes()]
+    return parts
+
+
+def _build(root: Path) -> Catalog:
     legacy: dict[tuple[str, str], MappingSpec] = {}
     for path in sorted((root / "legacy").glob("*.yaml")):
         spec = _model(MappingSpec, path, _read_yaml(path))

@@ -45,28 +45,30 @@ def discover(paths: tuple[str, ...],
         selection = _with_changes(selection)
     globs = _Globs(selection)
     seen: set[str] = set()
-    real_dirs: dict[Path, str] = {}
+    real_dirs: dict[str, str] = {}
     for given in paths:
         if given == STDIN:
             yield STDIN, "stdin.yaml"
             continue
         root = Path(given)
-        found = _walk(root, selection, globs) if root.is_dir() else \
-            iter([(root, _relative_for_file(root))])
-        for path, relative in found:
-            parent = real_dirs.get(path.parent)
+        walking = root.is_dir()
+        found = _walk(root, selection, globs) if walking else \
+            iter([(os.path.dirname(str(root)) or ".", root.name, _relative_for_file(root))])
+        for folder, name, relative in found:
+            parent = real_dirs.get(folder)
             if parent is None:
-                parent = real_dirs[path.parent] = os.path.realpath(path.parent)
-            key = os.path.join(parent, path.name)
+                parent = real_dirs[folder] = os.path.realpath(folder)
+            key = os.path.join(parent, name)
             if key in seen or (selection.changed_since is not None and key not in selection.only):
                 continue
-            if not root.is_dir() and globs.excluded(_key(path)):
+            if not walking and globs.excluded(_key(root)):
                 continue
             seen.add(key)
-            yield str(path), relative
+            yield os.path.join(folder, name) if walking else str(root), relative
 
 
-def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Path, str]]:
+def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[str, str, str]]:
+    """``(folder, name, relative)`` of each selected file below ``root``, sorted."""
     ignores = _IgnoreStack(root) if selection.gitignore else None
     base = os.path.abspath(root)
     cwd = os.getcwd()
@@ -88,7 +90,7 @@ def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Pat
                 continue
             if ignores is not None and ignores.ignored(real, name, directory=False):
                 continue
-            yield Path(dirpath, name), name if rel_dir == "." else os.path.join(rel_dir, name)
+            yield dirpath, name, name if rel_dir == "." else os.path.join(rel_dir, name)
 
 
 class _Globs:

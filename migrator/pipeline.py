@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union
 
 from migrator import detect, discovery, helm, sources, stream
 from migrator.discovery import Selection
@@ -16,8 +16,11 @@ from migrator.findings import Finding, Severity
 from migrator.settings import ConvertOptions
 
 PARALLEL_THRESHOLD = 16  # files; below this one process is faster
+WINDOW_PER_WORKER = 8  # files in flight per worker process
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from migrator.document import DocumentResult
 else:
     DocumentResult = Any
@@ -52,6 +55,8 @@ def convert_text(text: str, target: str = "2.2", *, options: ConvertOptions | No
     """
     if options is None:
         options = ConvertOptions(target=target, **option_values)
+    if not detect.is_candidate(text):
+        return TextResult(text)
     chunks = stream.split(text)
     if not any(chunk.has_content and detect.is_candidate(chunk.body) for chunk in chunks):
         return TextResult(text)
@@ -117,28 +122,49 @@ class FileResult:
 def process_file(name: str, relative: str, options: ConvertOptions,
                  render: bool = True, max_bytes: int = sources.MAX_BYTES,
                  audit: bool = False) -> FileResult:
+    """Read one input and convert (or, with ``audit``, validate) it."""
     if name.startswith(helm.PREFIX):
-        chart = name[len(helm.PREFIX):]
-        rendered = helm.render(chart, relative)
-        if isinstance(rendered, sources.Unreadable):
-            return FileResult(rendered.name, relative, unreadable=rendered)
-        return FileResult(rendered.name, relative, source=rendered, virtual=True,
-                          result=convert_text(rendered.text, options=options, render=render))
+        return _rendered_chart(name, relative, options, render)
     read = sources.read(name, relative, max_bytes)
     if isinstance(read, sources.Unreadable):
         return FileResult(name, relative, unreadable=read)
-    if audit:
-        return FileResult(name, relative, source=read, result=_audit(read.text, options))
-    return FileResult(name, relative, source=read,
-                      result=convert_text(read.text, options=options, render=render))
+    return process_source(read, options, render, audit)
+
+
+def process_source(read: sources.SourceText, options: ConvertOptions, render: bool = True,
+                   audit: bool = False) -> FileResult:
+    """Convert (or, with ``audit``, validate) an input that has been read already."""
+    return FileResult(read.name, read.relative, source=read,
+                      result=_convert_or_audit(read.text, options, render, audit))
+
+
+def _rendered_chart(name: str, relative: str, options: ConvertOptions,
+                    render: bool) -> FileResult:
+    chart = name[len(helm.PREFIX):]
+    rendered = helm.render(chart, relative)
+    if isinstance(rendered, sources.Unreadable):
+        return FileResult(rendered.name, relative, unreadable=rendered)
+    return FileResult(rendered.name, relative, source=rendered, virtual=True,
+                      result=convert_text(rendered.text, options=options, render=render))
 
 
 def _audit(text: str, options: ConvertOptions) -> TextResult:
-    if "kubeflow.org" not in text:
+    if not detect.is_candidate(text):
         return TextResult(text)
     from migrator import audit, catalog
 
     return audit.validate_text(text, catalog.load(), options)
+
+
+def _settled(name: str, relative: str, max_bytes: int) -> FileResult | sources.SourceText:
+    """Read a file; the final result if it is unreadable or holds no Kubeflow document,
+    else its text, which still needs converting."""
+    read = sources.read(name, relative, max_bytes)
+    if isinstance(read, sources.Unreadable):
+        return FileResult(name, relative, unreadable=read)
+    if not detect.is_candidate(read.text):
+        return FileResult(name, relative, source=read, result=TextResult(read.text))
+    return read
 
 
 def process_paths(paths: tuple[str, ...], options: ConvertOptions,
@@ -149,8 +175,11 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
                   audit: bool = False) -> Iterator[FileResult]:
     """Process every selected file, in discovery order, on up to ``jobs`` processes.
 
-    Results and their order are the same whatever ``jobs`` is; small batches stay in this
-    process (starting workers costs more than it saves).
+    This process reads every file and settles those without a Kubeflow document itself;
+    only the others go to worker processes, which start at the first such file (so a run
+    over ordinary manifests never loads the converter). At most a few files per worker are
+    in flight, so memory does not grow with the batch. Results and their order are the
+    same whatever ``jobs`` is; small batches stay in this process.
     """
     if found is None:
         found = list(discovery.discover(paths, selection or Selection()))
@@ -158,20 +187,66 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
         for name, relative in found:
             yield process_file(name, relative, options, render, max_bytes, audit)
         return
+    yield from _in_parallel(found, options, jobs, render, max_bytes, audit)
+
+
+# A file of a parallel run: settled here, converting in a worker, or (charts) both there.
+Pending = Union[FileResult, tuple[sources.SourceText, "Future[TextResult]"],
+                "Future[FileResult]"]
+
+
+def _in_parallel(found: list[tuple[str, str]], options: ConvertOptions, jobs: int,
+                 render: bool, max_bytes: int, audit: bool) -> Iterator[FileResult]:
+    from collections import deque
     from concurrent.futures import ProcessPoolExecutor
 
-    _warm_up(options.target)  # forked workers inherit the loaded rules instead of loading them
+    window = jobs * WINDOW_PER_WORKER
+    pending: deque[Pending] = deque()
+    pool: ProcessPoolExecutor | None = None
+    try:
+        for name, relative in found:
+            settled = None if name.startswith(helm.PREFIX) else \
+                _settled(name, relative, max_bytes)
+            if isinstance(settled, FileResult):
+                pending.append(settled)
+                continue
+            if pool is None:
+                _warm_up(options.target)  # workers are forked with the rules loaded
+                pool = ProcessPoolExecutor(max_workers=jobs)
+            if settled is None:
+                pending.append(pool.submit(process_file, name, relative, options, render,
+                                           max_bytes, audit))
+            else:  # only the text travels; the file's bytes stay here
+                pending.append((settled, pool.submit(_convert_or_audit, settled.text, options,
+                                                     render, audit)))
+            while len(pending) > window or (pending and _ready(pending[0])):
+                yield _result(pending.popleft())
+        while pending:
+            yield _result(pending.popleft())
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
 
-    local = [(i, item) for i, item in enumerate(found) if item[0] == sources.STDIN]
-    remote = [item for item in found if item[0] != sources.STDIN]
-    stdin_results = {i: process_file(name, relative, options, render, max_bytes, audit)
-                     for i, (name, relative) in local}
-    chunk = max(1, min(64, len(remote) // (jobs * 8) or 1))
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        results = pool.map(_process_item, [(name, relative, options, render, max_bytes, audit)
-                                           for name, relative in remote], chunksize=chunk)
-        for index in range(len(found)):
-            yield stdin_results[index] if index in stdin_results else next(results)
+
+def _convert_or_audit(text: str, options: ConvertOptions, render: bool,
+                      audit: bool) -> TextResult:
+    return _audit(text, options) if audit else convert_text(text, options=options,
+                                                            render=render)
+
+
+def _ready(item: Pending) -> bool:
+    if isinstance(item, FileResult):
+        return True
+    return item[1].done() if isinstance(item, tuple) else item.done()
+
+
+def _result(item: Pending) -> FileResult:
+    if isinstance(item, FileResult):
+        return item
+    if isinstance(item, tuple):
+        read, future = item
+        return FileResult(read.name, read.relative, source=read, result=future.result())
+    return item.result()
 
 
 def _warm_up(target: str) -> None:
@@ -187,10 +262,6 @@ def _warm_up(target: str) -> None:
     for (version, _), model in apimodels.MODELS.items():
         if version == target:
             model.model_rebuild()
-
-
-def _process_item(item: tuple[str, str, ConvertOptions, bool, int, bool]) -> FileResult:
-    return process_file(*item)
 
 
 def exit_code(files: list[FileResult], fail_on: str) -> int:

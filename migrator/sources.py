@@ -55,15 +55,34 @@ def read(name: str, relative: str = "", max_bytes: int = MAX_BYTES) -> SourceTex
         if name == STDIN:
             data = sys.stdin.buffer.read()
         else:
-            size = os.path.getsize(name)
-            if size > max_bytes:
+            data = _read_capped(name, max_bytes)
+            if data is None:
                 return Unreadable(name, f"file is larger than the {max_bytes}-byte cap "
                                   "(--max-file-size)", relative)
-            with open(name, "rb") as handle:
-                data = handle.read()
     except OSError as exc:
         return Unreadable(name, exc.strerror or str(exc), relative)
     return decode(name, data, relative)
+
+
+def _read_capped(name: str, max_bytes: int) -> bytes | None:
+    """A file's bytes, or None when it holds more than ``max_bytes`` (checked before reading
+    and while reading, so a file that grows is caught too). Unbuffered: a batch reads
+    thousands of small files, and the plain system calls are several times cheaper."""
+    handle = os.open(name, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        size = os.fstat(handle).st_size
+        if size > max_bytes:
+            return None
+        parts: list[bytes] = []
+        total = 0
+        while chunk := os.read(handle, size + 1 if not parts else 1 << 20):
+            parts.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:
+                return None
+        return b"".join(parts)
+    finally:
+        os.close(handle)
 
 
 def decode(name: str, data: bytes, relative: str = "") -> SourceText | Unreadable:

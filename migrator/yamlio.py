@@ -42,10 +42,32 @@ def _rt() -> YAML:
     return yaml
 
 
+_shared: dict[str, YAML] = {}
+
+
+def _instance(purpose: str) -> YAML:
+    """One round-trip instance per purpose, reused: building one costs more than a small
+    document's load. (ruamel resets its reader, scanner and parser after every load.)"""
+    yaml = _shared.get(purpose)
+    if yaml is None:
+        yaml = _shared[purpose] = _rt()
+    return yaml
+
+
 def load(text: str) -> Any:
     """Load one document with round-trip fidelity; raise DocumentError on bad input."""
+    # a %YAML directive changes how later documents resolve, and a failure may leave state
+    # half-way: such an instance is not reused
+    reusable = not (text.startswith("%") or "\n%" in text)
     try:
-        data = _rt().load(text)
+        try:
+            data = _instance("load").load(text)
+        except BaseException:
+            reusable = False
+            raise
+        finally:
+            if not reusable:
+                _shared.pop("load", None)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -104,10 +126,14 @@ def _depth_exceeds(node: Any, limit: int) -> bool:
 
 def dump(node: Any, indent: Indent) -> str:
     """Dump one document with the given indentation."""
-    yaml = _rt()
+    yaml = _instance("dump")
     yaml.indent(mapping=indent.mapping, sequence=indent.sequence, offset=indent.offset)
     buffer = io.StringIO()
-    yaml.dump(node, buffer)
+    try:
+        yaml.dump(node, buffer)
+    except BaseException:
+        _shared.pop("dump", None)
+        raise
     return buffer.getvalue()
 
 

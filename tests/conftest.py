@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from types import ModuleType
 
@@ -20,6 +23,12 @@ settings.register_profile("ci", max_examples=150, deadline=None,
 settings.register_profile("fuzz", max_examples=20_000, deadline=None,
                           suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+# The tool's per-user cache goes to a folder of this test session (inherited by the CLI
+# processes the tests start), never to the user's own cache.
+_CACHE = tempfile.mkdtemp(prefix="trainjob-migrate-cache-")
+os.environ["TRAINJOB_MIGRATE_CACHE_DIR"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,68 @@
+"""The per-user cache of the validated catalog: same catalog, rebuilt when unusable."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from migrator import cache, catalog
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TRAINJOB_MIGRATE_CACHE_DIR", str(folder))
+    monkeypatch.delenv("TRAINJOB_MIGRATE_NO_CACHE", raising=False)
+    catalog.load.cache_clear()
+    yield folder
+    catalog.load.cache_clear()
+
+
+def _entries(folder: Path) -> list[Path]:
+    return sorted(folder.glob("catalog-*.pickle")) if folder.is_dir() else []
+
+
+def test_cached_catalog_equals_a_fresh_build(cache_dir: Path) -> None:
+    built = catalog.load()
+    assert len(_entries(cache_dir)) == 1
+    catalog.load.cache_clear()
+    assert catalog.load() == built == catalog._build(catalog.mappings_dir())
+
+
+def test_unusable_entry_is_rebuilt(cache_dir: Path) -> None:
+    catalog.load()
+    (entry,) = _entries(cache_dir)
+    entry.write_bytes(b"not a pickle")
+    catalog.load.cache_clear()
+    assert catalog.load() == catalog._build(catalog.mappings_dir())
+    assert entry.read_bytes() != b"not a pickle"
+
+
+def test_no_cache_and_unwritable_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRAINJOB_MIGRATE_NO_CACHE", "1")
+    catalog.load()
+    assert not cache_dir.exists()
+    monkeypatch.delenv("TRAINJOB_MIGRATE_NO_CACHE")
+    cache_dir.write_text("a file where the folder should be")
+    catalog.load.cache_clear()
+    assert catalog.load() == catalog._build(catalog.mappings_dir())
+
+
+def test_key_follows_the_data_files(tmp_path: Path) -> None:
+    copy = tmp_path / "mappings"
+    shutil.copytree(catalog.mappings_dir(), copy)
+    before = cache.key(catalog._inputs(copy))
+    assert cache.key(catalog._inputs(copy)) == before
+    codes = copy / "codes.yaml"
+    codes.write_text(codes.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert cache.key(catalog._inputs(copy)) != before
+
+
+def test_storing_a_new_entry_removes_older_ones(cache_dir: Path) -> None:
+    assert cache.cached("thing", "a", lambda: [1], list) == [1]
+    assert cache.cached("thing", "b", lambda: [2], list) == [2]
+    assert [p.name for p in cache_dir.glob("thing-*")] == ["thing-b.pickle"]
+    assert cache.cached("thing", "b", lambda: [3], list) == [2]  # served from the cache
