@@ -174,13 +174,21 @@ def test_nothing_to_do_exits_0(tmp_path: Path) -> None:
     assert path.read_text() == "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
 
 
-def test_no_heavy_imports_for_files_without_kubeflow_kinds(tmp_path: Path) -> None:
-    path = tmp_path / "cm.yaml"
-    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+@pytest.mark.parametrize("arguments", [["convert", "cm.yaml", "-q"],
+                                       ["check", "tree", "-j", "2"],
+                                       ["convert", "tree", "-o", "out", "-j", "2"]])
+def test_no_heavy_imports_for_files_without_kubeflow_kinds(tmp_path: Path,
+                                                           arguments: list[str]) -> None:
+    manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
+    (tmp_path / "cm.yaml").write_text(manifest)
+    (tmp_path / "tree").mkdir()
+    for index in range(40):  # enough files for a parallel run
+        (tmp_path / "tree" / f"cm{index}.yaml").write_text(manifest)
     code = ("import sys\nfrom migrator.cli import run_main\n"
-            f"try:\n    run_main(['convert', {str(path)!r}, '-q'])\nexcept SystemExit:\n    pass\n"
+            f"try:\n    run_main({arguments!r})\nexcept SystemExit:\n    pass\n"
             "heavy = [m for m in ('ruamel.yaml', 'pydantic', 'jsonschema', 'deepdiff')"
             " if m in sys.modules]\nprint(heavy)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          check=False)
     assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stderr
