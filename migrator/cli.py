@@ -64,8 +64,9 @@ def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--changed-since", metavar="GIT_REF",
                      help="Only files changed (or new) since GIT_REF."),
         click.option("-j", "--jobs", type=click.IntRange(min=1),
-                     help="Parallel processes (default: the CPU count). Output order and "
-                     "results do not depend on it."),
+                     help="Parallel processes (default: the CPU count; 1 under pre-commit, "
+                     "which runs hooks in parallel itself). Output order and results do not "
+                     "depend on it."),
         click.option("--helm", is_flag=True, help="Render each Helm chart met in PATHS with "
                      "the local `helm template` and check the rendered manifests (never written "
                      "back into the chart)."),
@@ -197,7 +198,7 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
         exclude=(*project.exclude, *values["exclude"]),
         gitignore=not values["no_gitignore"] and project.gitignore is not False,
         changed_since=values["changed_since"],
-        jobs=values["jobs"] or os.cpu_count() or 1,
+        jobs=values["jobs"] or (1 if os.environ.get("PRE_COMMIT") else os.cpu_count() or 1),
         backup=values.get("backup"), ignore=project.ignore,
         baseline=values["baseline"] or project.baseline,
         write_baseline=values["write_baseline"],

@@ -16,7 +16,8 @@ from migrator.findings import Finding, Severity
 from migrator.settings import ConvertOptions
 
 PARALLEL_THRESHOLD = 16  # files; below this one process is faster
-WINDOW_PER_WORKER = 8  # files in flight per worker process
+IN_FLIGHT_PER_WORKER = 4  # files a worker has queued, so it never waits for work
+MAX_PENDING = 512  # results held back for order (bounds memory when a file converts slowly)
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -200,7 +201,8 @@ def _in_parallel(found: list[tuple[str, str]], options: ConvertOptions, jobs: in
     from collections import deque
     from concurrent.futures import ProcessPoolExecutor
 
-    window = jobs * WINDOW_PER_WORKER
+    in_flight_cap = jobs * IN_FLIGHT_PER_WORKER
+    in_flight = 0  # pending items that wait for a worker
     pending: deque[Pending] = deque()
     pool: ProcessPoolExecutor | None = None
     try:
@@ -209,18 +211,24 @@ def _in_parallel(found: list[tuple[str, str]], options: ConvertOptions, jobs: in
                 _settled(name, relative, max_bytes)
             if isinstance(settled, FileResult):
                 pending.append(settled)
-                continue
-            if pool is None:
-                _warm_up(options.target)  # workers are forked with the rules loaded
-                pool = ProcessPoolExecutor(max_workers=jobs)
-            if settled is None:
-                pending.append(pool.submit(process_file, name, relative, options, render,
-                                           max_bytes, audit))
-            else:  # only the text travels; the file's bytes stay here
-                pending.append((settled, pool.submit(_convert_or_audit, settled.text, options,
-                                                     render, audit)))
-            while len(pending) > window or (pending and _ready(pending[0])):
-                yield _result(pending.popleft())
+            else:
+                if pool is None:
+                    _warm_up(options.target)  # workers are forked with the rules loaded
+                    pool = ProcessPoolExecutor(max_workers=jobs)
+                if settled is None:
+                    pending.append(pool.submit(process_file, name, relative, options, render,
+                                               max_bytes, audit))
+                else:  # only the text travels; the file's bytes stay here
+                    pending.append((settled, pool.submit(_convert_or_audit, settled.text,
+                                                         options, render, audit)))
+                in_flight += 1
+            # hand results on in order; wait for the oldest only when the workers have
+            # enough queued work or too many results are held back
+            while pending and (_ready(pending[0]) or in_flight > in_flight_cap
+                               or len(pending) > MAX_PENDING):
+                item = pending.popleft()
+                in_flight -= not isinstance(item, FileResult)
+                yield _result(item)
         while pending:
             yield _result(pending.popleft())
     finally:

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import io
+import re
+from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from migrator import stream, yamlio
+from migrator import convert_text, fastload, stream, yamlio
 from tests.goldens import FIXTURES
+from tests.test_properties import _dump, _job
 
 _TRICKY = [
     "%YAML 1.1\n---\nflag: yes\noctal: 010\n",  # a directive changes resolution
@@ -71,3 +76,122 @@ def test_a_directive_or_a_failure_does_not_leak_into_the_next_document() -> None
     for text in _TRICKY * 2:
         fresh, shared = _fresh(text), _shared(text)
         assert shared == ("error" if fresh.startswith("error") else fresh), text
+
+
+# --- libyaml (fastload) against the pure loader ----------------------------------------------
+
+def _shape(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Everything of a loaded tree that the converter can see: types, values, positions."""
+    if isinstance(node, dict | list):
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        found = [(path, type(node).__name__, repr(node.lc.data), node.lc.line, node.lc.col)]
+        for key, value in items:
+            found += _shape(value, (*path, key))
+        return found
+    return [(path, type(node).__name__, repr(node))]
+
+
+def _pure(text: str) -> Any:
+    yamlio._shared.pop("load", None)
+    return yamlio._load_pure(text)
+
+
+def _assert_same_tree(text: str) -> bool:
+    """True when libyaml took the document; then its tree equals the pure loader's."""
+    fast = fastload.load(text, yamlio._load_pure)
+    if fast is None:
+        return False
+    pure = _pure(text)
+    assert yamlio.dump(fast, yamlio.Indent()) == yamlio.dump(pure, yamlio.Indent()), text
+    assert _shape(fast) == _shape(pure), text
+    return True
+
+
+def _variants(text: str) -> list[str]:
+    """A file's documents, also without their comment lines and without trailing comments
+    (so that more of them reach libyaml)."""
+    no_lines = re.sub(r"(?m)^[ ]*#.*\n", "", text)
+    no_comments = re.sub(r"(?m)[ ]+#.*$", "", no_lines)
+    return [chunk.body for variant in (text, no_lines, no_comments)
+            for chunk in stream.split(variant) if chunk.has_content]
+
+
+needs_libyaml = pytest.mark.skipif(fastload._loader_class() is None,
+                                   reason="ruamel.yaml.clib (libyaml) is not installed")
+
+
+@needs_libyaml
+def test_libyaml_trees_equal_pure_trees_on_fixtures() -> None:
+    taken = [_assert_same_tree(body) for path in sorted(FIXTURES.rglob("*.yaml"))
+             for body in _variants(path.read_text(encoding="utf-8"))]
+    assert sum(taken) > len(taken) // 2  # most fixture documents go through libyaml
+
+
+@needs_libyaml
+def test_libyaml_trees_equal_pure_trees_on_the_corpus(shared: Path) -> None:
+    taken = 0
+    for path in sorted((shared / "corpus").rglob("*.y*ml")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for body in _variants(text):
+            try:
+                taken += _assert_same_tree(body)
+            except yamlio.DocumentError:
+                continue  # the pure loader refuses it (and reports it in a real run)
+    assert taken > 100
+
+
+@needs_libyaml
+@pytest.mark.parametrize("text", [
+    "a: 1  # trailing comment\n",
+    "a: 1\n\nb: 2\n",
+    "a: &x 1\nb: *x\n",
+    "a: >\n  folded\n  text\n",
+    "a:\nb: 1\n",
+    "- a:\n- b: 1\n",
+    "a:\tb\n",
+    "k: !custom tagged\nl: !!str 12\n",
+    "%YAML 1.2\n---\na: 1\n",
+])
+def test_documents_with_what_libyaml_drops_go_to_the_pure_loader(text: str) -> None:
+    assert fastload.load(text, yamlio._load_pure) is None
+
+
+@needs_libyaml
+@pytest.mark.parametrize("text", [
+    "# header\n# more\n\napiVersion: v1\nkind: X\n",
+    "a:\n- x\n- y\nb: 'q'\nc: \"d\"\nd: |\n  lit\ne: [1, {f: 2}]\n",
+    "spec:\n  c:\n    - name: n\n      args: [\"--x\", '--y']\n  d: ~\n  e: null\n",
+    "x: 0o17\ny: 0x1f\nz: 1e3\nw: .inf\nv: true\nu: yes\nt: 2024-01-01\n",
+    "k: 'it''s'\nl: \"!not a tag\"\nm: a!b\n",
+    "n: \"esc\\u00e9\\t\\x41\"\no: é unicode\np: '✓'\nq: 🚀 launch {x}\n",
+    "r: a plain\n  scalar on\n  three lines\ns: \"double\n  folded\"\n",
+    "? complex key\n: value\n'quoted key': {}\n\"k2\": []\n",
+    "- root\n- list\n",
+    "just a scalar\n",
+])
+def test_documents_libyaml_takes_load_identically(text: str) -> None:
+    assert _assert_same_tree(text)
+
+
+@needs_libyaml
+@settings(max_examples=40, deadline=None)
+@given(_job)
+def test_generated_jobs_load_identically(job: dict[str, Any]) -> None:
+    text = _dump(job)
+    if fastload.load(text, yamlio._load_pure) is not None:
+        _assert_same_tree(text)
+
+
+def test_conversions_are_identical_with_and_without_libyaml(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in sorted(FIXTURES.glob("*/*.in.yaml")):
+        text = path.read_text(encoding="utf-8")
+        fast = convert_text(text)
+        monkeypatch.setattr(yamlio, "FAST", False)
+        pure = convert_text(text)
+        monkeypatch.setattr(yamlio, "FAST", True)
+        assert fast.text == pure.text, path
+        assert fast.findings == pure.findings, path
