@@ -16,15 +16,15 @@ __all__ = ["ConvertOptions", "DocumentResult", "Finding", "TextResult", "__versi
            "convert_text"]
 
 if TYPE_CHECKING:
-    from migrator.document import DocumentResult
     from migrator.findings import Finding
     from migrator.pipeline import TextResult, convert_text
+    from migrator.results import DocumentResult
     from migrator.settings import ConvertOptions
 
 _LAZY = {
     "convert_text": "migrator.pipeline",
     "TextResult": "migrator.pipeline",
-    "DocumentResult": "migrator.document",
+    "DocumentResult": "migrator.results",
     "Finding": "migrator.findings",
     "ConvertOptions": "migrator.settings",
 }

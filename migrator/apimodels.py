@@ -10,6 +10,7 @@ the upstream CRDs check them in the conformance tests.
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -214,16 +215,24 @@ class _TrainJob(Strict):
     status: Obj | None = None
 
 
-class TrainJob22(_TrainJob):
-    """A TrainJob as Trainer 2.2 accepts it."""
+@functools.cache
+def _train_job(version: str) -> type[BaseModel]:
+    """The TrainJob model of a release, built on first use (parametrising the generic spec
+    builds its validator at once, which an import should not pay for every release)."""
+    if version == "2.2":
+        class TrainJob22(_TrainJob):
+            """A TrainJob as Trainer 2.2 accepts it."""
 
-    spec: TrainJobSpec[Trainer22, PodSpecPatch22]
+            spec: TrainJobSpec[Trainer22, PodSpecPatch22]
 
+        return TrainJob22
 
-class TrainJob23(_TrainJob):
-    """A TrainJob as Trainer 2.3 accepts it."""
+    class TrainJob23(_TrainJob):
+        """A TrainJob as Trainer 2.3 accepts it."""
 
-    spec: TrainJobSpec[Trainer23, PodSpecPatch23]
+        spec: TrainJobSpec[Trainer23, PodSpecPatch23]
+
+    return TrainJob23
 
 
 # --- (Cluster)TrainingRuntime -------------------------------------------------------------
@@ -362,9 +371,16 @@ class TrainingRuntime23(_Runtime):
     spec: RuntimeSpec23
 
 
-MODELS: dict[tuple[str, str], type[BaseModel]] = {
-    ("2.2", "TrainJob"): TrainJob22, ("2.3", "TrainJob"): TrainJob23,
-    ("2.2", "TrainingRuntime"): TrainingRuntime22, ("2.3", "TrainingRuntime"): TrainingRuntime23,
-    ("2.2", "ClusterTrainingRuntime"): TrainingRuntime22,
-    ("2.3", "ClusterTrainingRuntime"): TrainingRuntime23,
-}
+RELEASES = ("2.2", "2.3")
+KINDS = ("TrainJob", "TrainingRuntime", "ClusterTrainingRuntime")
+
+
+def model_for(version: str, kind: str) -> type[BaseModel] | None:
+    """The strict model of ``kind`` in Trainer ``version``, or None when there is none."""
+    if version not in RELEASES:
+        return None
+    if kind == "TrainJob":
+        return _train_job(version)
+    if kind in ("TrainingRuntime", "ClusterTrainingRuntime"):
+        return TrainingRuntime22 if version == "2.2" else TrainingRuntime23
+    return None

@@ -12,10 +12,10 @@ from typing import Any
 
 from migrator import crdschema, paths, runtimeindex, stream, validate, yamlio
 from migrator.catalog import Catalog
-from migrator.document import DocumentResult, Status
 from migrator.findings import Finding, Severity
 from migrator.ledger import Ledger
 from migrator.pipeline import TextResult
+from migrator.results import DocumentResult, Status
 from migrator.settings import ConvertOptions
 
 GROUP = "trainer.kubeflow.org/"

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from migrator import (
     companion,
@@ -20,31 +19,11 @@ from migrator import (
 from migrator.catalog import Catalog
 from migrator.findings import Finding, Severity
 from migrator.ledger import Ledger
+from migrator.results import DocumentResult
 from migrator.settings import ConvertOptions
 from migrator.stream import Chunk
 
-Status = Literal["converted", "unchanged", "skipped", "failed"]
 RAISE_INTERNAL_ERRORS = False  # set by the CLI's --debug
-
-
-@dataclass
-class DocumentResult:
-    """The outcome of one document; ``text`` is what goes back into the stream."""
-
-    index: int
-    line: int
-    status: Status
-    text: str
-    source: dict[str, Any] = field(default_factory=dict)
-    output: dict[str, Any] | None = None
-    mappings: list[tuple[str, str]] = field(default_factory=list)
-    values: dict[str, Any] = field(default_factory=dict)  # mapped source path -> scalar value
-    findings: list[Finding] = field(default_factory=list)
-    reportable: bool = True
-
-    @property
-    def changed(self) -> bool:
-        return self.status == "converted"
 
 
 def process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
@@ -148,9 +127,10 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
                            if not (f.path == "metadata.name" and "M101" in reported))
     result.findings.extend(crdschema.check(plain_doc, options.crds, catalog.codes))
     result.output = {"apiVersion": target.api_version, "kind": target.kind,
-                     "name": draft.name if draft.name is not None else draft.generate_name}
+                     "name": _text(draft.name if draft.name is not None else draft.generate_name)}
     if draft.companion is not None:
-        result.output["runtime"] = {"kind": "TrainingRuntime", "name": draft.companion.name}
+        result.output["runtime"] = {"kind": "TrainingRuntime",
+                                    "name": _text(draft.companion.name)}
     if not _writable(result.findings, options):
         return result
     if not render:
@@ -198,7 +178,7 @@ def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
 def _finish(result: DocumentResult, doc: Any, chunk: Chunk, options: ConvertOptions,
             render: bool) -> DocumentResult:
     """Write ``doc`` (an object edited in place) back into the stream unless blocked."""
-    result.output = {"apiVersion": doc.get("apiVersion"), "kind": doc.get("kind"),
+    result.output = {"apiVersion": _text(doc.get("apiVersion")), "kind": _text(doc.get("kind")),
                      "name": result.source.get("name")}
     if not _writable(result.findings, options):
         return result
@@ -236,7 +216,12 @@ def _finding(catalog: Catalog, code: str, path: str, message: str, line: int | N
 
 def _identity(root: Any) -> dict[str, Any]:
     meta = root.get("metadata") if isinstance(root.get("metadata"), dict) else {}
-    return {key: value if isinstance(value, str) else None for key, value in (
+    return {key: _text(value) for key, value in (
         ("apiVersion", root.get("apiVersion")), ("kind", root.get("kind")),
         ("name", meta.get("name") or meta.get("generateName")),
         ("namespace", meta.get("namespace")))}
+
+
+def _text(value: Any) -> str | None:
+    """A plain ``str`` (results travel between processes without ruamel's string types)."""
+    return str(value) if isinstance(value, str) else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from migrator import detect, discovery, helm, sources, stream
 from migrator.discovery import Selection
@@ -16,13 +16,9 @@ from migrator.findings import Finding, Severity
 from migrator.settings import ConvertOptions
 
 PARALLEL_THRESHOLD = 16  # files; below this one process is faster
-IN_FLIGHT_PER_WORKER = 4  # files a worker has queued, so it never waits for work
-MAX_PENDING = 512  # results held back for order (bounds memory when a file converts slowly)
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
-
-    from migrator.document import DocumentResult
+    from migrator.results import DocumentResult
 else:
     DocumentResult = Any
 
@@ -136,7 +132,7 @@ def process_source(read: sources.SourceText, options: ConvertOptions, render: bo
                    audit: bool = False) -> FileResult:
     """Convert (or, with ``audit``, validate) an input that has been read already."""
     return FileResult(read.name, read.relative, source=read,
-                      result=_convert_or_audit(read.text, options, render, audit))
+                      result=convert_or_audit(read.text, options, render, audit))
 
 
 def _rendered_chart(name: str, relative: str, options: ConvertOptions,
@@ -157,7 +153,13 @@ def _audit(text: str, options: ConvertOptions) -> TextResult:
     return audit.validate_text(text, catalog.load(), options)
 
 
-def _settled(name: str, relative: str, max_bytes: int) -> FileResult | sources.SourceText:
+def convert_or_audit(text: str, options: ConvertOptions, render: bool,
+                     audit: bool) -> TextResult:
+    return _audit(text, options) if audit else convert_text(text, options=options,
+                                                            render=render)
+
+
+def settled(name: str, relative: str, max_bytes: int) -> FileResult | sources.SourceText:
     """Read a file; the final result if it is unreadable or holds no Kubeflow document,
     else its text, which still needs converting."""
     read = sources.read(name, relative, max_bytes)
@@ -176,11 +178,8 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
                   audit: bool = False) -> Iterator[FileResult]:
     """Process every selected file, in discovery order, on up to ``jobs`` processes.
 
-    This process reads every file and settles those without a Kubeflow document itself;
-    only the others go to worker processes, which start at the first such file (so a run
-    over ordinary manifests never loads the converter). At most a few files per worker are
-    in flight, so memory does not grow with the batch. Results and their order are the
-    same whatever ``jobs`` is; small batches stay in this process.
+    Results and their order are the same whatever ``jobs`` is; small batches stay in this
+    process, and a run over ordinary manifests never loads the converter (``parallel``).
     """
     if found is None:
         found = list(discovery.discover(paths, selection or Selection()))
@@ -188,88 +187,9 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
         for name, relative in found:
             yield process_file(name, relative, options, render, max_bytes, audit)
         return
-    yield from _in_parallel(found, options, jobs, render, max_bytes, audit)
+    from migrator import parallel
 
-
-# A file of a parallel run: settled here, converting in a worker, or (charts) both there.
-Pending = Union[FileResult, tuple[sources.SourceText, "Future[TextResult]"],
-                "Future[FileResult]"]
-
-
-def _in_parallel(found: list[tuple[str, str]], options: ConvertOptions, jobs: int,
-                 render: bool, max_bytes: int, audit: bool) -> Iterator[FileResult]:
-    from collections import deque
-    from concurrent.futures import ProcessPoolExecutor
-
-    in_flight_cap = jobs * IN_FLIGHT_PER_WORKER
-    in_flight = 0  # pending items that wait for a worker
-    pending: deque[Pending] = deque()
-    pool: ProcessPoolExecutor | None = None
-    try:
-        for name, relative in found:
-            settled = None if name.startswith(helm.PREFIX) else \
-                _settled(name, relative, max_bytes)
-            if isinstance(settled, FileResult):
-                pending.append(settled)
-            else:
-                if pool is None:
-                    _warm_up(options.target)  # workers are forked with the rules loaded
-                    pool = ProcessPoolExecutor(max_workers=jobs)
-                if settled is None:
-                    pending.append(pool.submit(process_file, name, relative, options, render,
-                                               max_bytes, audit))
-                else:  # only the text travels; the file's bytes stay here
-                    pending.append((settled, pool.submit(_convert_or_audit, settled.text,
-                                                         options, render, audit)))
-                in_flight += 1
-            # hand results on in order; wait for the oldest only when the workers have
-            # enough queued work or too many results are held back
-            while pending and (_ready(pending[0]) or in_flight > in_flight_cap
-                               or len(pending) > MAX_PENDING):
-                item = pending.popleft()
-                in_flight -= not isinstance(item, FileResult)
-                yield _result(item)
-        while pending:
-            yield _result(pending.popleft())
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
-
-
-def _convert_or_audit(text: str, options: ConvertOptions, render: bool,
-                      audit: bool) -> TextResult:
-    return _audit(text, options) if audit else convert_text(text, options=options,
-                                                            render=render)
-
-
-def _ready(item: Pending) -> bool:
-    if isinstance(item, FileResult):
-        return True
-    return item[1].done() if isinstance(item, tuple) else item.done()
-
-
-def _result(item: Pending) -> FileResult:
-    if isinstance(item, FileResult):
-        return item
-    if isinstance(item, tuple):
-        read, future = item
-        return FileResult(read.name, read.relative, source=read, result=future.result())
-    return item.result()
-
-
-def _warm_up(target: str) -> None:
-    """Import the converter, load the data files and build the target's API models once,
-    before workers are forked (they inherit all of it)."""
-    import importlib
-
-    from migrator import apimodels, catalog
-
-    for module in ("migrator.document", "migrator.audit"):
-        importlib.import_module(module)
-    catalog.load()
-    for (version, _), model in apimodels.MODELS.items():
-        if version == target:
-            model.model_rebuild()
+    yield from parallel.run(found, options, jobs, render, max_bytes, audit)
 
 
 def exit_code(files: list[FileResult], fail_on: str) -> int:

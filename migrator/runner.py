@@ -169,7 +169,7 @@ def _write(file: FileResult, settings: RunSettings) -> None:
                                        color=settings.color))
     elif settings.mode == "directory" and settings.output_dir is not None and file.changed:
         target = writer.mirrored_path(settings.output_dir, file.relative)
-        writer.atomic_write(target, file.source.encode(file.result.text))
+        writer.atomic_write(target, file.source.encode(file.result.text), durable=False)
     elif settings.mode == "in-place" and file.writable:
         if not os.path.lexists(file.name):  # removed while we worked: do not resurrect it
             raise FileNotFoundError(2, "the file disappeared during the run")

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from migrator import paths
-from migrator.apimodels import MODELS
+from migrator.apimodels import model_for
 from migrator.findings import Finding, Severity
 from migrator.runtimeindex import Index, RuntimeInfo
 from migrator.specs import CodeDoc, TargetSpec
@@ -43,7 +43,7 @@ def check(doc: Any, target: TargetSpec, codes: dict[str, CodeDoc],
     ML policy the job needs (a referenced runtime with another one is a finding).
     """
     kind = doc.get("kind") if isinstance(doc, dict) else None
-    model = MODELS.get((target.version, str(kind)))
+    model = model_for(target.version, str(kind))
     if model is None:
         return []
     problems: list[tuple[str, str, str]] = []

@@ -9,11 +9,13 @@ import tempfile
 from pathlib import Path
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Replace ``path`` with ``data`` via a temporary file in the same directory + rename.
 
     The file's permission bits are kept; on any failure the original file is untouched and
-    the temporary file is removed.
+    the temporary file is removed. ``durable`` flushes the data to disk before the rename, so
+    a crash cannot leave an empty file where the user's file was (needed when replacing
+    inputs; a fresh output tree can be written again).
     """
     if path.is_symlink():  # write through the link: the link itself stays a link
         path = Path(os.path.realpath(path))
@@ -24,8 +26,9 @@ def atomic_write(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
+            if durable:
+                out.flush()
+                os.fsync(out.fileno())
         if mode is not None:
             os.chmod(temp, mode)
         os.replace(temp, path)

@@ -12,22 +12,26 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from migrator.apimodels import MODELS  # noqa: E402
+from migrator.apimodels import KINDS, RELEASES, model_for  # noqa: E402
 
 SCHEMAS = ROOT / "schemas"
 
 
 def generated() -> dict[Path, str]:
     out = {}
-    for (version, kind), model in sorted(MODELS.items()):
-        if kind == "ClusterTrainingRuntime":
-            continue  # same model as TrainingRuntime
-        name = "trainjob" if kind == "TrainJob" else "trainingruntime"
-        schema = model.model_json_schema(by_alias=True)
-        schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-        schema["$comment"] = ("Generated from migrator/apimodels.py by scripts/gen_schemas.py; "
-                              "do not edit.")
-        out[SCHEMAS / f"{name}-v{version}.schema.json"] = json.dumps(schema, indent=2) + "\n"
+    for version in RELEASES:
+        for kind in KINDS:
+            if kind == "ClusterTrainingRuntime":
+                continue  # same model as TrainingRuntime
+            model = model_for(version, kind)
+            assert model is not None
+            name = "trainjob" if kind == "TrainJob" else "trainingruntime"
+            schema = model.model_json_schema(by_alias=True)
+            schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+            schema["$comment"] = ("Generated from migrator/apimodels.py by "
+                                  "scripts/gen_schemas.py; do not edit.")
+            out[SCHEMAS / f"{name}-v{version}.schema.json"] = \
+                json.dumps(schema, indent=2) + "\n"
     return out
 
 

@@ -1,0 +1,120 @@
+"""Run a batch on worker processes; results come back in discovery order.
+
+Until the first file that holds a Kubeflow document, this process reads and settles the files
+itself, so a run over ordinary manifests never loads the converter nor starts a worker. At
+that file it starts the workers, which load the converter side by side; from then on they
+read and convert whole batches of files, so reading is parallel too, while this process only
+collects plain results (it never loads the converter). Only a few batches per worker are in
+flight and results are handed on as soon as they are next in order, so memory does not grow
+with the size of the run.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Union
+
+from migrator import helm, pipeline, sources
+from migrator.pipeline import FileResult, TextResult
+from migrator.settings import ConvertOptions
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+BATCH = 24  # files per task: enough to outweigh a task's overhead, small enough to balance
+BATCHES_PER_WORKER = 3  # tasks queued per worker, so none waits for work
+
+# What a run waits for: a settled result, the text of a file converting in a worker, or a
+# batch of files a worker reads and converts.
+Pending = Union[FileResult, tuple[sources.SourceText, "Future[TextResult]"],
+                "Future[list[FileResult]]"]
+
+
+def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render: bool,
+        max_bytes: int, audit: bool) -> Iterator[FileResult]:
+    pending: deque[Pending] = deque()
+    pool: ProcessPoolExecutor | None = None
+    batch: list[tuple[str, str]] = []
+    try:
+        for name, relative in found:
+            if pool is None:  # no Kubeflow document yet: settle files here
+                done = None if name.startswith(helm.PREFIX) else \
+                    pipeline.settled(name, relative, max_bytes)
+                if isinstance(done, FileResult):
+                    pending.append(done)
+                    yield from _results(pending.popleft())
+                    continue
+                pool = _start(jobs)
+                if done is None:
+                    batch.append((name, relative))
+                else:
+                    pending.append((done, pool.submit(pipeline.convert_or_audit, done.text,
+                                                      options, render, audit)))
+            elif name == sources.STDIN:  # only this process can read standard input
+                _submit(pool, batch, pending, options, render, max_bytes, audit)
+                read = sources.read(name, relative, max_bytes)
+                if isinstance(read, sources.Unreadable):
+                    pending.append(FileResult(name, relative, unreadable=read))
+                else:
+                    pending.append((read, pool.submit(pipeline.convert_or_audit, read.text,
+                                                      options, render, audit)))
+            else:
+                batch.append((name, relative))
+                if len(batch) >= BATCH:
+                    _submit(pool, batch, pending, options, render, max_bytes, audit)
+            # hand results on in order; wait for the oldest only when enough work is queued
+            while pending and (_ready(pending[0]) or len(pending) > jobs * BATCHES_PER_WORKER):
+                yield from _results(pending.popleft())
+        if pool is not None:
+            _submit(pool, batch, pending, options, render, max_bytes, audit)
+        while pending:
+            yield from _results(pending.popleft())
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _start(jobs: int) -> ProcessPoolExecutor:
+    """Start the workers; each loads the converter itself, side by side (this process reads
+    only plain results and never needs it)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=jobs, initializer=_load_converter)
+
+
+def _load_converter() -> None:
+    import importlib
+
+    for module in ("migrator.document", "migrator.audit"):
+        importlib.import_module(module)
+
+
+def _submit(pool: ProcessPoolExecutor, batch: list[tuple[str, str]], pending: deque[Pending],
+            options: ConvertOptions, render: bool, max_bytes: int, audit: bool) -> None:
+    if batch:
+        pending.append(pool.submit(_process_batch, list(batch), options, render, max_bytes,
+                                   audit))
+        batch.clear()
+
+
+def _process_batch(batch: list[tuple[str, str]], options: ConvertOptions, render: bool,
+                   max_bytes: int, audit: bool) -> list[FileResult]:
+    return [pipeline.process_file(name, relative, options, render, max_bytes, audit)
+            for name, relative in batch]
+
+
+def _ready(item: Pending) -> bool:
+    if isinstance(item, FileResult):
+        return True
+    return item[1].done() if isinstance(item, tuple) else item.done()
+
+
+def _results(item: Pending) -> Iterator[FileResult]:
+    if isinstance(item, FileResult):
+        yield item
+    elif isinstance(item, tuple):
+        read, future = item
+        yield FileResult(read.name, read.relative, source=read, result=future.result())
+    else:
+        yield from item.result()
