@@ -15,7 +15,9 @@ goal is a ratio measured in the same run on the same machine, and is printed wit
 - check of one ordinary file <= 2.0x  python -c "import yaml"
 - peak memory (RSS) of convert over the full tree <= 1.5x that over a fifth of it
 
-Also printed, to explain the figures: the floor of any Python program over the tree (an
+Commands compared with each other run in turn, five times, and the best time of each counts
+(the machine may be shared; a busy spell then weighs on all of them alike). Also printed, to
+explain the figures: the floor of any Python program over the tree (an
 interpreter started with -I -S that only walks the tree and reads every file), the round trip
 timed inside this process, and the first run after an install (the per-user catalog cache
 still cold). Every CLI run uses a cache folder of its own in the temporary tree.
@@ -107,11 +109,18 @@ def make_tree(root: Path, files: int, share: float) -> list[Path]:
 
 def timed(command: list[str], repeat: int = 3, cwd: Path | None = None) -> float:
     """Best wall time of ``repeat`` runs of ``command``."""
-    best = float("inf")
+    return compared([command], repeat, cwd)[0]
+
+
+def compared(commands: list[list[str]], repeat: int = 5, cwd: Path | None = None) -> list[float]:
+    """Best wall time of each command, the commands run in turn ``repeat`` times (so that a
+    busy spell of a shared machine weighs on all of them alike)."""
+    best = [float("inf")] * len(commands)
     for _ in range(repeat):
-        started = time.perf_counter()
-        subprocess.run(command, capture_output=True, check=False, cwd=cwd)
-        best = min(best, time.perf_counter() - started)
+        for index, command in enumerate(commands):
+            started = time.perf_counter()
+            subprocess.run(command, capture_output=True, check=False, cwd=cwd)
+            best[index] = min(best[index], time.perf_counter() - started)
     return best
 
 
@@ -179,22 +188,23 @@ def main() -> int:
               f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}")
 
         cold = timed([*cli, "check", str(legacy[0])], repeat=1)
-        warm = timed([*cli, "check", str(legacy[0])], repeat=3)
+        warm = timed([*cli, "check", str(legacy[0])])
         print(f"  check of one legacy file: {cold:.3f}s on the first run after an install "
               f"(catalog cache cold), {warm:.3f}s after")
 
-        grep = timed(["grep", "-rlE", f"kind: *({KINDS})", str(tree)])
-        walk = timed([sys.executable, "-I", "-S", "-c", WALK, str(tree)])
-        check = timed([*cli, "check", str(tree), "-q"])
+        grep, walk, check = compared([["grep", "-rlE", f"kind: *({KINDS})", str(tree)],
+                                      [sys.executable, "-I", "-S", "-c", WALK, str(tree)],
+                                      [*cli, "check", str(tree), "-q"]])
         results.append(("check / grep -rlE", check / grep, "<= 3.0", check / grep <= 3.0))
         print(f"  grep -rlE: {grep:.3f}s; check: {check:.3f}s; the floor of any Python program "
               f"(python -I -S reading every file): {walk:.3f}s = {walk / grep:.1f}x grep")
 
         out = Path(temp) / "out"
-        serial = timed([*cli, "convert", str(tree), "-o", str(out), "-q", "-j", "1"])
+        serial, parallel, floor = compared([
+            [*cli, "convert", str(tree), "-o", str(out / "j1"), "-q", "-j", "1"],
+            [*cli, "convert", str(tree), "-o", str(out / "j2"), "-q", "-j", "2"],
+            [sys.executable, "-c", ROUND_TRIP, *map(str, legacy)]])
         shutil.rmtree(out, ignore_errors=True)
-        parallel = timed([*cli, "convert", str(tree), "-o", str(out), "-q", "-j", "2"])
-        floor = timed([sys.executable, "-c", ROUND_TRIP, *map(str, legacy)])
         inside = best_of(lambda: bare_round_trip(legacy))
         results.append(("convert -j1 / ruamel round trip", serial / floor, "<= 1.3",
                         serial / floor <= 1.3))
@@ -204,8 +214,8 @@ def main() -> int:
               f"legacy files: {floor:.3f}s as a process ({inside:.3f}s inside this one)")
 
         one = tree / "team1" / "app1" / "m1.yaml"
-        hook = timed([*cli, "check", str(one)], repeat=5)
-        import_yaml = timed([sys.executable, "-c", "import yaml"], repeat=5)
+        hook, import_yaml = compared([[*cli, "check", str(one)],
+                                      [sys.executable, "-c", "import yaml"]], repeat=7)
         results.append(("hook check of 1 file / import yaml", hook / import_yaml, "<= 2.0",
                         hook / import_yaml <= 2.0))
         print(f"  check of one ordinary file: {hook * 1000:.0f} ms; "

@@ -32,7 +32,9 @@ Pending = Union[FileResult, tuple[sources.SourceText, "Future[TextResult]"],
 
 
 def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render: bool,
-        max_bytes: int, audit: bool) -> Iterator[FileResult]:
+        max_bytes: int, audit: bool, keep_text: bool = True) -> Iterator[FileResult]:
+    """Results in the order of ``found``; without ``keep_text`` files that hold no Kubeflow
+    document come back without their text (the caller will not print them)."""
     pending: deque[Pending] = deque()
     pool: ProcessPoolExecutor | None = None
     batch: list[tuple[str, str]] = []
@@ -52,7 +54,7 @@ def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render
                     pending.append((done, pool.submit(pipeline.convert_or_audit, done.text,
                                                       options, render, audit)))
             elif name == sources.STDIN:  # only this process can read standard input
-                _submit(pool, batch, pending, options, render, max_bytes, audit)
+                _submit(pool, batch, pending, options, render, max_bytes, audit, keep_text)
                 read = sources.read(name, relative, max_bytes)
                 if isinstance(read, sources.Unreadable):
                     pending.append(FileResult(name, relative, unreadable=read))
@@ -62,12 +64,12 @@ def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render
             else:
                 batch.append((name, relative))
                 if len(batch) >= BATCH:
-                    _submit(pool, batch, pending, options, render, max_bytes, audit)
+                    _submit(pool, batch, pending, options, render, max_bytes, audit, keep_text)
             # hand results on in order; wait for the oldest only when enough work is queued
             while pending and (_ready(pending[0]) or len(pending) > jobs * BATCHES_PER_WORKER):
                 yield from _results(pending.popleft())
         if pool is not None:
-            _submit(pool, batch, pending, options, render, max_bytes, audit)
+            _submit(pool, batch, pending, options, render, max_bytes, audit, keep_text)
         while pending:
             yield from _results(pending.popleft())
     finally:
@@ -91,17 +93,25 @@ def _load_converter() -> None:
 
 
 def _submit(pool: ProcessPoolExecutor, batch: list[tuple[str, str]], pending: deque[Pending],
-            options: ConvertOptions, render: bool, max_bytes: int, audit: bool) -> None:
+            options: ConvertOptions, render: bool, max_bytes: int, audit: bool,
+            keep_text: bool) -> None:
     if batch:
         pending.append(pool.submit(_process_batch, list(batch), options, render, max_bytes,
-                                   audit))
+                                   audit, keep_text))
         batch.clear()
 
 
 def _process_batch(batch: list[tuple[str, str]], options: ConvertOptions, render: bool,
-                   max_bytes: int, audit: bool) -> list[FileResult]:
-    return [pipeline.process_file(name, relative, options, render, max_bytes, audit)
-            for name, relative in batch]
+                   max_bytes: int, audit: bool, keep_text: bool) -> list[FileResult]:
+    results = [pipeline.process_file(name, relative, options, render, max_bytes, audit)
+               for name, relative in batch]
+    return [result.slim() if not keep_text and _plain(result) else result
+            for result in results]
+
+
+def _plain(result: FileResult) -> bool:
+    """A readable file without a Kubeflow document: nothing of it is written or reviewed."""
+    return result.result is not None and not result.result.documents
 
 
 def _ready(item: Pending) -> bool:

@@ -175,8 +175,11 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
                   found: list[tuple[str, str]] | None = None,
                   render: bool = True,
                   max_bytes: int = sources.MAX_BYTES,
-                  audit: bool = False) -> Iterator[FileResult]:
+                  audit: bool = False, keep_text: bool = True) -> Iterator[FileResult]:
     """Process every selected file, in discovery order, on up to ``jobs`` processes.
+
+    Without ``keep_text`` a file that holds no Kubeflow document may come back without its
+    text (a run that does not print every file has no use for it).
 
     Results and their order are the same whatever ``jobs`` is; small batches stay in this
     process, and a run over ordinary manifests never loads the converter (``parallel``).
@@ -189,7 +192,7 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
         return
     from migrator import parallel
 
-    yield from parallel.run(found, options, jobs, render, max_bytes, audit)
+    yield from parallel.run(found, options, jobs, render, max_bytes, audit, keep_text)
 
 
 def exit_code(files: list[FileResult], fail_on: str) -> int:

@@ -45,7 +45,8 @@ def run(settings: RunSettings) -> int:
         for file in pipeline.process_paths(settings.paths, options, jobs=settings.jobs,
                                            found=found, render=settings.mode != "check",
                                            max_bytes=settings.max_bytes,
-                                           audit=settings.mode == "validate"):
+                                           audit=settings.mode == "validate",
+                                           keep_text=settings.mode == "stdout"):
             file = suppressor.apply(file)
             try:
                 _write(file, settings)

@@ -113,14 +113,25 @@ def test_changed_since_limits_the_files(tmp_path: Path) -> None:
 def test_parallel_run_matches_serial(tmp_path: Path) -> None:
     corpus = tmp_path / "many"
     corpus.mkdir()
+    for index in range(30):  # ordinary files first: workers start in the middle of the run
+        (corpus / f"0-plain-{index:03d}.yaml").write_text(CLEAN)
+    (corpus / "1-binary.yaml").write_bytes(b"kind: PyTorchJob\x00\x01")
     cases = sorted(FIXTURES.glob("*/*.in.yaml"))
-    for index in range(40):
+    for index in range(80):
         source = cases[index % len(cases)]
-        shutil.copy(source, corpus / f"{index:03d}-{source.parent.name}-{source.name}")
+        shutil.copy(source, corpus / f"2-{index:03d}-{source.parent.name}-{source.name}")
     serial = run("convert", "many", "-j", "1", "--report", "serial.json", cwd=tmp_path)
     parallel = run("convert", "many", "-j", "2", "--report", "parallel.json", cwd=tmp_path)
     assert serial.stdout == parallel.stdout
-    assert serial.returncode == parallel.returncode
+    assert serial.returncode == parallel.returncode == 2  # the binary file
+    assert serial.stderr.splitlines()[:-1] == parallel.stderr.splitlines()[:-1]  # not timings
+    for jobs in ("1", "2"):
+        run("convert", "many", "-o", f"out{jobs}", "-j", jobs, cwd=tmp_path)
+    written = sorted(p.relative_to(tmp_path / "out1") for p in (tmp_path / "out1").rglob("*"))
+    assert written == sorted(p.relative_to(tmp_path / "out2")
+                             for p in (tmp_path / "out2").rglob("*"))
+    assert all((tmp_path / "out1" / name).read_bytes() == (tmp_path / "out2" / name).read_bytes()
+               for name in written if (tmp_path / "out1" / name).is_file())
 
     def documents(name: str) -> object:
         return json.loads((tmp_path / name).read_text())["documents"]
