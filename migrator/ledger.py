@@ -60,12 +60,10 @@ class Ledger:
 
     def close(self, skip: tuple[FieldPath, ...] = ()) -> None:
         """Report every source leaf that no record covers."""
-        covered = [*self.consumed, *skip]
-        for leaf in paths.leaves(self.root):
-            if not any(paths.is_prefix(prefix, leaf) for prefix in covered):
-                self.report(UNKNOWN_FIELD, leaf,
-                            f"{self.render(leaf)} is not known to any mapping rule and was "
-                            "not carried over")
+        for leaf in paths.uncovered_leaves(self.root, {*self.consumed, *skip}):
+            self.report(UNKNOWN_FIELD, leaf,
+                        f"{self.render(leaf)} is not known to any mapping rule and was "
+                        "not carried over")
 
     def render(self, path: FieldPath) -> str:
         """Dotted path with ``[name=x]`` selectors where list items have names."""

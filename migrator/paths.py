@@ -70,21 +70,21 @@ def has(node: Any, path: FieldPath) -> bool:
     return True
 
 
-def is_prefix(prefix: FieldPath, path: FieldPath) -> bool:
-    return path[: len(prefix)] == prefix
-
-
-def leaves(node: Any, base: FieldPath = ()) -> Iterator[FieldPath]:
-    """Every leaf path below ``node``; empty maps and lists count as leaves."""
+def uncovered_leaves(node: Any, covered: set[FieldPath],
+                     base: FieldPath = ()) -> Iterator[FieldPath]:
+    """Every leaf path below ``node`` (empty maps and lists count as leaves) that no path in
+    ``covered`` is a prefix of; covered subtrees are not walked."""
+    if base in covered:
+        return
     if isinstance(node, dict):
         if not node:
             yield base
         for key, value in node.items():
-            yield from leaves(value, (*base, str(key)))
+            yield from uncovered_leaves(value, covered, (*base, str(key)))
     elif isinstance(node, list):
         if not node:
             yield base
         for i, value in enumerate(node):
-            yield from leaves(value, (*base, i))
+            yield from uncovered_leaves(value, covered, (*base, i))
     else:
         yield base
