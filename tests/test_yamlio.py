@@ -195,3 +195,19 @@ def test_conversions_are_identical_with_and_without_libyaml(
         monkeypatch.setattr(yamlio, "FAST", True)
         assert fast.text == pure.text, path
         assert fast.findings == pure.findings, path
+
+
+def test_corpus_conversions_are_identical_with_and_without_libyaml(
+        shared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in sorted((shared / "corpus").rglob("*.y*ml")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "kubeflow.org" not in text:
+            continue
+        fast = convert_text(text, companion_runtimes=True)
+        monkeypatch.setattr(yamlio, "FAST", False)
+        pure = convert_text(text, companion_runtimes=True)
+        monkeypatch.setattr(yamlio, "FAST", True)
+        assert (fast.text, fast.findings) == (pure.text, pure.findings), path
