@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from migrator import helm, pipeline, sources
 from migrator.pipeline import FileResult, TextResult
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 BATCH = 24  # files per task: enough to outweigh a task's overhead, small enough to balance
 BATCHES_PER_WORKER = 3  # tasks queued per worker, so none waits for work
+MAX_PENDING = 256  # tasks whose results are held back for order (bounds memory)
 
 # What a run waits for: a settled result, the text of a file converting in a worker, or a
 # batch of files a worker reads and converts.
@@ -65,9 +66,7 @@ def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render
                 batch.append((name, relative))
                 if len(batch) >= BATCH:
                     _submit(pool, batch, pending, options, render, max_bytes, audit, keep_text)
-            # hand results on in order; wait for the oldest only when enough work is queued
-            while pending and (_ready(pending[0]) or len(pending) > jobs * BATCHES_PER_WORKER):
-                yield from _results(pending.popleft())
+            yield from _hand_on(pending, jobs * BATCHES_PER_WORKER)
         if pool is not None:
             _submit(pool, batch, pending, options, render, max_bytes, audit, keep_text)
         while pending:
@@ -75,6 +74,24 @@ def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+
+
+def _hand_on(pending: deque[Pending], busy_cap: int) -> Iterator[FileResult]:
+    """Hand on the results that are next in order. When enough work is queued, wait for any
+    task to finish (not the oldest: a slow batch must not leave the other workers idle); when
+    too many results are held back for order, wait for the oldest."""
+    while True:
+        while pending and _ready(pending[0]):
+            yield from _results(pending.popleft())
+        if len(pending) > MAX_PENDING:
+            yield from _results(pending.popleft())
+            continue
+        busy: list[Future[Any]] = [_future(item) for item in pending if not _ready(item)]
+        if len(busy) <= busy_cap:
+            return
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        wait(busy, return_when=FIRST_COMPLETED)
 
 
 def _start(jobs: int) -> ProcessPoolExecutor:
@@ -112,6 +129,11 @@ def _process_batch(batch: list[tuple[str, str]], options: ConvertOptions, render
 def _plain(result: FileResult) -> bool:
     """A readable file without a Kubeflow document: nothing of it is written or reviewed."""
     return result.result is not None and not result.result.documents
+
+
+def _future(item: Pending) -> Future[TextResult] | Future[list[FileResult]]:
+    assert not isinstance(item, FileResult)
+    return item[1] if isinstance(item, tuple) else item
 
 
 def _ready(item: Pending) -> bool:
