@@ -64,8 +64,9 @@ def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render
                                                       options, render, audit)))
             else:
                 batch.append((name, relative))
-                if len(batch) >= BATCH:
-                    _submit(pool, batch, pending, options, render, max_bytes, audit, keep_text)
+                if len(batch) < BATCH:
+                    continue  # nothing new to wait for
+                _submit(pool, batch, pending, options, render, max_bytes, audit, keep_text)
             yield from _hand_on(pending, jobs * BATCHES_PER_WORKER)
         if pool is not None:
             _submit(pool, batch, pending, options, render, max_bytes, audit, keep_text)
@@ -86,6 +87,8 @@ def _hand_on(pending: deque[Pending], busy_cap: int) -> Iterator[FileResult]:
         if len(pending) > MAX_PENDING:
             yield from _results(pending.popleft())
             continue
+        if len(pending) <= busy_cap:
+            return
         busy: list[Future[Any]] = [_future(item) for item in pending if not _ready(item)]
         if len(busy) <= busy_cap:
             return
