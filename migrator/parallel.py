@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union
 
 from migrator import helm, pipeline, sources
@@ -22,20 +23,26 @@ from migrator.settings import ConvertOptions
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
+    from migrator.writer import Destination
+
 BATCH = 24  # files per task: enough to outweigh a task's overhead, small enough to balance
 BATCHES_PER_WORKER = 3  # tasks queued per worker, so none waits for work
 MAX_PENDING = 256  # tasks whose results are held back for order (bounds memory)
 
 # What a run waits for: a settled result, the text of a file converting in a worker, or a
 # batch of files a worker reads and converts.
-Pending = Union[FileResult, tuple[sources.SourceText, "Future[TextResult]"],
+Pending = Union[FileResult,
+                tuple[sources.SourceText, "Future[TextResult]", "Destination | None"],
                 "Future[list[FileResult]]"]
 
 
 def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render: bool,
-        max_bytes: int, audit: bool, keep_text: bool = True) -> Iterator[FileResult]:
+        max_bytes: int, audit: bool, keep_text: bool = True,
+        destination: Destination | None = None) -> Iterator[FileResult]:
     """Results in the order of ``found``; without ``keep_text`` files that hold no Kubeflow
-    document come back without their text (the caller will not print them)."""
+    document come back without their text (the caller will not print them). Conversions are
+    written to ``destination`` by the process that made them."""
+    task = _Task(options, render, max_bytes, audit, keep_text, destination)
     pending: deque[Pending] = deque()
     pool: ProcessPoolExecutor | None = None
     batch: list[tuple[str, str]] = []
@@ -53,23 +60,23 @@ def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render
                     batch.append((name, relative))
                 else:
                     pending.append((done, pool.submit(pipeline.convert_or_audit, done.text,
-                                                      options, render, audit)))
+                                                      options, render, audit), destination))
             elif name == sources.STDIN:  # only this process can read standard input
-                _submit(pool, batch, pending, options, render, max_bytes, audit, keep_text)
+                _submit(pool, batch, pending, task)
                 read = sources.read(name, relative, max_bytes)
                 if isinstance(read, sources.Unreadable):
                     pending.append(FileResult(name, relative, unreadable=read))
                 else:
                     pending.append((read, pool.submit(pipeline.convert_or_audit, read.text,
-                                                      options, render, audit)))
+                                                      options, render, audit), destination))
             else:
                 batch.append((name, relative))
                 if len(batch) < BATCH:
                     continue  # nothing new to wait for
-                _submit(pool, batch, pending, options, render, max_bytes, audit, keep_text)
+                _submit(pool, batch, pending, task)
             yield from _hand_on(pending, jobs * BATCHES_PER_WORKER)
         if pool is not None:
-            _submit(pool, batch, pending, options, render, max_bytes, audit, keep_text)
+            _submit(pool, batch, pending, task)
         while pending:
             yield from _results(pending.popleft())
     finally:
@@ -112,20 +119,30 @@ def _load_converter() -> None:
         importlib.import_module(module)
 
 
+@dataclass(frozen=True)
+class _Task:
+    """What every batch of a run is asked to do."""
+
+    options: ConvertOptions
+    render: bool
+    max_bytes: int
+    audit: bool
+    keep_text: bool
+    destination: Destination | None
+
+
 def _submit(pool: ProcessPoolExecutor, batch: list[tuple[str, str]], pending: deque[Pending],
-            options: ConvertOptions, render: bool, max_bytes: int, audit: bool,
-            keep_text: bool) -> None:
+            task: _Task) -> None:
     if batch:
-        pending.append(pool.submit(_process_batch, list(batch), options, render, max_bytes,
-                                   audit, keep_text))
+        pending.append(pool.submit(_process_batch, list(batch), task))
         batch.clear()
 
 
-def _process_batch(batch: list[tuple[str, str]], options: ConvertOptions, render: bool,
-                   max_bytes: int, audit: bool, keep_text: bool) -> list[FileResult]:
-    results = [pipeline.process_file(name, relative, options, render, max_bytes, audit)
+def _process_batch(batch: list[tuple[str, str]], task: _Task) -> list[FileResult]:
+    results = [pipeline.process_file(name, relative, task.options, task.render, task.max_bytes,
+                                     task.audit, task.destination)
                for name, relative in batch]
-    return [result.slim() if not keep_text and _plain(result) else result
+    return [result.slim() if not task.keep_text and _plain(result) else result
             for result in results]
 
 
@@ -149,7 +166,8 @@ def _results(item: Pending) -> Iterator[FileResult]:
     if isinstance(item, FileResult):
         yield item
     elif isinstance(item, tuple):
-        read, future = item
-        yield FileResult(read.name, read.relative, source=read, result=future.result())
+        read, future, destination = item
+        yield pipeline.store(FileResult(read.name, read.relative, source=read,
+                                        result=future.result()), destination)
     else:
         yield from item.result()

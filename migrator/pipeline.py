@@ -19,6 +19,7 @@ PARALLEL_THRESHOLD = 16  # files; below this one process is faster
 
 if TYPE_CHECKING:
     from migrator.results import DocumentResult
+    from migrator.writer import Destination
 else:
     DocumentResult = Any
 
@@ -77,6 +78,8 @@ class FileResult:
     scanned: int | None = None
     was_changed: bool | None = None
     virtual: bool = False  # rendered output (helm), never written back
+    written: bool = False  # its conversion was written (to the output tree or in place)
+    write_error: str | None = None  # why writing it failed (the input is unchanged)
 
     @property
     def changed(self) -> bool:
@@ -113,19 +116,31 @@ class FileResult:
         return FileResult(self.name, self.relative, None, self.unreadable,
                           TextResult("", documents) if self.result is not None else None,
                           scanned=self.documents_scanned, was_changed=self.changed,
-                          virtual=self.virtual)
+                          virtual=self.virtual, written=self.written,
+                          write_error=self.write_error)
 
 
 def process_file(name: str, relative: str, options: ConvertOptions,
                  render: bool = True, max_bytes: int = sources.MAX_BYTES,
-                 audit: bool = False) -> FileResult:
-    """Read one input and convert (or, with ``audit``, validate) it."""
+                 audit: bool = False, destination: Destination | None = None) -> FileResult:
+    """Read one input and convert (or, with ``audit``, validate) it; write the conversion to
+    ``destination`` when there is one."""
     if name.startswith(helm.PREFIX):
-        return _rendered_chart(name, relative, options, render)
+        return store(_rendered_chart(name, relative, options, render), destination)
     read = sources.read(name, relative, max_bytes)
     if isinstance(read, sources.Unreadable):
         return FileResult(name, relative, unreadable=read)
-    return process_source(read, options, render, audit)
+    return store(process_source(read, options, render, audit), destination)
+
+
+def store(file: FileResult, destination: Destination | None) -> FileResult:
+    """Write ``file`` to ``destination``; a failure is recorded on the result, not raised."""
+    if destination is not None:
+        try:
+            file.written = destination.store(file)
+        except OSError as exc:
+            file.write_error = str(exc.strerror or exc)
+    return file
 
 
 def process_source(read: sources.SourceText, options: ConvertOptions, render: bool = True,
@@ -175,11 +190,13 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
                   found: list[tuple[str, str]] | None = None,
                   render: bool = True,
                   max_bytes: int = sources.MAX_BYTES,
-                  audit: bool = False, keep_text: bool = True) -> Iterator[FileResult]:
+                  audit: bool = False, keep_text: bool = True,
+                  destination: Destination | None = None) -> Iterator[FileResult]:
     """Process every selected file, in discovery order, on up to ``jobs`` processes.
 
     Without ``keep_text`` a file that holds no Kubeflow document may come back without its
-    text (a run that does not print every file has no use for it).
+    text (a run that does not print every file has no use for it). With a ``destination``
+    each conversion is written where it was made (``FileResult.written`` / ``write_error``).
 
     Results and their order are the same whatever ``jobs`` is; small batches stay in this
     process, and a run over ordinary manifests never loads the converter (``parallel``).
@@ -188,11 +205,12 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
         found = list(discovery.discover(paths, selection or Selection()))
     if jobs <= 1 or len(found) < PARALLEL_THRESHOLD:
         for name, relative in found:
-            yield process_file(name, relative, options, render, max_bytes, audit)
+            yield process_file(name, relative, options, render, max_bytes, audit, destination)
         return
     from migrator import parallel
 
-    yield from parallel.run(found, options, jobs, render, max_bytes, audit, keep_text)
+    yield from parallel.run(found, options, jobs, render, max_bytes, audit, keep_text,
+                            destination)
 
 
 def exit_code(files: list[FileResult], fail_on: str) -> int:

@@ -46,14 +46,14 @@ def run(settings: RunSettings) -> int:
                                            found=found, render=settings.mode != "check",
                                            max_bytes=settings.max_bytes,
                                            audit=settings.mode == "validate",
-                                           keep_text=settings.mode == "stdout"):
+                                           keep_text=settings.mode == "stdout",
+                                           destination=_destination(settings)):
             file = suppressor.apply(file)
-            try:
-                _write(file, settings)
-            except OSError as exc:
+            _show(file, settings)
+            if file.write_error is not None:
                 write_errors += 1
                 print(f"{file.name}: error Y106 cannot write the result: "
-                      f"{exc.strerror or exc} (the input is unchanged)", file=sys.stderr)
+                      f"{file.write_error} (the input is unchanged)", file=sys.stderr)
             _print(file, settings, minimum)
             if reviewing:
                 from migrator import review
@@ -157,7 +157,17 @@ def _check_exit(files: list[FileResult]) -> int:
     return 1 if _needs_attention(files) else 0
 
 
-def _write(file: FileResult, settings: RunSettings) -> None:
+def _destination(settings: RunSettings) -> writer.Destination | None:
+    """Where conversions are written (by the process that makes them), if anywhere."""
+    if settings.mode == "directory" and settings.output_dir is not None:
+        return writer.Destination(output_dir=settings.output_dir)
+    if settings.mode == "in-place":
+        return writer.Destination(backup=settings.backup)
+    return None
+
+
+def _show(file: FileResult, settings: RunSettings) -> None:
+    """stdout and diff modes: print the conversion or its diff, in input order."""
     if file.source is None or file.result is None:
         return
     if settings.mode == "stdout":
@@ -168,15 +178,6 @@ def _write(file: FileResult, settings: RunSettings) -> None:
     elif settings.mode == "diff":
         sys.stdout.write(diffs.unified(file.name, file.source.text, file.result.text,
                                        color=settings.color))
-    elif settings.mode == "directory" and settings.output_dir is not None and file.changed:
-        target = writer.mirrored_path(settings.output_dir, file.relative)
-        writer.atomic_write(target, file.source.encode(file.result.text), durable=False)
-    elif settings.mode == "in-place" and file.writable:
-        if not os.path.lexists(file.name):  # removed while we worked: do not resurrect it
-            raise FileNotFoundError(2, "the file disappeared during the run")
-        if settings.backup:
-            writer.atomic_write(Path(file.name + settings.backup), file.source.raw)
-        writer.atomic_write(Path(file.name), file.source.encode(file.result.text))
 
 
 def _print(file: FileResult, settings: RunSettings, minimum: Severity) -> None:
@@ -190,7 +191,7 @@ def _print(file: FileResult, settings: RunSettings, minimum: Severity) -> None:
     else:
         lines = [] if settings.quiet else report.document_lines(file)
         lines += report.finding_lines(file, minimum)
-    if settings.mode == "in-place" and file.writable:
+    if settings.mode == "in-place" and file.written:
         lines.insert(0, f"rewrote {file.name}")
     for line in lines:
         print(line, file=sys.stderr)

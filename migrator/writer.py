@@ -6,7 +6,12 @@ import contextlib
 import os
 import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from migrator.pipeline import FileResult
 
 
 def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
@@ -44,3 +49,34 @@ def mirrored_path(output_dir: Path, relative: str) -> Path:
     target = output_dir.joinpath(*parts) if parts else output_dir / "stdin.yaml"
     target.parent.mkdir(parents=True, exist_ok=True)
     return target
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where converted files go: a mirrored ``output_dir``, or back in place (``output_dir``
+    None) with an optional backup. Plain data, so worker processes write their own files."""
+
+    output_dir: Path | None = None
+    backup: str | None = None
+
+    def store(self, file: FileResult) -> bool:
+        """Write ``file``'s conversion if it is to be written; True when it was.
+
+        Raises OSError when writing fails (the input is then unchanged).
+        """
+        if file.source is None or file.result is None:
+            return False
+        if self.output_dir is not None:
+            if not file.changed:
+                return False
+            target = mirrored_path(self.output_dir, file.relative)
+            atomic_write(target, file.source.encode(file.result.text), durable=False)
+            return True
+        if not file.writable:
+            return False
+        if not os.path.lexists(file.name):  # removed while we worked: do not resurrect it
+            raise FileNotFoundError(2, "the file disappeared during the run")
+        if self.backup:
+            atomic_write(Path(file.name + self.backup), file.source.raw)
+        atomic_write(Path(file.name), file.source.encode(file.result.text))
+        return True
