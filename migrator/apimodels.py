@@ -11,7 +11,7 @@ the upstream CRDs check them in the conformance tests.
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -146,66 +146,7 @@ class PodSpecPatch23(PodSpecPatch22):
     termination_grace_period_seconds: Annotated[int, Field(ge=0)] | None = None
 
 
-PodSpecT = TypeVar("PodSpecT", bound=PodSpecPatch22)
-
-
-class PodTemplatePatch(Strict, Generic[PodSpecT]):
-    metadata: PatchMeta | None = None
-    spec: PodSpecT | None = None
-
-
-class JobSpecPatch(Strict, Generic[PodSpecT]):
-    template: PodTemplatePatch[PodSpecT] | None = None
-
-
-class JobTemplatePatch(Strict, Generic[PodSpecT]):
-    metadata: PatchMeta | None = None
-    spec: JobSpecPatch[PodSpecT] | None = None
-
-
-class ReplicatedJobPatch(Strict, Generic[PodSpecT]):
-    name: NameStr
-    template: JobTemplatePatch[PodSpecT] | None = None
-
-
-class JobSetSpecPatch(Strict, Generic[PodSpecT]):
-    replicated_jobs: Annotated[list[ReplicatedJobPatch[PodSpecT]],
-                               Field(max_length=100)] | None = None
-
-
-class JobSetTemplatePatch(Strict, Generic[PodSpecT]):
-    metadata: PatchMeta | None = None
-    spec: JobSetSpecPatch[PodSpecT] | None = None
-
-
-class TrainingRuntimeSpecPatch(Strict, Generic[PodSpecT]):
-    template: JobSetTemplatePatch[PodSpecT] | None = None
-
-
-class RuntimePatch(Strict, Generic[PodSpecT]):
-    """A runtimePatches entry; the releases differ only in the pod spec a patch may set."""
-
-    manager: NameStr
-    time: str | None = None
-    training_runtime_spec: TrainingRuntimeSpecPatch[PodSpecT] | None = None
-
-
 ManagedBy = Literal["trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue"]
-
-
-TrainerT = TypeVar("TrainerT", bound=Trainer22)
-
-
-class TrainJobSpec(Strict, Generic[TrainerT, PodSpecT]):
-    """TrainJob spec; the releases differ in trainer limits and in what a patch may set."""
-
-    runtime_ref: RuntimeRef
-    initializer: Initializer | None = None
-    trainer: TrainerT | None = None
-    runtime_patches: Annotated[list[RuntimePatch[PodSpecT]], Field(max_length=16)] | None = None
-    suspend: bool | None = None
-    managed_by: ManagedBy | None = None
-    active_deadline_seconds: Annotated[int, Field(ge=1)] | None = None
 
 
 class _TrainJob(Strict):
@@ -217,22 +158,60 @@ class _TrainJob(Strict):
 
 @functools.cache
 def _train_job(version: str) -> type[BaseModel]:
-    """The TrainJob model of a release, built on first use (parametrising the generic spec
-    builds its validator at once, which an import should not pay for every release)."""
-    if version == "2.2":
-        class TrainJob22(_TrainJob):
-            """A TrainJob as Trainer 2.2 accepts it."""
+    """The TrainJob model of a release, built on first use. The releases differ in trainer
+    limits and in the pod spec a runtime patch may set; the chain of patch models is written
+    once, here, around that pod spec."""
+    trainer_model = Trainer22 if version == "2.2" else Trainer23
+    pod_spec_model = PodSpecPatch22 if version == "2.2" else PodSpecPatch23
 
-            spec: TrainJobSpec[Trainer22, PodSpecPatch22]
+    class PodTemplatePatch(Strict):
+        metadata: PatchMeta | None = None
+        spec: pod_spec_model | None = None  # type: ignore[valid-type]
 
-        return TrainJob22
+    class JobSpecPatch(Strict):
+        template: PodTemplatePatch | None = None
 
-    class TrainJob23(_TrainJob):
-        """A TrainJob as Trainer 2.3 accepts it."""
+    class JobTemplatePatch(Strict):
+        metadata: PatchMeta | None = None
+        spec: JobSpecPatch | None = None
 
-        spec: TrainJobSpec[Trainer23, PodSpecPatch23]
+    class ReplicatedJobPatch(Strict):
+        name: NameStr
+        template: JobTemplatePatch | None = None
 
-    return TrainJob23
+    class JobSetSpecPatch(Strict):
+        replicated_jobs: Annotated[list[ReplicatedJobPatch], Field(max_length=100)] | None = None
+
+    class JobSetTemplatePatch(Strict):
+        metadata: PatchMeta | None = None
+        spec: JobSetSpecPatch | None = None
+
+    class TrainingRuntimeSpecPatch(Strict):
+        template: JobSetTemplatePatch | None = None
+
+    class RuntimePatch(Strict):
+        """A runtimePatches entry."""
+
+        manager: NameStr
+        time: str | None = None
+        training_runtime_spec: TrainingRuntimeSpecPatch | None = None
+
+    class TrainJobSpec(Strict):
+        runtime_ref: RuntimeRef
+        initializer: Initializer | None = None
+        trainer: trainer_model | None = None  # type: ignore[valid-type]
+        runtime_patches: Annotated[list[RuntimePatch], Field(max_length=16)] | None = None
+        suspend: bool | None = None
+        managed_by: ManagedBy | None = None
+        active_deadline_seconds: Annotated[int, Field(ge=1)] | None = None
+
+    class TrainJob(_TrainJob):
+        spec: TrainJobSpec
+
+    TrainJob.__name__ = TrainJob.__qualname__ = f"TrainJob{version.replace('.', '')}"
+    TrainJob.__doc__ = f"A TrainJob as Trainer {version} accepts it."
+    TrainJob.model_rebuild()
+    return TrainJob
 
 
 # --- (Cluster)TrainingRuntime -------------------------------------------------------------
