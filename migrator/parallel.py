@@ -39,9 +39,9 @@ Pending = Union[FileResult,
 def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render: bool,
         max_bytes: int, audit: bool, keep_text: bool = True,
         destination: Destination | None = None) -> Iterator[FileResult]:
-    """Results in the order of ``found``; without ``keep_text`` files that hold no Kubeflow
-    document come back without their text (the caller will not print them). Conversions are
-    written to ``destination`` by the process that made them."""
+    """Results in the order of ``found``. Conversions are written to ``destination`` by the
+    process that made them; without ``keep_text`` results come back without file texts
+    (slim: the caller neither prints nor reviews them)."""
     task = _Task(options, render, max_bytes, audit, keep_text, destination)
     pending: deque[Pending] = deque()
     pool: ProcessPoolExecutor | None = None
@@ -142,13 +142,7 @@ def _process_batch(batch: list[tuple[str, str]], task: _Task) -> list[FileResult
     results = [pipeline.process_file(name, relative, task.options, task.render, task.max_bytes,
                                      task.audit, task.destination)
                for name, relative in batch]
-    return [result.slim() if not task.keep_text and _plain(result) else result
-            for result in results]
-
-
-def _plain(result: FileResult) -> bool:
-    """A readable file without a Kubeflow document: nothing of it is written or reviewed."""
-    return result.result is not None and not result.result.documents
+    return results if task.keep_text else [result.slim() for result in results]
 
 
 def _future(item: Pending) -> Future[TextResult] | Future[list[FileResult]]:

@@ -194,9 +194,9 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
                   destination: Destination | None = None) -> Iterator[FileResult]:
     """Process every selected file, in discovery order, on up to ``jobs`` processes.
 
-    Without ``keep_text`` a file that holds no Kubeflow document may come back without its
-    text (a run that does not print every file has no use for it). With a ``destination``
-    each conversion is written where it was made (``FileResult.written`` / ``write_error``).
+    With a ``destination`` each conversion is written where it was made
+    (``FileResult.written`` / ``write_error``). Without ``keep_text`` results may come back
+    slim, without file texts (for a run that neither prints nor reviews them).
 
     Results and their order are the same whatever ``jobs`` is; small batches stay in this
     process, and a run over ordinary manifests never loads the converter (``parallel``).

@@ -46,7 +46,8 @@ def run(settings: RunSettings) -> int:
                                            found=found, render=settings.mode != "check",
                                            max_bytes=settings.max_bytes,
                                            audit=settings.mode == "validate",
-                                           keep_text=settings.mode == "stdout",
+                                           keep_text=settings.mode in ("stdout", "diff")
+                                           or reviewing,
                                            destination=_destination(settings)):
             file = suppressor.apply(file)
             _show(file, settings)
