@@ -4,9 +4,9 @@ Until the first file that holds a Kubeflow document, this process reads and sett
 itself, so a run over ordinary manifests never loads the converter nor starts a worker. At
 that file it starts the workers, which load the converter side by side; from then on they
 read and convert whole batches of files, so reading is parallel too, while this process only
-collects plain results (it never loads the converter). Only a few batches per worker are in
-flight and results are handed on as soon as they are next in order, so memory does not grow
-with the size of the run.
+collects plain results (it never loads the converter). A few batches per worker are queued,
+results are handed on as soon as they are next in order, and at most ``MAX_PENDING`` tasks
+are held back for order, so memory does not grow with the size of the run.
 """
 
 from __future__ import annotations
@@ -52,8 +52,7 @@ def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render
                 done = None if name.startswith(helm.PREFIX) else \
                     pipeline.settled(name, relative, max_bytes)
                 if isinstance(done, FileResult):
-                    pending.append(done)
-                    yield from _results(pending.popleft())
+                    yield done  # nothing is pending before the workers start
                     continue
                 pool = _start(jobs)
                 if done is None:
