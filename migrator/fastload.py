@@ -56,7 +56,10 @@ def load(text: str, pure_load: Callable[[str], Any]) -> Any | None:
     finally:
         loader.dispose()
     if body_start and hasattr(data, "ca"):
-        probe = pure_load(text[:body_start] + "x: 1\n")
+        try:
+            probe = pure_load(text[:body_start] + "x: 1\n")
+        except Exception:  # cannot happen for comment lines; if it does, load it purely
+            return None
         data.ca.comment = probe.ca.comment
     return data
 

@@ -171,6 +171,8 @@ def test_documents_with_what_libyaml_drops_go_to_the_pure_loader(text: str) -> N
     "? complex key\n: value\n'quoted key': {}\n\"k2\": []\n",
     "- root\n- list\n",
     "just a scalar\n",
+    "# header\n- a list\n- with a header\n",
+    "\n\n# header after blank lines\n\n   # indented\nk: v\n",
 ])
 def test_documents_libyaml_takes_load_identically(text: str) -> None:
     assert _assert_same_tree(text)
