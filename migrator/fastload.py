@@ -26,8 +26,9 @@ _PURE_ONLY = re.compile(
     r"|(?:^|[\s:-])>[-+0-9]*[ ]*(?:\n|$)"  # a folded block scalar (folds are kept)
     r"|[\t\r\x85\u2028\u2029\ufeff%]"      # tabs, other line breaks, BOM, directives
 )
-# a key with nothing after it on its line: its value starts on a later line, or it is empty
-_KEY_ONLY = re.compile(r"(?m)^( *)(- )?[^\n]*:[ ]*$")
+# a key with nothing after it on its line (its value starts on a later line, or it is empty);
+# group 1 is what stands before the key: indentation and sequence dashes
+_KEY_ONLY = re.compile(r"(?m)^((?:[ ]*-[ ]+)*[ ]*)[^\n]*:[ ]*$")
 
 _loader: type | bool | None = False  # False: not built yet; None: libyaml unavailable
 
@@ -69,7 +70,7 @@ def _has_empty_value(body: str) -> bool:
     ends, the pure loader at the next token). Keys whose value starts on the next line (a
     nested block, or a sequence at the key's indentation) are fine."""
     for match in _KEY_ONLY.finditer(body):
-        column = len(match.group(1)) + (2 if match.group(2) else 0)
+        column = len(match.group(1))
         following = body[match.end() + 1:].split("\n", 1)[0]
         content = following.lstrip(" ")
         indent = len(following) - len(content)

@@ -151,6 +151,7 @@ def test_libyaml_trees_equal_pure_trees_on_the_corpus(shared: Path) -> None:
     "a: >\n  folded\n  text\n",
     "a:\nb: 1\n",
     "- a:\n- b: 1\n",
+    "root:\n  -   - '00':\n        '0': []\n",  # found by the property below
     "a:\tb\n",
     "k: !custom tagged\nl: !!str 12\n",
     "%YAML 1.2\n---\na: 1\n",
@@ -213,3 +214,37 @@ def test_corpus_conversions_are_identical_with_and_without_libyaml(
         pure = convert_text(text, companion_runtimes=True)
         monkeypatch.setattr(yamlio, "FAST", True)
         assert (fast.text, fast.findings) == (pure.text, pure.findings), path
+
+
+def _literal(text: str) -> Any:
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    return LiteralScalarString(text)
+
+
+_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+              st.text(max_size=12), st.sampled_from(["yes", "no", "on", "0o17", "1e3", "~",
+                                                     "null", "- x", "a: b", "'q'", "#x"]),
+              st.text(st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]),
+                      min_size=1, max_size=20).map(lambda t: _literal(t + "\nline\n"))),
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(st.text(min_size=1, max_size=8), inner, max_size=4)),
+    max_leaves=20)
+
+
+@needs_libyaml
+@settings(max_examples=150, deadline=None)
+@given(_VALUES, st.sampled_from([None, True, False]), st.integers(2, 4))
+def test_generated_documents_load_identically(value: Any, flow: bool | None,
+                                              indent: int) -> None:
+    from ruamel.yaml import YAML
+
+    yaml = YAML()
+    yaml.default_flow_style = flow
+    yaml.indent(mapping=indent, sequence=indent + 2, offset=indent)
+    out = io.StringIO()
+    yaml.dump({"root": value}, out)
+    text = out.getvalue()
+    if fastload.load(text, yamlio._load_pure) is not None:
+        _assert_same_tree(text)
