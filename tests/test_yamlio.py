@@ -173,6 +173,9 @@ def test_documents_with_what_libyaml_drops_go_to_the_pure_loader(text: str) -> N
     "- root\n- list\n",
     "just a scalar\n",
     "# header\n- a list\n- with a header\n",
+    "key:\n  value on the next line\nother:\n  'quoted'\nflow:\n  [1, {a: 2}]\n",
+    "- \n  a: 1\n",
+    "a: |2\n    indented literal\nk: \"multi\n  line\"\n? [a, b]\n: v\n",
     "\n\n# header after blank lines\n\n   # indented\nk: v\n",
 ])
 def test_documents_libyaml_takes_load_identically(text: str) -> None:
