@@ -11,10 +11,12 @@ are held back for order, so memory does not grow with the size of the run.
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from collections.abc import Iterator
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from migrator import helm, pipeline, sources
 from migrator.pipeline import FileResult, TextResult
@@ -25,15 +27,16 @@ if TYPE_CHECKING:
 
     from migrator.writer import Destination
 
+    # What a run waits for: a settled result, the text of a file converting in a worker, or
+    # a batch of files a worker reads and converts (kept, to be redone here if it dies).
+    TextTask = tuple[sources.SourceText, Future[TextResult]]
+    BatchTask = tuple[list[tuple[str, str]], Future[list[FileResult]]]
+    Pending = FileResult | TextTask | BatchTask
+
 BATCH = 24  # files per task: enough to outweigh a task's overhead, small enough to balance
 BATCHES_PER_WORKER = 3  # tasks queued per worker, so none waits for work
 MAX_PENDING = 256  # tasks whose results are held back for order (bounds memory)
 
-# What a run waits for: a settled result, the text of a file converting in a worker, or a
-# batch of files a worker reads and converts.
-Pending = Union[FileResult,
-                tuple[sources.SourceText, "Future[TextResult]", "Destination | None"],
-                "Future[list[FileResult]]"]
 
 
 def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render: bool,
@@ -58,40 +61,38 @@ def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render
                 if done is None:
                     batch.append((name, relative))
                 else:
-                    pending.append((done, pool.submit(pipeline.convert_or_audit, done.text,
-                                                      options, render, audit), destination))
+                    pending.append((done, _submit_text(pool, done.text, task)))
             elif name == sources.STDIN:  # only this process can read standard input
                 _submit(pool, batch, pending, task)
                 read = sources.read(name, relative, max_bytes)
                 if isinstance(read, sources.Unreadable):
                     pending.append(FileResult(name, relative, unreadable=read))
                 else:
-                    pending.append((read, pool.submit(pipeline.convert_or_audit, read.text,
-                                                      options, render, audit), destination))
+                    pending.append((read, _submit_text(pool, read.text, task)))
             else:
                 batch.append((name, relative))
                 if len(batch) < BATCH:
                     continue  # nothing new to wait for
                 _submit(pool, batch, pending, task)
-            yield from _hand_on(pending, jobs * BATCHES_PER_WORKER)
+            yield from _hand_on(pending, jobs * BATCHES_PER_WORKER, task)
         if pool is not None:
             _submit(pool, batch, pending, task)
         while pending:
-            yield from _results(pending.popleft())
+            yield from _results(pending.popleft(), task)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
 
 
-def _hand_on(pending: deque[Pending], busy_cap: int) -> Iterator[FileResult]:
+def _hand_on(pending: deque[Pending], busy_cap: int, task: _Task) -> Iterator[FileResult]:
     """Hand on the results that are next in order. When enough work is queued, wait for any
     task to finish (not the oldest: a slow batch must not leave the other workers idle); when
     too many results are held back for order, wait for the oldest."""
     while True:
         while pending and _ready(pending[0]):
-            yield from _results(pending.popleft())
+            yield from _results(pending.popleft(), task)
         if len(pending) > MAX_PENDING:
-            yield from _results(pending.popleft())
+            yield from _results(pending.popleft(), task)
             continue
         if len(pending) <= busy_cap:
             return
@@ -133,8 +134,37 @@ class _Task:
 def _submit(pool: ProcessPoolExecutor, batch: list[tuple[str, str]], pending: deque[Pending],
             task: _Task) -> None:
     if batch:
-        pending.append(pool.submit(_process_batch, list(batch), task))
+        files = list(batch)
         batch.clear()
+        try:
+            pending.append((files, pool.submit(_process_batch, files, task)))
+        except BrokenProcessPool:
+            _worker_died()
+            pending.extend(_process_batch(files, task))
+
+
+def _submit_text(pool: ProcessPoolExecutor, text: str, task: _Task) -> Future[TextResult]:
+    try:
+        return pool.submit(pipeline.convert_or_audit, text, task.options, task.render,
+                           task.audit)
+    except BrokenProcessPool:
+        _worker_died()
+        from concurrent.futures import Future
+
+        done: Future[TextResult] = Future()
+        done.set_result(pipeline.convert_or_audit(text, task.options, task.render, task.audit))
+        return done
+
+
+_warned: list[bool] = []
+
+
+def _worker_died() -> None:
+    """A worker process died (killed, out of memory): this process does its work instead."""
+    if not _warned:
+        _warned.append(True)
+        print("trainjob-migrate: a worker process died; its files are converted in the main "
+              "process instead", file=sys.stderr)
 
 
 def _process_batch(batch: list[tuple[str, str]], task: _Task) -> list[FileResult]:
@@ -144,23 +174,31 @@ def _process_batch(batch: list[tuple[str, str]], task: _Task) -> list[FileResult
     return results if task.keep_text else [result.slim() for result in results]
 
 
-def _future(item: Pending) -> Future[TextResult] | Future[list[FileResult]]:
+def _future(item: Pending) -> Future[Any]:
     assert not isinstance(item, FileResult)
-    return item[1] if isinstance(item, tuple) else item
+    return item[1]
 
 
 def _ready(item: Pending) -> bool:
-    if isinstance(item, FileResult):
-        return True
-    return item[1].done() if isinstance(item, tuple) else item.done()
+    return isinstance(item, FileResult) or item[1].done()
 
 
-def _results(item: Pending) -> Iterator[FileResult]:
+def _results(item: Pending, task: _Task) -> Iterator[FileResult]:
     if isinstance(item, FileResult):
         yield item
-    elif isinstance(item, tuple):
-        read, future, destination = item
-        yield pipeline.store(FileResult(read.name, read.relative, source=read,
-                                        result=future.result()), destination)
+    elif isinstance(item[0], list):
+        files, batch_future = item
+        try:
+            yield from batch_future.result()
+        except BrokenProcessPool:
+            _worker_died()
+            yield from _process_batch(files, task)
     else:
-        yield from item.result()
+        read, text_future = item
+        try:
+            result = text_future.result()
+        except BrokenProcessPool:
+            _worker_died()
+            result = pipeline.convert_or_audit(read.text, task.options, task.render, task.audit)
+        yield pipeline.store(FileResult(read.name, read.relative, source=read, result=result),
+                             task.destination)

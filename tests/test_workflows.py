@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -283,3 +284,41 @@ def test_size_cap_is_configurable(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "larger than the 100-byte cap" in proc.stderr
     assert run("check", "job.yaml", cwd=tmp_path).returncode == 1
+
+
+_MAIN_PROCESS = os.getpid()
+
+
+def _dying_batch(batch: list[tuple[str, str]], task: Any) -> Any:
+    """In a worker, the batch holding file 027 kills the process (as the OOM killer would)."""
+    from migrator import parallel
+
+    if os.getpid() != _MAIN_PROCESS and any("027-" in name for name, _ in batch):
+        os._exit(9)
+    return parallel._REAL_PROCESS_BATCH(batch, task)  # type: ignore[attr-defined]
+
+
+def test_a_worker_that_dies_does_not_lose_files(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A worker killed mid-run: its files are converted by the main process and the results
+    equal a serial run's."""
+    from migrator import parallel, pipeline
+    from migrator.settings import ConvertOptions
+
+    tree = tmp_path / "many"
+    tree.mkdir()
+    cases = sorted(FIXTURES.glob("*/*.in.yaml"))
+    for index in range(60):
+        source = cases[index % len(cases)]
+        shutil.copy(source, tree / f"{index:03d}-{source.parent.name}-{source.name}")
+    found = [(str(path), path.name) for path in sorted(tree.iterdir())]
+    monkeypatch.setattr(parallel, "_REAL_PROCESS_BATCH", parallel._process_batch, raising=False)
+    monkeypatch.setattr(parallel, "_process_batch", _dying_batch)
+    options = ConvertOptions()
+    in_parallel = list(pipeline.process_paths((str(tree),), options, jobs=2, found=found))
+    serial = list(pipeline.process_paths((str(tree),), options, jobs=1, found=found))
+    assert [f.name for f in in_parallel] == [f.name for f in serial]
+    assert [f.result.text if f.result else None for f in in_parallel] == \
+        [f.result.text if f.result else None for f in serial]
+    assert "a worker process died" in capsys.readouterr().err
