@@ -38,7 +38,6 @@ BATCHES_PER_WORKER = 3  # tasks queued per worker, so none waits for work
 MAX_PENDING = 256  # tasks whose results are held back for order (bounds memory)
 
 
-
 def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render: bool,
         max_bytes: int, audit: bool, keep_text: bool = True,
         destination: Destination | None = None) -> Iterator[FileResult]:
