@@ -118,13 +118,16 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
             plain_runtime, "companion runtime")
         result.findings.extend(validate.check(plain_runtime, target, catalog.codes))
         result.findings.extend(crdschema.check(plain_runtime, options.crds, catalog.codes))
-    reported = {f.code for f in result.findings}
+    # metadata keeps its paths from source to output: an output problem at a path whose
+    # source value was already reported as an error (M101 for a bad name) is not repeated
+    blocked = {f.path for f in result.findings
+               if f.severity is Severity.ERROR and f.path.startswith("metadata.")}
     policy = target.frameworks[mapping.framework].policy
     plain_doc = yamlio.plain(doc)
     result.findings.extend(f for f in validate.check(plain_doc, target, catalog.codes, known,
                                                      resolve=bool(options.runtime_files),
                                                      policy=policy)
-                           if not (f.path == "metadata.name" and "M101" in reported))
+                           if f.path not in blocked)
     result.findings.extend(crdschema.check(plain_doc, options.crds, catalog.codes))
     result.output = {"apiVersion": target.api_version, "kind": target.kind,
                      "name": _text(draft.name if draft.name is not None else draft.generate_name)}

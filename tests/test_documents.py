@@ -94,3 +94,13 @@ def test_pre_22_trainjob_is_upgraded() -> None:
     assert [f.code for f in doc.findings] == ["T702"]
     assert "podTemplateOverrides" not in doc.text
     assert convert_text(doc.text).text == doc.text
+
+
+def test_a_bad_name_is_reported_once_not_again_by_the_output_check() -> None:
+    text = ("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: Not_A_Label\n"
+            "spec:\n  pytorchReplicaSpecs:\n    Worker:\n      replicas: 1\n      template:\n"
+            "        spec:\n          containers:\n            - name: pytorch\n"
+            "              image: x\n")
+    result = convert_text(text)
+    at_name = [f.code for f in result.findings if f.path == "metadata.name"]
+    assert at_name == ["M101"]
