@@ -17,10 +17,10 @@ goal is a ratio measured in the same run on the same machine, and is printed wit
 
 Commands compared with each other run in turn, five times, and the best time of each counts
 (the machine may be shared; a busy spell then weighs on all of them alike). Also printed, to
-explain the figures: the floor of any Python program over the tree (an
-interpreter started with -I -S that only walks the tree and reads every file), the round trip
-timed inside this process, and the first run after an install (the per-user catalog cache
-still cold). Every CLI run uses a cache folder of its own in the temporary tree.
+explain the figures: the floor of any Python program over the tree (an interpreter started
+with -I -S that only walks the tree and reads every file), the round trip timed inside this
+process, and the first run after an install (the per-user catalog cache still cold). Every
+CLI run uses a cache folder of its own in the temporary tree.
 
 Exit status 0 when every goal is met, 1 otherwise (the figures are printed either way).
 """
