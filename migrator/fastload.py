@@ -11,6 +11,7 @@ trees: dumps, line/column records, scalar types.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -29,9 +30,6 @@ _PURE_ONLY = re.compile(
 # a key with nothing after it on its line (its value starts on a later line, or it is empty);
 # group 1 is what stands before the key: indentation and sequence dashes
 _KEY_ONLY = re.compile(r"(?m)^((?:[ ]*-[ ]+)*[ ]*)[^\n]*:[ ]*$")
-
-_loader: type | bool | None = False  # False: not built yet; None: libyaml unavailable
-
 
 def load(text: str, pure_load: Callable[[str], Any]) -> Any | None:
     """The document loaded with libyaml, or None when it needs the pure loader.
@@ -80,15 +78,10 @@ def _has_empty_value(body: str) -> bool:
     return False
 
 
+@functools.cache
 def _loader_class() -> type | None:
-    """ruamel's round-trip constructor and resolver on top of libyaml's parser."""
-    global _loader
-    if _loader is False:
-        _loader = _build_loader_class()
-    return _loader if isinstance(_loader, type) else None
-
-
-def _build_loader_class() -> type | None:
+    """ruamel's round-trip constructor and resolver on top of libyaml's parser (None without
+    ruamel.yaml.clib); built once."""
     from ruamel.yaml import main
     from ruamel.yaml.constructor import RoundTripConstructor
     from ruamel.yaml.resolver import VersionedResolver

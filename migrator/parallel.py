@@ -11,6 +11,7 @@ are held back for order, so memory does not grow with the size of the run.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections import deque
 from collections.abc import Iterator
@@ -155,15 +156,12 @@ def _submit_text(pool: ProcessPoolExecutor, text: str, task: _Task) -> Future[Te
         return done
 
 
-_warned: list[bool] = []
-
-
+@functools.cache
 def _worker_died() -> None:
-    """A worker process died (killed, out of memory): this process does its work instead."""
-    if not _warned:
-        _warned.append(True)
-        print("trainjob-migrate: a worker process died; its files are converted in the main "
-              "process instead", file=sys.stderr)
+    """A worker process died (killed, out of memory): this process does its work instead.
+    Said once per run (cached)."""
+    print("trainjob-migrate: a worker process died; its files are converted in the main "
+          "process instead", file=sys.stderr)
 
 
 def _process_batch(batch: list[tuple[str, str]], task: _Task) -> list[FileResult]:

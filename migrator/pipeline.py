@@ -127,10 +127,12 @@ def process_file(name: str, relative: str, options: ConvertOptions,
     ``destination`` when there is one."""
     if name.startswith(helm.PREFIX):
         return store(_rendered_chart(name, relative, options, render), destination)
-    read = sources.read(name, relative, max_bytes)
-    if isinstance(read, sources.Unreadable):
-        return FileResult(name, relative, unreadable=read)
-    return store(process_source(read, options, render, audit), destination)
+    read = settled(name, relative, max_bytes)
+    if isinstance(read, FileResult):
+        return read
+    return store(FileResult(read.name, read.relative, source=read,
+                            result=convert_or_audit(read.text, options, render, audit)),
+                 destination)
 
 
 def store(file: FileResult, destination: Destination | None) -> FileResult:
@@ -141,13 +143,6 @@ def store(file: FileResult, destination: Destination | None) -> FileResult:
         except OSError as exc:
             file.write_error = str(exc.strerror or exc)
     return file
-
-
-def process_source(read: sources.SourceText, options: ConvertOptions, render: bool = True,
-                   audit: bool = False) -> FileResult:
-    """Convert (or, with ``audit``, validate) an input that has been read already."""
-    return FileResult(read.name, read.relative, source=read,
-                      result=convert_or_audit(read.text, options, render, audit))
 
 
 def _rendered_chart(name: str, relative: str, options: ConvertOptions,
