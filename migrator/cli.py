@@ -189,6 +189,7 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
         raise click.UsageError(str(exc)) from None
     _preload(options)
     color = values.get("color", "auto")
+    under_pre_commit = bool(os.environ.get("PRE_COMMIT"))  # it runs hooks in parallel itself
     settings = RunSettings(
         paths=values["paths"], options=options, mode=mode,
         output_dir=values.get("output_dir"), reports=values["reports"],
@@ -198,13 +199,13 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
         exclude=(*project.exclude, *values["exclude"]),
         gitignore=not values["no_gitignore"] and project.gitignore is not False,
         changed_since=values["changed_since"],
-        jobs=values["jobs"] or (1 if os.environ.get("PRE_COMMIT") else os.cpu_count() or 1),
+        jobs=values["jobs"] or (1 if under_pre_commit else os.cpu_count() or 1),
         backup=values.get("backup"), ignore=project.ignore,
         baseline=values["baseline"] or project.baseline,
         write_baseline=values["write_baseline"],
         color=color == "always" or (color == "auto" and sys.stdout.isatty()),
         progress=mode not in ("stdout", "diff") and sys.stderr.isatty() and not values["quiet"],
-        terse=bool(os.environ.get("PRE_COMMIT")),
+        terse=under_pre_commit,
         github=os.environ.get("GITHUB_ACTIONS") == "true",
         helm=values["helm"], max_bytes=values["max_file_size"],
         report_format=values["report_format"])

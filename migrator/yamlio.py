@@ -58,8 +58,9 @@ def _instance(purpose: str) -> YAML:
 def load(text: str) -> Any:
     """Load one document with round-trip fidelity; raise DocumentError on bad input.
 
-    Documents without comments, blank lines, anchors or folded scalars are parsed by libyaml
-    (``fastload``) into the same tree; the others, and every error, by ruamel's pure loader.
+    Documents that libyaml reads without losing anything the round trip keeps are parsed by
+    it into the same tree (``fastload`` says which); the others, and every error, by ruamel's
+    pure loader.
     """
     from migrator import fastload
 
