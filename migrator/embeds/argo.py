@@ -1,0 +1,165 @@
+"""Convert stage helpers for Argo Workflows: rewrite a resource template's
+``successCondition`` / ``failureCondition`` from legacy job status to TrainJob status.
+
+Argo parses a condition with the Kubernetes label-selector parser
+(``k8s.io/apimachinery/pkg/labels``) and looks each key up as a gjson path in the object's
+JSON (argoproj/argo-workflows ``workflow/executor/resource.go``). Every requirement of
+``successCondition`` must match; any matching requirement of ``failureCondition`` fails the
+step. Keys must be qualified names, so a gjson query such as ``#(type=="Complete")`` is not
+allowed: a TrainJob condition can only be reached by its position. The Trainer controller
+only ever sets ``Suspended`` (when the TrainJob is or was suspended) and then one terminal
+condition, ``Complete`` or ``Failed`` (kubeflow/trainer v2.2.0 ``trainjob_controller.go`` and
+the JobSet plugin), so the terminal condition is at index 0, or at index 1 for a TrainJob
+that starts suspended (Kueue suspends the jobs it queues).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+KINDS = frozenset({"Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow"})
+GROUP = "argoproj.io"
+_SET = re.compile(r"^(?P<key>[^\s!=<>(),]+)\s+(?P<op>in|notin)\s*\((?P<values>[^()]*)\)$")
+_BINARY = re.compile(r"^(?P<key>[^\s!=<>(),]+)\s*(?P<op>==|=|!=|>|<)\s*(?P<value>[^\s,()]*)$")
+_KEY = re.compile(r"^(?P<key>[^\s!=<>(),]+)$")
+_REPLICA = re.compile(r"^status\.replicaStatuses\.[A-Za-z]+\.(?P<field>succeeded|failed)$")
+_CONDITION = re.compile(r"^status\.conditions\.\d+\.type$")
+_LEGACY_DONE = {"Succeeded": "Complete", "Failed": "Failed"}
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One requirement of a label-selector expression."""
+
+    key: str
+    operator: str  # ==, =, !=, >, <, in, notin, exists, !
+    values: tuple[str, ...] = ()
+
+    def render(self) -> str:
+        if self.operator == "exists":
+            return self.key
+        if self.operator == "!":
+            return f"!{self.key}"
+        if self.operator in ("in", "notin"):
+            return f"{self.key} {self.operator} ({','.join(self.values)})"
+        return f"{self.key} {self.operator} {self.values[0]}"
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """The outcome of rewriting one condition."""
+
+    expression: str  # the new condition (the old one when nothing could be rewritten)
+    changed: bool
+    untranslated: tuple[str, ...] = ()  # requirements that test legacy-only status
+
+
+def parse(expression: str) -> list[Requirement] | None:
+    """The requirements of ``expression``; None when it is not a label selector."""
+    requirements: list[Requirement] = []
+    for part in _split(expression):
+        text = part.strip()
+        if not text:
+            return None
+        if text.startswith("!") and _KEY.match(text[1:].strip()):
+            requirements.append(Requirement(text[1:].strip(), "!"))
+        elif match := _SET.match(text):
+            values = tuple(v.strip() for v in match["values"].split(","))
+            requirements.append(Requirement(match["key"], match["op"], values))
+        elif match := _BINARY.match(text):
+            requirements.append(Requirement(match["key"], match["op"], (match["value"],)))
+        elif _KEY.match(text):
+            requirements.append(Requirement(text, "exists"))
+        else:
+            return None
+    return requirements
+
+
+def _split(expression: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for char in expression:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    parts.append(current)
+    return parts
+
+
+def terminal(condition: str, index: int) -> Requirement:
+    """The requirement that the TrainJob's terminal condition at ``index`` is ``condition``."""
+    return Requirement(f"status.conditions.{index}.type", "==", (condition,))
+
+
+def _meaning(requirement: Requirement) -> str | None:
+    """``Complete`` / ``Failed`` when the requirement tests that the legacy job finished so,
+    ``keep`` when it tests nothing legacy-specific, None when it cannot be translated."""
+    key, op, values = requirement.key, requirement.operator, requirement.values
+    if not key.startswith(("status.", "spec.")):
+        return "keep"
+    replica = _REPLICA.match(key)
+    if replica is not None and _positive(op, values):
+        return "Complete" if replica["field"] == "succeeded" else "Failed"
+    if _CONDITION.match(key) and op in ("=", "==") and values[0] in _LEGACY_DONE:
+        return _LEGACY_DONE[values[0]]
+    if _CONDITION.match(key) and op == "in" and set(values) <= {"Succeeded"}:
+        return "Complete"
+    return None
+
+
+def _positive(op: str, values: tuple[str, ...]) -> bool:
+    """The requirement holds only once the counter is above zero."""
+    numbers = [_int(v) for v in values]
+    if op == ">":
+        return numbers[0] is not None and numbers[0] >= 0
+    if op in ("=", "=="):
+        return numbers[0] is not None and numbers[0] > 0
+    if op == "!=":
+        return values[0] == "0"
+    return op == "in" and all(n is not None and n > 0 for n in numbers)
+
+
+def _int(value: str) -> int | None:
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def rewrite_success(expression: str, *, suspended_first: bool) -> Rewrite:
+    """``successCondition`` for the TrainJob: legacy "replica/job succeeded" tests become
+    "the terminal condition is Complete"; every requirement must still hold."""
+    return _rewrite(expression, "Complete", (1 if suspended_first else 0,))
+
+
+def rewrite_failure(expression: str) -> Rewrite:
+    """``failureCondition`` for the TrainJob: legacy "replica/job failed" tests become "the
+    terminal condition is Failed" at either position (any failure requirement fails)."""
+    return _rewrite(expression, "Failed", (0, 1))
+
+
+def _rewrite(expression: str, wanted: str, indexes: tuple[int, ...]) -> Rewrite:
+    requirements = parse(expression)
+    if requirements is None:
+        legacy = "status." in expression or "spec." in expression
+        return Rewrite(expression, False, (expression,) if legacy else ())
+    kept: list[Requirement] = []
+    untranslated: list[str] = []
+    translated = False
+    for requirement in requirements:
+        meaning = _meaning(requirement)
+        if meaning == "keep":
+            kept.append(requirement)
+        elif meaning == wanted:
+            translated = True
+        else:
+            untranslated.append(requirement.render())
+    if untranslated:
+        return Rewrite(expression, False, tuple(untranslated))
+    if not translated:
+        return Rewrite(expression, False)
+    new = [terminal(wanted, index) for index in indexes] + kept
+    return Rewrite(", ".join(r.render() for r in new), True)

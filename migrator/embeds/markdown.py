@@ -1,0 +1,185 @@
+"""Load stage for Markdown pages: find the fenced YAML snippets, convert each one in place,
+keep the prose, the other blocks and the front matter byte-identical.
+
+A snippet is a fenced block (backticks or tildes, any fence length, indented inside a list
+or not) whose info string is ``yaml``/``yml``, or an untagged block that reads as a
+Kubernetes object. Each snippet is converted on its own (``convert_text``), so a broken
+snippet is a finding on that snippet and never fails the page; findings and documents carry
+the page's line numbers. Hugo shortcodes (``{{< >}}``, ``{{% %}}``) are masked, not taken for
+templates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from migrator.embeds import masking, notes
+from migrator.settings import ConvertOptions
+
+if TYPE_CHECKING:
+    from migrator.results import DocumentResult, TextResult
+
+SUFFIXES = (".md", ".markdown", ".mdx")
+YAML_TAGS = frozenset({"yaml", "yml"})
+FRAGMENT = "E804"
+PLACEHOLDER_LOST = "E805"
+PARSE_CODES = frozenset({"Y101", "Y104"})
+_OPEN = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\r\n]*)")
+_OBJECT = re.compile(r"^apiVersion:.*^kind:|^kind:.*^apiVersion:", re.M | re.S)
+_LEGACY = re.compile(r"\b(?:pytorch|tf|mpi|xgb|paddle|jax)ReplicaSpecs\s*:|"
+                     r"kind:\s*[\"']?(?:PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob)\b")
+_FRONT_MATTER = {"---": "---", "+++": "+++"}
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced block: its body is ``lines[first:last]`` of the page."""
+
+    first: int  # 0-based index of the first body line
+    last: int  # 0-based index after the last body line
+    indent: str  # the whitespace before the opening fence
+    info: str  # the info string's first word, lowercased
+    body: str  # the body with the fence's indentation removed
+    crlf: bool  # the body's lines end with CRLF
+
+    @property
+    def line(self) -> int:
+        """1-based line number of the first body line."""
+        return self.first + 1
+
+    @property
+    def is_snippet(self) -> bool:
+        """A YAML-tagged block, or an untagged one that reads as a Kubernetes object."""
+        if self.info in YAML_TAGS:
+            return True
+        return self.info == "" and _OBJECT.search(self.body) is not None
+
+
+def is_markdown(name: str) -> bool:
+    return name.lower().endswith(SUFFIXES)
+
+
+def scan(text: str) -> tuple[list[str], list[Block]]:
+    """The page's lines (with their ends) and its fenced blocks, in order."""
+    lines = text.splitlines(keepends=True)
+    blocks: list[Block] = []
+    number = _after_front_matter(lines)
+    while number < len(lines):
+        opening = _OPEN.fullmatch(lines[number].rstrip("\r\n"))
+        if opening is None or (opening["fence"][0] == "`" and "`" in opening["info"]):
+            number += 1
+            continue
+        fence, indent = opening["fence"], opening["indent"]
+        end = number + 1
+        while end < len(lines) and not _closes(lines[end], fence):
+            end += 1
+        body_lines = lines[number + 1:end]
+        info = opening["info"].strip().split(maxsplit=1)
+        word = info[0].lower().strip("{}.") if info else ""
+        blocks.append(Block(number + 1, end, indent, word, _dedent(body_lines, len(indent)),
+                            bool(body_lines) and all(x.endswith("\r\n") for x in body_lines)))
+        number = end + 1
+    return lines, blocks
+
+
+def _after_front_matter(lines: list[str]) -> int:
+    if not lines or lines[0].rstrip("\r\n") not in _FRONT_MATTER:
+        return 0
+    marker = lines[0].rstrip("\r\n")
+    for number in range(1, len(lines)):
+        if lines[number].rstrip("\r\n") == marker:
+            return number + 1
+    return 0
+
+
+def _closes(line: str, fence: str) -> bool:
+    bare = line.strip()
+    return len(bare) >= len(fence) and set(bare) == {fence[0]}
+
+
+def _dedent(lines: list[str], width: int) -> str:
+    out = []
+    for line in lines:
+        cut = 0
+        while cut < width and cut < len(line) and line[cut] in " \t":
+            cut += 1
+        out.append(line[cut:].replace("\r\n", "\n"))
+    return "".join(out)
+
+
+def _indent(text: str, block: Block) -> str:
+    newline = "\r\n" if block.crlf else "\n"
+    return "".join((block.indent + line if line.strip() else "") + newline
+                   for line in text.splitlines())
+
+
+def convert(text: str, options: ConvertOptions | None = None,
+            render: bool = True) -> TextResult:
+    """Convert every legacy job in the page's snippets; everything else stays as it was."""
+    from migrator.results import TextResult
+
+    options = options or ConvertOptions()
+    lines, blocks = scan(text)
+    out: list[str] = []
+    documents: list[DocumentResult] = []
+    position = 0
+    for block in blocks:
+        if not block.is_snippet:
+            continue
+        new_body, results = _snippet(block, options, render)
+        if not results:
+            continue
+        documents += results
+        if new_body is not None:
+            out += lines[position:block.first]
+            out.append(new_body)
+            position = block.last
+    out += lines[position:]
+    for index, document in enumerate(documents):
+        document.index = index
+    return TextResult("".join(out), documents)
+
+
+def _snippet(block: Block, options: ConvertOptions,
+             render: bool) -> tuple[str | None, list[DocumentResult]]:
+    """The snippet's converted body (None when unchanged) and its document results."""
+    from migrator import convert_text
+    from migrator.load import detect
+    from migrator.results import DocumentResult
+
+    legacy = _LEGACY.search(block.body)
+    if not detect.is_candidate(block.body) and legacy is None:
+        return None, []
+    masked = masking.mask(block.body, masking.SHORTCODE)
+    result = convert_text(masked.text, options=options, render=render)
+    offset = block.first
+    documents = [_placed(d, offset) for d in result.documents if d.reportable]
+    if legacy is not None and block.info in YAML_TAGS and not any(
+            d.source.get("kind") for d in documents):
+        documents.append(DocumentResult(0, block.line, "skipped", "", source={}, findings=[
+            notes.finding(FRAGMENT, "", "this snippet shows part of a legacy job, not a "
+                          "whole manifest; it cannot be converted on its own", block.line)]))
+    if not result.changed or not render:
+        return None, documents
+    restored = masked.restore(result.text)
+    if restored is None:
+        for document in documents:
+            if document.status == "converted":
+                document.status = "failed"
+                document.findings.append(notes.finding(
+                    PLACEHOLDER_LOST, "", "the converted snippet would lose a shortcode or "
+                    "placeholder; convert this snippet by hand", document.line))
+        return None, documents
+    return _indent(restored, block), documents
+
+
+def _placed(document: DocumentResult, offset: int) -> DocumentResult:
+    """``document`` with page line numbers; a snippet that does not parse is skipped (its
+    finding stays), so one broken snippet never blocks the rest of the page."""
+    status = document.status
+    if status == "failed" and {f.code for f in document.findings} <= PARSE_CODES:
+        status = "skipped"
+    return replace(document, line=document.line + offset, status=status,
+                   findings=[notes.shifted(f, offset) for f in document.findings])

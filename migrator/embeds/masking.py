@@ -1,0 +1,49 @@
+"""Load stage: hide non-YAML placeholders (Argo parameters, Hugo shortcodes) behind plain
+tokens while a snippet is converted, and put them back afterwards.
+
+A token is a lowercase DNS-label-safe word, so it survives name and label validation; a
+conversion whose output lost a token is not used (the placeholder would be silently dropped).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+ARGO_PARAMETER = re.compile(r"\{\{[^{}\n]*\}\}")  # {{inputs.parameters.x}}, {{workflow.name}}
+SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}")  # Hugo {{< x >}} and {{% x %}}
+_TOKEN = "tjmph{0}x{1}z"
+
+
+@dataclass(frozen=True)
+class Masked:
+    """``text`` with every placeholder replaced by a token; ``tokens`` maps them back."""
+
+    text: str
+    tokens: dict[str, str]
+
+    def restore(self, converted: str) -> str | None:
+        """``converted`` with the placeholders back; None when a token went missing."""
+        for token, original in self.tokens.items():
+            if token not in converted:
+                return None
+            converted = converted.replace(token, original)
+        return converted
+
+
+def mask(text: str, pattern: re.Pattern[str]) -> Masked:
+    """Replace each match of ``pattern`` in ``text`` by a token unique to this text."""
+    salt = 0
+    while f"tjmph{salt}x" in text:
+        salt += 1
+    tokens: dict[str, str] = {}
+    seen: dict[str, str] = {}
+
+    def token(match: re.Match[str]) -> str:
+        original = match.group(0)
+        if original not in seen:
+            seen[original] = _TOKEN.format(salt, len(seen))
+            tokens[seen[original]] = original
+        return seen[original]
+
+    return Masked(pattern.sub(token, text), tokens)

@@ -1,0 +1,111 @@
+"""Load stage: find legacy jobs in text that is not a manifest of its own - string values
+of any YAML document, shell heredocs (``kubectl apply -f - <<EOF``), test snapshots.
+
+Detection is textual (an ``apiVersion: kubeflow.org/...`` line and a legacy ``kind:`` line in
+the same text), so a templated or broken job is still found; converting is left to the
+callers, which report what they could not convert.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+SHELL_SUFFIXES = (".sh", ".bash", ".zsh")
+SNAPSHOT_SUFFIXES = (".snap",)
+_KIND = re.compile(r"^[ \t]*-?[ \t]*kind:[ \t]*[\"']?(?P<kind>PyTorchJob|TFJob|MPIJob|XGBoostJob|"
+                   r"PaddleJob|JAXJob)[\"']?[ \t]*(?:#.*)?\r?$", re.M)
+_API = re.compile(r"^[ \t]*-?[ \t]*apiVersion:[ \t]*[\"']?(?:kubeflow\.org|"
+                  r"xgboostjob\.kubeflow\.org)/", re.M)
+_HEREDOC = re.compile(r"<<(?P<dash>-?)[ \t]*(?P<quote>['\"]?)(?P<word>[A-Za-z_][A-Za-z0-9_]*)"
+                      r"(?P=quote)")
+
+
+def legacy_jobs(text: str) -> list[tuple[int, str]]:
+    """(0-based line, kind) of each legacy job written out in ``text``."""
+    if "kubeflow.org" not in text or _API.search(text) is None:
+        return []
+    return [(text.count("\n", 0, m.start()), m["kind"]) for m in _KIND.finditer(text)]
+
+
+@dataclass(frozen=True)
+class Heredoc:
+    """A here-document: its body is ``lines[first:last]``; ``lines[last]`` is the
+    delimiter line (or the end of the text when the delimiter is missing)."""
+
+    first: int
+    last: int
+    body: str
+    strip_tabs: bool  # <<- : leading tabs are removed from each body line
+    quoted: bool  # <<'EOF' : the shell expands nothing in the body
+
+
+def heredocs(text: str) -> tuple[list[str], list[Heredoc]]:
+    """The text's lines (with their ends) and its here-documents, in order."""
+    lines = text.splitlines(keepends=True)
+    found: list[Heredoc] = []
+    number = 0
+    while number < len(lines):
+        pending = list(_HEREDOC.finditer(lines[number]))
+        number += 1
+        for match in pending:
+            first = number
+            strip = bool(match["dash"])
+            while number < len(lines):
+                bare = lines[number].rstrip("\r\n")
+                if (bare.lstrip("\t") if strip else bare) == match["word"]:
+                    break
+                number += 1
+            body = "".join(lines[first:number])
+            found.append(Heredoc(first, number, body, strip, bool(match["quote"])))
+            number += 1
+    return lines, found
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A legacy job found inside a string value."""
+
+    path: tuple[str | int, ...]
+    line: int  # 1-based line in the document's text (best effort: the value's first line)
+    kind: str
+
+
+def in_strings(root: Any, line_offset: int = 0) -> Iterator[Hit]:
+    """Legacy jobs written out in the string values of a loaded (ruamel) document."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        items: list[tuple[str | int, Any]]
+        if isinstance(node, dict):
+            items = [(str(k), v) for k, v in node.items()]
+        elif isinstance(node, list):
+            items = list(enumerate(node))
+        else:
+            continue
+        for key, value in reversed(items):
+            if isinstance(value, str):
+                base = _value_line(node, key, path)
+                for offset, kind in legacy_jobs(value):
+                    yield Hit((*path, key), line_offset + base + offset, kind)
+            else:
+                stack.append((value, (*path, key)))
+
+
+def _value_line(node: Any, key: str | int, path: tuple[str | int, ...]) -> int:
+    """The 1-based line where the text of ``node[key]`` starts (a block scalar's content
+    starts on the line after its indicator)."""
+    lc = getattr(node, "lc", None)
+    if lc is None:
+        return 1
+    original: Any = key if isinstance(node, list) else next(
+        (k for k in node if str(k) == key), key)
+    try:
+        line, _ = lc.item(original) if isinstance(node, list) else lc.value(original)
+        value = node[original]
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return 1
+    block = type(value).__name__ in ("LiteralScalarString", "FoldedScalarString")
+    return int(line) + (2 if block else 1)
