@@ -1,0 +1,311 @@
+"""Template stage: encode one world of a template as plain YAML with placeholders, and back."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from migrator.template.knowledge import FIELDS
+from migrator.template.structure import Block, Branch, Template, Unit, Unsupported
+from migrator.template.tokens import Action, Dialect
+
+SlotKind = Literal["str", "int", "line"]
+Shape = Literal["map", "item", "plain"]
+STR_TOKEN = re.compile(r"tjmz(\d{4})z")
+LINE_TOKEN = re.compile(r"tjml(\d{4})l")
+_LINE_FORM = re.compile(r"^(\s*)(?:- (?:name: )?)?tjml(\d{4})l(?:: tjml\d{4}l)?\s*$")
+_INT_TOKEN = re.compile(r"(?<![0-9A-Za-z_.])([123]\d{8})(?![0-9A-Za-z_.])")
+_WHOLE = re.compile(r"^(\s*(?:- )?)([^\s:#][^:#]*?|\"[^\"]*\"|'[^']*'):[ \t]+(\S.*?)\s*$")
+_INDENT_FN = re.compile(r"\b(n?indent)\s+(\d+)\b")
+INT_BASE, INT_STEP, INT_SLOTS, INT_SLACK = 100_000_000, 1000, 16, 400
+Ctx = tuple[str, ...]
+World = dict[int, int]  # block id -> branch index; -1 = a range body twice
+
+
+@dataclass
+class Slot:
+    id: int
+    kind: SlotKind
+    action: Action
+    line: int
+    ctx: Ctx
+    shape: Shape = "map"
+    indent: int = 0  # column the fragment's lines start at (line slots)
+    prefix: str = ""  # the text before the action on its template line (line slots)
+
+    @property
+    def token(self) -> str:
+        if self.kind == "int":
+            return str(INT_BASE + (2 ** self.int_index) * INT_STEP)
+        return f"tjm{'l' if self.kind == 'line' else 'z'}{self.id:04d}{'l' if self.kind == 'line' else 'z'}"
+
+    int_index: int = -1
+
+
+@dataclass
+class Encoded:
+    text: str
+    lines: list[int]  # template line (1-based) of every line of ``text``
+
+
+@dataclass
+class Codec:
+    """Placeholders for the actions of one template, stable across worlds."""
+
+    template: Template
+    dialect: Dialect
+    slots: dict[tuple[str, str, Ctx], Slot] = field(default_factory=dict)
+    by_id: dict[int, Slot] = field(default_factory=dict)
+    ints: list[Slot] = field(default_factory=list)
+
+    def slot(self, kind: SlotKind, action: Action, line: int, ctx: Ctx, **extra: object) -> Slot:
+        key = (kind, action.text, ctx)
+        found = self.slots.get(key)
+        if found is not None:
+            return found
+        if kind == "int" and len(self.ints) >= INT_SLOTS:
+            return self.slot("str", action, line, ctx)
+        new = Slot(len(self.by_id) + 1, kind, action, line, ctx, **extra)  # type: ignore[arg-type]
+        if kind == "int":
+            new.int_index = len(self.ints)
+            self.ints.append(new)
+        self.slots[key] = new
+        self.by_id[new.id] = new
+        return new
+
+    # -- encoding -------------------------------------------------------------------------
+    def encode(self, world: World) -> Encoded:
+        out: list[str] = []
+        lines: list[int] = []
+        self._walk(self.template.root, world, (), out, lines)
+        return Encoded("\n".join(out) + "\n", lines)
+
+    def _walk(self, branch: Branch, world: World, ctx: Ctx, out: list[str],
+              lines: list[int]) -> None:
+        for item in branch.items:
+            if isinstance(item, int):
+                unit = self.template.units[item]
+                for offset, text in enumerate(self._unit(unit, ctx)):
+                    out.append(text)
+                    lines.append(unit.line + offset)
+                continue
+            choice = world.get(item.id, 0)
+            if choice == -1:
+                body = item.branches[0]
+                head = body.header.body if body.header else ""
+                self._walk(body, world, ctx + (head,), out, lines)
+                self._walk(body, world, ctx + (head + "#2",), out, lines)
+            elif choice < len(item.branches):
+                chosen = item.branches[choice]
+                inner = ctx
+                if choice == 0 and item.kind in ("range", "with") and chosen.header:
+                    inner = ctx + (chosen.header.body,)
+                self._walk(chosen, world, inner, out, lines)
+
+    def _unit(self, unit: Unit, ctx: Ctx) -> list[str]:
+        acts = [self.template.actions[i] for i in unit.actions]
+        if unit.in_scalar or unit.kind == "blank":
+            return self._inline(unit, acts, ctx).split("\n")
+        if unit.kind == "fragment":
+            act = acts[0]
+            col = self._column(unit, act)
+            indent, shape = self._fragment_geometry(unit, act, col)
+            slot = self.slot("line", act, unit.line, ctx, shape=shape, indent=indent,
+                             prefix=unit.text[:col])
+            return [_line_placeholder(slot, indent)]
+        for act in acts:
+            if act.kind == "control":
+                raise Unsupported(f"the control action {act.text} shares its line with YAML "
+                                  "text", unit.line, act.text)
+        whole = _WHOLE.match(self._inline(unit, acts, ctx, probe=True))
+        if whole and whole.group(3).strip("\"'") == "\x00" and acts[-1].outputs:
+            key = whole.group(2).strip("\"'")
+            act = acts[-1]
+            rest = acts[:-1]
+            if _is_subtree(act) and not rest:
+                col = len(whole.group(1))
+                child = col + 2
+                shape: Shape = "item" if key in FIELDS.list_fields else "map"
+                if key in FIELDS.string_lists:
+                    shape = "plain"
+                slot = self.slot("line", act, unit.line, ctx, shape=shape, indent=child,
+                                 prefix="")
+                head = unit.text[:unit.text.index(act.text)].rstrip()
+                return [head, _line_placeholder(slot, child)]
+            quantity = self._parent_key(unit) in FIELDS.quantity_parents \
+                or key in FIELDS.quantity_fields
+            if quantity or (FIELDS.is_int(key) and not _quoted(act)
+                            and whole.group(3) == "\x00"):
+                slot = self.slot("int", act, unit.line, ctx)
+                keyed = _Shifted(unit, rest, self, ctx)
+                return [keyed.text.replace(act.text, slot.token)]
+        return self._inline(unit, acts, ctx).split("\n")
+
+    def _inline(self, unit: Unit, acts: list[Action], ctx: Ctx, probe: bool = False) -> str:
+        text = unit.text
+        if not acts:
+            return text
+        base = acts[0].start - text.find(acts[0].text)
+        for act in reversed(acts):
+            token = "\x00" if probe else self.slot("str", act, unit.line, ctx).token
+            text = text[:act.start - base] + token + text[act.end - base:]
+        return text
+
+    def _parent_key(self, unit: Unit) -> str:
+        units = self.template.units
+        indent = unit.indent + (2 if unit.text.lstrip().startswith("- ") else 0)
+        for i in range(unit.index - 1, -1, -1):
+            other = units[i]
+            if other.kind != "line" or other.in_scalar:
+                continue
+            if other.indent < indent:
+                text = other.text.strip()
+                if text.startswith("- "):
+                    text = text[2:]
+                return text.split(":", 1)[0].strip("\"'") if text.endswith(":") else ""
+        return ""
+
+    def _column(self, unit: Unit, act: Action) -> int:
+        return unit.text.find(act.text)
+
+    def _fragment_geometry(self, unit: Unit, act: Action, col: int) -> tuple[int, Shape]:
+        fn = _INDENT_FN.search(act.body)
+        if fn and fn.group(1) == "nindent":
+            indent = int(fn.group(2))
+        elif fn:
+            indent = (0 if act.trim_left else col) + int(fn.group(2))
+        else:
+            indent = col
+        return indent, self._shape_near(unit, indent)
+
+    def _shape_near(self, unit: Unit, indent: int) -> Shape:
+        units = self.template.units
+        for step in (1, -1):
+            i = unit.index + step
+            while 0 <= i < len(units):
+                other = units[i]
+                if other.kind in ("line",) and not other.in_scalar:
+                    if other.indent == indent:
+                        return "item" if other.text.lstrip().startswith("- ") else "map"
+                    if other.indent < indent:
+                        if step == -1 and other.text.rstrip().endswith(":"):
+                            key = other.text.strip().lstrip("- ").rstrip(":").strip("\"'")
+                            if key in FIELDS.string_lists:
+                                return "plain"
+                            return "item" if key in FIELDS.list_fields else "map"
+                        break
+                i += step
+        return "map"
+
+    # -- decoding -------------------------------------------------------------------------
+    def decode(self, text: str) -> str:
+        """Put every action back in converted text; raises Unsupported when one was mangled."""
+        out: list[str] = []
+        for line in text.split("\n"):
+            form = _LINE_FORM.match(line)
+            if form:
+                slot = self.by_id.get(int(form.group(2)))
+                if slot is None or slot.kind != "line":
+                    raise Unsupported("unknown placeholder in the converted output", 0)
+                out.append(self._fragment(slot, len(form.group(1))))
+                continue
+            if LINE_TOKEN.search(line):
+                slot = self.by_id.get(int(LINE_TOKEN.search(line).group(1)))  # type: ignore[union-attr]
+                raise Unsupported("the converter rewrote the text around a template fragment",
+                                  slot.line if slot else 0, slot.action.text if slot else "")
+            line = _INT_TOKEN.sub(self._int_back, line)
+            line = STR_TOKEN.sub(self._str_back, line)
+            out.append(line)
+        return "\n".join(out)
+
+    def _str_back(self, match: re.Match[str]) -> str:
+        slot = self.by_id.get(int(match.group(1)))
+        if slot is None:
+            raise Unsupported("unknown placeholder in the converted output", 0)
+        return slot.action.text
+
+    def _int_back(self, match: re.Match[str]) -> str:
+        value = int(match.group(1))
+        found = decode_int(value, self.ints)
+        if found is None:
+            return match.group(1)
+        used, constant = found
+        if len(used) == 1 and constant == 0:
+            return used[0].action.text
+        if self.dialect == "envsubst":
+            names = " + ".join(s.action.text for s in used)
+            raise Unsupported(f"the converted value is the sum {names}"
+                              f"{f' + {constant}' if constant else ''}, which envsubst cannot "
+                              "compute", used[0].line, used[0].action.text)
+        terms = [f"({_expression(s.action)})" for s in used]
+        if constant:
+            terms.insert(0, str(constant))
+        inner = terms[0]
+        for term in terms[1:]:
+            inner = f"add {inner} {term}" if not inner.startswith("add ") else f"{inner} {term}"
+        if not inner.startswith("add "):
+            inner = f"add {inner}"
+        return "{{ " + inner + " }}"
+
+    def _fragment(self, slot: Slot, column: int) -> str:
+        act = slot.action
+        fn = _INDENT_FN.search(act.body)
+        if column == slot.indent:
+            if fn is None or fn.group(1) == "nindent":
+                return " " * column + "{{- " + act.body + " }}" if fn else slot.prefix + act.text
+            return slot.prefix + act.text
+        if fn is None or len(_INDENT_FN.findall(act.body)) != 1:
+            raise Unsupported("a template fragment without nindent/indent would have to move "
+                              "to another depth", slot.line, act.text)
+        body = act.body[:fn.start(2)] + str(column) + act.body[fn.end(2):]
+        if fn.group(1) == "nindent":
+            return " " * column + "{{- " + body + " }}"
+        return "{{ " + body + " }}"
+
+
+class _Shifted:
+    """A unit's text with some of its actions (the key's) replaced by string tokens."""
+
+    def __init__(self, unit: Unit, acts: list[Action], codec: Codec, ctx: Ctx) -> None:
+        self.text = codec._inline(unit, acts, ctx) if acts else unit.text
+
+
+def decode_int(value: int, ints: list[Slot]) -> tuple[list[Slot], int] | None:
+    """Which stand-ins (one or two) plus a small constant make ``value``."""
+    for slot in ints:
+        rest = value - INT_BASE - 2 ** slot.int_index * INT_STEP
+        if abs(rest) <= INT_SLACK:
+            return [slot], rest
+    for i, first in enumerate(ints):
+        for second in ints[i:]:
+            rest = value - 2 * INT_BASE - (2 ** first.int_index + 2 ** second.int_index) * INT_STEP
+            if abs(rest) <= INT_SLACK:
+                return [first, second], rest
+    return None
+
+
+def _expression(act: Action) -> str:
+    return act.body if act.kind == "value" and act.text.startswith("{{") else act.body
+
+
+def _quoted(act: Action) -> bool:
+    return "quote" in act.body or act.text.startswith("$") and False
+
+
+def _is_subtree(act: Action) -> bool:
+    return act.text.startswith("{{") and bool(re.search(r"\b(toYaml|nindent|indent)\b",
+                                                          act.body))
+
+
+def _line_placeholder(slot: Slot, indent: int) -> str:
+    pad = " " * indent
+    if slot.shape == "item":
+        return f"{pad}- name: {slot.token}"
+    if slot.shape == "plain":
+        return f"{pad}- {slot.token}"
+    return f"{pad}{slot.token}: {slot.token}"
+
+
+def blocks_in(branch: Branch) -> list[Block]:
+    return [item for item in branch.items if isinstance(item, Block)]

@@ -1,0 +1,196 @@
+"""Template stage: group a template's lines into units and its control actions into blocks."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+from migrator.template.tokens import Action
+
+UnitKind = Literal["blank", "control", "fragment", "line"]
+_BLOCK_SCALAR = re.compile(r"(?:^|[:\-]\s)\s*[|>][-+0-9]*\s*(?:#.*)?$")
+_DASH_CONTROL = re.compile(r"^(\s*-)\s*(?=\{\{-)")
+_OPENERS = {"if", "with", "range"}
+
+
+class Unsupported(ValueError):
+    """A construct this converter cannot carry; ``line`` is 1-based in the template."""
+
+    def __init__(self, message: str, line: int, construct: str = "") -> None:
+        super().__init__(message)
+        self.line = line
+        self.construct = construct
+
+
+@dataclass
+class Unit:
+    """One or more physical lines (more when an action spans lines) and their actions."""
+
+    index: int
+    line: int  # 1-based first line
+    text: str  # without the final newline
+    actions: list[int]  # indices into the action list
+    kind: UnitKind = "line"
+    in_scalar: bool = False
+
+    @property
+    def indent(self) -> int:
+        return len(self.text) - len(self.text.lstrip(" "))
+
+
+@dataclass
+class Branch:
+    header: Action | None
+    items: list[Union[int, "Block"]] = field(default_factory=list)  # unit index or block
+    neutral: list[Action] = field(default_factory=list)  # assignments and comments
+
+
+@dataclass
+class Block:
+    id: int
+    kind: str  # if / with / range
+    line: int
+    branches: list[Branch]
+    end: Action | None = None
+
+    @property
+    def alternatives(self) -> int:
+        """Number of choices: the written branches, plus 'nothing' when there is no else."""
+        has_else = len(self.branches) > 1 and self.branches[-1].header is not None \
+            and self.branches[-1].header.body.strip() == "else"
+        return len(self.branches) if has_else else len(self.branches) + 1
+
+    def headers(self) -> list[Action]:
+        return [b.header for b in self.branches if b.header is not None]
+
+
+@dataclass
+class Template:
+    text: str
+    actions: list[Action]
+    units: list[Unit]
+    root: Branch
+    blocks: list[Block]
+
+
+def build(text: str, actions: list[Action]) -> Template:
+    units = _units(text, actions)
+    _mark_scalars(units, actions, text)
+    root, blocks = _blocks(units, actions)
+    return Template(text, actions, units, root, blocks)
+
+
+def _units(text: str, actions: list[Action]) -> list[Unit]:
+    units: list[Unit] = []
+    pos, line, a = 0, 1, 0
+    n = len(text)
+    while pos < n:
+        end = text.find("\n", pos)
+        end = n if end < 0 else end
+        mine: list[int] = []
+        while a < len(actions) and actions[a].start < end:
+            if actions[a].end > end:  # the action spans lines: the unit grows
+                nxt = text.find("\n", actions[a].end)
+                end = n if nxt < 0 else nxt
+            mine.append(a)
+            a += 1
+        chunk = text[pos:end]
+        dash = _DASH_CONTROL.match(chunk)
+        if dash and mine and actions[mine[0]].start == pos + dash.end() \
+                and _kind(chunk[dash.end():], pos + dash.end(), mine, actions) == "control":
+            # `- {{- if x }}`: an item whose fields sit in the block below
+            units.append(Unit(len(units), line, dash.group(1), [], "line"))
+            units.append(Unit(len(units), line, chunk[dash.end():], mine, "control"))
+        else:
+            units.append(Unit(len(units), line, chunk, mine, _kind(chunk, pos, mine, actions)))
+        line += chunk.count("\n") + 1
+        pos = end + 1
+    return units
+
+
+def _kind(chunk: str, pos: int, mine: list[int], actions: list[Action]) -> UnitKind:
+    if not mine:
+        return "blank" if not chunk.strip() else "line"
+    rest = chunk
+    for i in reversed(mine):
+        act = actions[i]
+        rest = rest[:act.start - pos] + rest[act.end - pos:]
+    if rest.strip():
+        return "line"
+    values = [actions[i] for i in mine if actions[i].outputs]
+    if not values:
+        return "control"
+    if len(mine) == 1:
+        return "fragment"
+    return "line"
+
+
+def _mark_scalars(units: list[Unit], actions: list[Action], text: str) -> None:
+    """Units inside a YAML block scalar (``|``/``>``) are scalar text: their actions are inline."""
+    owner: int | None = None
+    for unit in units:
+        if owner is not None:
+            if unit.kind == "blank" or unit.indent > owner:
+                unit.in_scalar = True
+                continue
+            owner = None
+        if unit.kind == "line" and _BLOCK_SCALAR.search(_plain(unit, actions)):
+            owner = unit.indent
+
+
+def _plain(unit: Unit, actions: list[Action]) -> str:
+    """The unit's text with every action replaced by a short word (for syntax tests)."""
+    text = unit.text
+    if not unit.actions:
+        return text
+    base = actions[unit.actions[0]].start - text.find(actions[unit.actions[0]].text)
+    for i in reversed(unit.actions):
+        act = actions[i]
+        text = text[:act.start - base] + "x" + text[act.end - base:]
+    return text
+
+
+def _blocks(units: list[Unit], actions: list[Action]) -> tuple[Branch, list[Block]]:
+    root = Branch(None)
+    stack: list[tuple[Block | None, Branch]] = [(None, root)]
+    blocks: list[Block] = []
+    for unit in units:
+        if unit.in_scalar or unit.kind != "control":
+            if unit.kind != "blank" or unit.in_scalar:
+                stack[-1][1].items.append(unit.index)
+            continue
+        for i in unit.actions:
+            act = actions[i]
+            if act.kind in ("assign", "comment"):
+                stack[-1][1].neutral.append(act)
+                continue
+            word = act.keyword
+            if word in _OPENERS:
+                branch = Branch(act)
+                block = Block(len(blocks), word, unit.line, [branch])
+                blocks.append(block)
+                stack[-1][1].items.append(block)
+                stack.append((block, branch))
+            elif word == "else":
+                block = stack[-1][0]
+                if block is None:
+                    raise Unsupported("{{ else }} without an open block", unit.line, act.text)
+                branch = Branch(act)
+                block.branches.append(branch)
+                stack[-1] = (block, branch)
+            elif word == "end":
+                block = stack[-1][0]
+                if block is None:
+                    raise Unsupported("{{ end }} without an open block", unit.line, act.text)
+                block.end = act
+                stack.pop()
+            else:
+                raise Unsupported(f"the '{word}' action is not carried by the converter",
+                                  unit.line, act.text)
+    if len(stack) > 1:
+        block = stack[-1][0]
+        assert block is not None
+        raise Unsupported("a template block is never closed with {{ end }}", block.line,
+                          block.branches[0].header.text if block.branches[0].header else "")
+    return root, blocks
