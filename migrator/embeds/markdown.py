@@ -12,7 +12,7 @@ templates.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from migrator.embeds import masking, notes
@@ -25,7 +25,6 @@ SUFFIXES = (".md", ".markdown", ".mdx")
 YAML_TAGS = frozenset({"yaml", "yml"})
 FRAGMENT = "E804"
 PLACEHOLDER_LOST = "E805"
-PARSE_CODES = frozenset({"Y101", "Y104"})
 _OPEN = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\r\n]*)")
 _OBJECT = re.compile(r"^apiVersion:.*^kind:|^kind:.*^apiVersion:", re.M | re.S)
 _LEGACY = re.compile(r"\b(?:pytorch|tf|mpi|xgb|paddle|jax)ReplicaSpecs\s*:|"
@@ -155,7 +154,8 @@ def _snippet(block: Block, options: ConvertOptions,
     masked = masking.mask(block.body, masking.SHORTCODE)
     result = convert_text(masked.text, options=options, render=render)
     offset = block.first
-    documents = [_placed(d, offset) for d in result.documents if d.reportable]
+    last = max(block.last, block.line)
+    documents = [notes.placed(d, offset, last) for d in result.documents if d.reportable]
     if legacy is not None and block.info in YAML_TAGS and not any(
             d.source.get("kind") for d in documents):
         documents.append(DocumentResult(0, block.line, "skipped", "", source={}, findings=[
@@ -173,13 +173,3 @@ def _snippet(block: Block, options: ConvertOptions,
                     "placeholder; convert this snippet by hand", document.line))
         return None, documents
     return _indent(restored, block), documents
-
-
-def _placed(document: DocumentResult, offset: int) -> DocumentResult:
-    """``document`` with page line numbers; a snippet that does not parse is skipped (its
-    finding stays), so one broken snippet never blocks the rest of the page."""
-    status = document.status
-    if status == "failed" and {f.code for f in document.findings} <= PARSE_CODES:
-        status = "skipped"
-    return replace(document, line=document.line + offset, status=status,
-                   findings=[notes.shifted(f, offset) for f in document.findings])

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 ARGO_PARAMETER = re.compile(r"\{\{[^{}\n]*\}\}")  # {{inputs.parameters.x}}, {{workflow.name}}
 SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}")  # Hugo {{< x >}} and {{% x %}}
+SHELL = re.compile(r"\$\{[^}\n]*\}|\$\([^)\n]*\)|\$[A-Za-z_][A-Za-z0-9_]*|`[^`\n]*`")  # expansions
 _TOKEN = "tjmph{0}x{1}z"
 
 

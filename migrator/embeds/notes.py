@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from migrator.results import Finding, Severity
+from migrator.results import DocumentResult, Finding, Severity
+
+PARSE_CODES = frozenset({"Y101", "Y104"})
 
 
 def finding(code: str, path: str, message: str, line: int | None = None,
@@ -16,10 +18,30 @@ def finding(code: str, path: str, message: str, line: int | None = None,
     return Finding(code, Severity(doc.severity), path, message, doc.fix, line, column)
 
 
-def shifted(item: Finding, offset: int, prefix: str = "") -> Finding:
-    """``item`` moved ``offset`` lines down (and under ``prefix`` when given)."""
+def shifted(item: Finding, offset: int, prefix: str = "", last: int | None = None) -> Finding:
+    """``item`` moved ``offset`` lines down (and under ``prefix`` when given); a position past
+    ``last`` (a parser reporting the end of a snippet) is put on the snippet's last line."""
     line = item.line + offset if item.line is not None else None
+    if line is not None and last is not None:
+        line = min(line, last)
     path = item.path
     if prefix:
         path = f"{prefix}.{path}" if path else prefix
     return replace(item, line=line, path=path)
+
+
+def placed(document: DocumentResult, offset: int, last: int | None = None) -> DocumentResult:
+    """``document`` of a snippet moved to the lines of the file holding it; a snippet that
+    does not parse is skipped (its finding stays), so it never blocks the rest of the file."""
+    status = document.status
+    if status == "failed" and {f.code for f in document.findings} <= PARSE_CODES:
+        status = "skipped"
+    return replace(document, line=document.line + offset, status=status,
+                   findings=[shifted(f, offset, last=last) for f in document.findings])
+
+
+def blocks_nothing(documents: list[DocumentResult]) -> bool:
+    """No document was converted and none carries an error: a legacy job found in the text
+    would go unreported."""
+    return not any(d.status == "converted" or any(f.severity is Severity.ERROR
+                                                  for f in d.findings) for d in documents)

@@ -1,0 +1,37 @@
+"""Load stage router: files that are not YAML manifests but hold them (Markdown pages,
+shell scripts, test snapshots) go to their own reader; everything else is ordinary YAML."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from migrator.embeds import markdown, scan, shell
+from migrator.settings import ConvertOptions
+
+if TYPE_CHECKING:
+    from migrator.results import TextResult
+
+SUFFIXES = markdown.SUFFIXES + scan.SHELL_SUFFIXES + scan.SNAPSHOT_SUFFIXES
+
+
+def handles(name: str) -> bool:
+    """``name`` is read by a reader of this package, not as a YAML stream."""
+    return name.lower().endswith(SUFFIXES)
+
+
+def convert(name: str, text: str, options: ConvertOptions | None = None,
+            render: bool = True) -> TextResult | None:
+    """The conversion of ``text`` read from ``name``; None for an ordinary YAML file."""
+    from migrator.results import TextResult
+
+    lowered = name.lower()
+    if lowered.endswith(markdown.SUFFIXES):
+        return markdown.convert(text, options, render)
+    if lowered.endswith(scan.SHELL_SUFFIXES):
+        return shell.convert(text, options, render)
+    if lowered.endswith(scan.SNAPSHOT_SUFFIXES):
+        documents = shell.unconverted(text, 0, "a test snapshot")
+        for index, document in enumerate(documents):
+            document.index = index
+        return TextResult(text, documents)
+    return None

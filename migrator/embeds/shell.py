@@ -1,0 +1,82 @@
+"""Load stage for shell scripts: a heredoc whose body is a legacy job is converted in place
+(shell expansions such as ``${IMAGE}`` are masked while it is converted); the script around
+it stays byte-identical. A job that cannot be converted is reported (E808)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from migrator.embeds import masking, notes, scan
+from migrator.settings import ConvertOptions
+
+if TYPE_CHECKING:
+    from migrator.results import DocumentResult, TextResult
+
+TEXT_JOB = "E808"
+
+
+def convert(text: str, options: ConvertOptions | None = None,
+            render: bool = True) -> TextResult:
+    """Convert the legacy jobs in the script's heredocs."""
+    from migrator.results import TextResult
+
+    options = options or ConvertOptions()
+    lines, found = scan.heredocs(text)
+    out: list[str] = []
+    documents: list[DocumentResult] = []
+    position = 0
+    for heredoc in found:
+        if "kubeflow.org" not in heredoc.body:
+            continue
+        body, results = _heredoc(heredoc, options, render)
+        documents += results
+        if body is not None:
+            out += lines[position:heredoc.first]
+            out.append(body)
+            position = heredoc.last
+    out += lines[position:]
+    for index, document in enumerate(documents):
+        document.index = index
+    return TextResult("".join(out), documents)
+
+
+def _heredoc(heredoc: scan.Heredoc, options: ConvertOptions,
+             render: bool) -> tuple[str | None, list[DocumentResult]]:
+    from migrator import convert_text
+
+    if heredoc.strip_tabs and any(line.startswith("\t") for line in
+                                  heredoc.body.splitlines()):
+        return None, unconverted(heredoc.body, heredoc.first, "a <<- heredoc (tab-indented)")
+    pattern = masking.SHELL if not heredoc.quoted else None
+    masked = masking.mask(heredoc.body, pattern) if pattern else masking.Masked(heredoc.body,
+                                                                                  {})
+    crlf = "\r\n" in heredoc.body
+    source = masked.text.replace("\r\n", "\n")
+    result = convert_text(source, options=options, render=render)
+    documents = [notes.placed(d, heredoc.first, max(heredoc.last, heredoc.first + 1))
+                 for d in result.documents if d.reportable]
+    if notes.blocks_nothing(documents):
+        documents += unconverted(heredoc.body, heredoc.first, "a shell heredoc")
+    if not result.changed or not render:
+        return None, documents
+    restored = masked.restore(result.text)
+    if restored is None:
+        for document in documents:
+            if document.status == "converted":
+                document.status = "failed"
+                document.findings.append(notes.finding(
+                    "E805", "", "the converted heredoc would lose a shell expansion; convert "
+                    "it by hand", document.line))
+        return None, documents
+    return restored.replace("\n", "\r\n") if crlf else restored, documents
+
+
+def unconverted(text: str, offset: int, where: str) -> list[DocumentResult]:
+    """An E808 document for each legacy job written out in ``text`` (whose first line is
+    line ``offset + 1`` of the file)."""
+    from migrator.results import DocumentResult
+
+    return [DocumentResult(0, offset + line + 1, "skipped", "", source={"kind": kind},
+                           findings=[notes.finding(TEXT_JOB, "", f"a {kind} in {where} is "
+                                                   "not converted", offset + line + 1)])
+            for line, kind in scan.legacy_jobs(text)]
