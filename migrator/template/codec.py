@@ -58,6 +58,13 @@ class Codec:
     slots: dict[tuple[str, str, Ctx], Slot] = field(default_factory=dict)
     by_id: dict[int, Slot] = field(default_factory=dict)
     ints: list[Slot] = field(default_factory=list)
+    canon: dict[int, int] = field(default_factory=dict)  # block id -> first block alike
+
+    def __post_init__(self) -> None:
+        first: dict[tuple[str, ...], int] = {}
+        for block in self.template.blocks:
+            key = (block.kind,) + tuple(b.header.body if b.header else "" for b in block.branches)
+            self.canon[block.id] = first.setdefault(key, block.id)
 
     def slot(self, kind: SlotKind, action: Action, line: int, ctx: Ctx, **extra: object) -> Slot:
         key = (kind, action.text, ctx)
@@ -90,7 +97,7 @@ class Codec:
                     out.append(text)
                     lines.append(unit.line + offset)
                 continue
-            choice = world.get(item.id, 0)
+            choice = world.get(self.canon.get(item.id, item.id), 0)
             if choice == -1:
                 body = item.branches[0]
                 head = body.header.body if body.header else ""

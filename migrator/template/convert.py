@@ -7,15 +7,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from migrator.template import structure
-from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec
+from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, decode_int
 from migrator.template.structure import Unsupported
 from migrator.template.tokens import Dialect, TemplateSyntaxError, tokenize
 from migrator.template.worlds import WorldFailed, fold, render_lines
 
 Status = Literal["converted", "unchanged", "failed", "skipped"]
-NOT_CARRIED = "Y107"
-NOT_COMPUTABLE = "Y108"
-DEPENDS_ON_VALUES = "Y109"
+NOT_CARRIED = "Y110"
+NOT_COMPUTABLE = "Y111"
 _ENV = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -174,9 +173,9 @@ def _provenance(codec: Codec, ref_out: str) -> list[dict[str, Any]]:
         for match in list(STR_TOKEN.finditer(line)) + list(LINE_TOKEN.finditer(line)):
             found.setdefault(int(match.group(1)), []).append(paths[i])
         for match in _INT_TOKEN.finditer(line):
-            for slot in codec.ints:
-                if str(match.group(1)) == slot.token:
-                    found.setdefault(slot.id, []).append(paths[i])
+            decoded = decode_int(int(match.group(1)), codec.ints)
+            for slot in decoded[0] if decoded else []:
+                found.setdefault(slot.id, []).append(paths[i])
     out = []
     for slot in sorted(codec.by_id.values(), key=lambda s: (s.line, s.id)):
         out.append({"action": slot.action.text, "line": slot.line,

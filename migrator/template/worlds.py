@@ -28,24 +28,36 @@ class Folded:
 
 
 def visible_blocks(branch: Branch, parent: Block | None, out: dict[int, Block | None]) -> None:
-    """Blocks reached through first branches only; blocks inside an else are refused."""
+    """Blocks reached through first branches only (else branches get a scope of their own)."""
     for item in branch.items:
         if isinstance(item, int):
             continue
         out[item.id] = parent
         visible_blocks(item.branches[0], item, out)
-        for other in item.branches[1:]:
-            for inner in other.items:
-                if not isinstance(inner, int):
-                    raise Unsupported("a template block nested in an {{ else }} branch is not "
-                                      "carried", inner.line,
-                                      inner.branches[0].header.text if inner.branches[0].header
-                                      else "")
+
+
+def _has_blocks(branch: Branch) -> bool:
+    return any(not isinstance(item, int) for item in branch.items)
+
+
+@dataclass
+class _Scope:
+    ref: list[str]
+    order: list[int]
+    regions: dict[int, tuple[int, int]]
+    alts: dict[int, list[list[Piece]]]
+    live: set[int]
+
+    def assemble(self, lo: int, hi: int, blocks: dict[int, Block]) -> list[Piece]:
+        for bid in self.live:
+            b0, b1 = self.regions[bid]
+            if not (lo <= b0 and b1 <= hi) and b0 < hi and lo < b1:
+                raise _interact(blocks[bid], blocks[bid])
+        inside = [b for b in self.order if lo <= self.regions[b][0] and self.regions[b][1] <= hi]
+        return _assemble(self.ref, lo, hi, inside, self.regions, self.alts, blocks)
 
 
 def fold(codec: Codec, convert: Converter) -> Folded:
-    parents: dict[int, Block | None] = {}
-    visible_blocks(codec.template.root, None, parents)
     blocks = {b.id: b for b in codec.template.blocks}
     folded = Folded([])
 
@@ -59,38 +71,56 @@ def fold(codec: Codec, convert: Converter) -> Folded:
             folded.worlds[key] = (out, docs)
         return folded.worlds[key][0].split("\n")
 
-    ref = run({})
-    regions: dict[int, tuple[int, int]] = {}
-    hunks: dict[int, list[list[str]]] = {}
-    for bid in parents:
-        block = blocks[bid]
-        outs = [ref] + [run({bid: alt}) for alt in range(1, block.alternatives)]
-        start, end = _diff_region(outs)
-        regions[bid] = (start, len(ref) - end)
-        hunks[bid] = [o[start:len(o) - end] for o in outs]
-    live = {bid for bid in parents if any(hunks[bid])}
-    # laminar: a live block lies inside its nearest live ancestor; live siblings do not overlap
-    for bid in live:
-        anc = parents[bid]
-        while anc is not None and anc.id not in live:
-            anc = parents[anc.id]
-        if anc is not None:
-            a0, a1 = regions[anc.id]
-            b0, b1 = regions[bid]
-            if not (a0 <= b0 and b1 <= a1):
-                raise _interact(blocks[bid], anc)
-    order = sorted(live, key=lambda b: (regions[b][0], -regions[b][1]))
-    for i, a in enumerate(order):
-        for b in order[i + 1:]:
-            a0, a1 = regions[a]
-            b0, b1 = regions[b]
-            nested = (a0 <= b0 and b1 <= a1) or (b0 <= a0 and a1 <= b1)
-            if not nested and b0 < a1 and a0 < b1:
-                raise _interact(blocks[b], blocks[a])
-    folded.pieces = _assemble(ref, 0, len(ref), order, regions, hunks, blocks)
-    for bid in live:
-        folded.moved[bid] = regions[bid][0]
-    _verify(folded, run, blocks, live, codec)
+    def scope(base: World, branch: Branch) -> _Scope:
+        ref = run(base)
+        parents: dict[int, Block | None] = {}
+        visible_blocks(branch, None, parents)
+        # blocks with the same condition switch together: the first one stands for all
+        twins = {bid: codec.canon.get(bid, bid) for bid in parents}
+        parents = {bid: (blocks[twins[p.id]] if p is not None else None)
+                   for bid, p in parents.items() if twins[bid] == bid}
+        regions: dict[int, tuple[int, int]] = {}
+        alts: dict[int, list[list[Piece]]] = {}
+        for bid in parents:
+            block = blocks[bid]
+            outs = [ref] + [run({**base, bid: alt}) for alt in range(1, block.alternatives)]
+            start, end = _diff_region(outs)
+            regions[bid] = (start, len(ref) - end)
+            alts[bid] = []
+            for alt in range(1, block.alternatives):
+                out = outs[alt]
+                lo, hi = start, len(out) - end
+                if alt < len(block.branches) and _has_blocks(block.branches[alt]):
+                    sub = scope({**base, bid: alt}, block.branches[alt])
+                    alts[bid].append(sub.assemble(lo, hi, blocks))
+                else:
+                    alts[bid].append(list(out[lo:hi]))
+        live = {bid for bid in parents
+                if regions[bid][0] != regions[bid][1] or any(alts[bid])}
+        for bid in live:
+            anc = parents[bid]
+            while anc is not None and anc.id not in live:
+                anc = parents[anc.id]
+            if anc is not None:
+                a0, a1 = regions[anc.id]
+                b0, b1 = regions[bid]
+                if not (a0 <= b0 and b1 <= a1):
+                    raise _interact(blocks[bid], anc)
+        order = sorted(live, key=lambda b: (regions[b][0], -regions[b][1]))
+        for i, a in enumerate(order):
+            for b in order[i + 1:]:
+                a0, a1 = regions[a]
+                b0, b1 = regions[b]
+                nested = (a0 <= b0 and b1 <= a1) or (b0 <= a0 and a1 <= b1)
+                if not nested and b0 < a1 and a0 < b1:
+                    raise _interact(blocks[b], blocks[a])
+        return _Scope(ref, order, regions, alts, live)
+
+    top = scope({}, codec.template.root)
+    folded.pieces = top.assemble(0, len(top.ref), blocks)
+    for bid in top.live:
+        folded.moved[bid] = top.regions[bid][0]
+    _verify(folded, run, blocks, top.live, codec)
     return folded
 
 
@@ -122,7 +152,7 @@ def _diff_region(outs: list[list[str]]) -> tuple[int, int]:
 
 
 def _assemble(ref: list[str], lo: int, hi: int, order: list[int],
-              regions: dict[int, tuple[int, int]], hunks: dict[int, list[list[str]]],
+              regions: dict[int, tuple[int, int]], hunks: dict[int, list[list[Piece]]],
               blocks: dict[int, Block]) -> list[Piece]:
     pieces: list[Piece] = []
     cur = lo
@@ -140,7 +170,7 @@ def _assemble(ref: list[str], lo: int, hi: int, order: list[int],
                   or (b != bid and regions[b] == (start, end) and inside.index(b) > i)]
         first = _assemble(ref, start, end, nested, regions, hunks, blocks) if nested \
             else list(ref[start:end])
-        branches: list[list[Piece]] = [first] + [list(h) for h in hunks[bid][1:]]
+        branches: list[list[Piece]] = [first] + [list(h) for h in hunks[bid]]
         pieces.append(Cond(blocks[bid], branches))
         cur = end
         i += 1

@@ -1,0 +1,96 @@
+"""The template contract: render(convert(T), V) == convert(render(T, V)), same findings."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from migrator import convert_text
+from migrator.template import Outcome, convert_template
+
+FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures" / "charts"
+LEGACY = ("PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob")
+
+
+def parse(text: str) -> list[Any]:
+    return [d for d in YAML(typ="safe", pure=True).load_all(text) if d is not None]
+
+
+def finding_keys(findings: Any) -> set[tuple[str, str]]:
+    return {(f.code, f.path) for f in findings}
+
+
+@dataclass
+class Verdict:
+    ok: bool
+    problems: list[str] = field(default_factory=list)
+
+
+def compare(converted_then_rendered: str, rendered: str, outcome: Outcome,
+            options: Any = None) -> Verdict:
+    """Objects equal; every finding of the rendered job is one of the template's findings."""
+    direct = convert_text(rendered, options=options)
+    problems = []
+    want, got = parse(direct.text), parse(converted_then_rendered)
+    if want != got:
+        problems.append(f"objects differ:\n--- convert(render)\n{direct.text}\n"
+                        f"--- render(convert)\n{converted_then_rendered}")
+    template_keys = {(n.code, n.path) for n in outcome.notes}
+    for code, path in sorted(finding_keys(direct.findings) - template_keys):
+        if "{{" in path or "$" in path:
+            continue
+        if not any("{{" in p or "$" in p for c, p in template_keys if c == code):
+            problems.append(f"finding {code} at {path} of the rendered job is not reported for "
+                            "the template")
+    return Verdict(not problems, problems)
+
+
+def render_chart(chart: Path, values: dict[str, Any], replace: dict[str, str] | None = None
+                 ) -> dict[str, str]:
+    """Render ``chart`` (a temporary copy with ``replace`` applied when given) with helm_python."""
+    import helm_python
+
+    if not replace:
+        return dict(helm_python.Chart.load(str(chart)).render(values, name="rel",
+                                                              namespace="team"))
+    with tempfile.TemporaryDirectory(prefix="tjm-chart-") as tmp:
+        copy = Path(tmp) / chart.name
+        shutil.copytree(chart, copy)
+        for rel, text in replace.items():
+            (copy / rel).write_text(text, encoding="utf-8")
+        return dict(helm_python.Chart.load(str(copy)).render(values, name="rel",
+                                                             namespace="team"))
+
+
+def legacy_templates(chart: Path) -> list[Path]:
+    out = []
+    for path in sorted((chart / "templates").glob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        if any(f"kind: {k}" in text or f'kind: "{k}"' in text for k in LEGACY):
+            out.append(path)
+    return out
+
+
+def value_sets(name: str, base: dict[str, Any] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    sets = []
+    for path in sorted((FIXTURES / name).glob("values-*.yaml")):
+        values = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8")) or {}
+        sets.append((path.name, {**(base or {}), **values}))
+    return sets
+
+
+def envsubst(text: str, env: dict[str, str]) -> str:
+    """GNU envsubst: $VAR and ${VAR} become the variable's value, or nothing when unset."""
+    import re
+
+    return re.sub(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))",
+                  lambda m: env.get(m.group(1) or m.group(2), ""), text)
+
+
+def convert_template_text(text: str, options: Any = None) -> Outcome | None:
+    return convert_template(text, options=options)

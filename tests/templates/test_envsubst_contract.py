@@ -1,0 +1,55 @@
+"""The contract on the envsubst files of ../shared/corpus, each with three environments."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from migrator import ConvertOptions
+from migrator.template import convert_template
+from tests.templates.contract import compare, envsubst
+
+FILES = [
+    "3.test_cases/pytorch/FSDP/kubernetes/fsdp.yaml-template",
+    "3.test_cases/megatron/megatron-lm/kubernetes/gpt3/manifests/pytorchjob.yaml-template",
+    "3.test_cases/pytorch/distillation/kubernetes/distill.yaml-template",
+    "3.test_cases/pytorch/neuronx-distributed/llama3/kubernetes/llama3_train.yaml-template",
+    "3.test_cases/pytorch/FSDP/kubernetes/llama3_1_8b-fsdp.yaml",
+]
+# every file keeps an elasticPolicy (F501, an error): the contract is checked with --allow-lossy
+OPTIONS = ConvertOptions(allow_lossy=True)
+
+
+def _environments(names: list[str]) -> list[dict[str, str]]:
+    def count(name: str) -> bool:
+        return any(w in name for w in ("NODE", "GPU", "EFA", "NUM", "REPLICA"))
+    return [{n: ("4" if count(n) else f"value{i}") for i, n in enumerate(names)},
+            {n: ("1" if count(n) else "x") for n in names},
+            {n: ("16" if count(n) else "registry.example.com/img:1") for n in names}]
+
+
+@pytest.mark.parametrize("rel", FILES)
+def test_envsubst_file_keeps_the_contract(shared: Path, rel: str) -> None:
+    path = shared / "corpus" / "aws-samples-awsome-distributed-training" / rel
+    text = path.read_text(encoding="utf-8")
+    outcome = convert_template(text, "envsubst", OPTIONS)
+    assert outcome is not None and outcome.status == "converted", outcome and outcome.notes
+    assert "kind: TrainJob" in outcome.text
+    names = sorted(set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", text)))
+    for env in _environments(names):
+        verdict = compare(envsubst(outcome.text, env), envsubst(text, env), outcome, OPTIONS)
+        assert verdict.ok, "\n".join(verdict.problems)
+
+
+def test_without_allow_lossy_the_file_fails_for_the_same_reason_as_rendered(shared: Path) -> None:
+    from migrator import convert_text
+
+    text = (shared / "corpus" / "aws-samples-awsome-distributed-training" / FILES[0]).read_text()
+    outcome = convert_template(text, "envsubst")
+    assert outcome is not None and outcome.status == "failed" and outcome.text == text
+    names = sorted(set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", text)))
+    rendered = convert_text(envsubst(text, _environments(names)[0]))
+    assert {f.code for f in rendered.findings if f.severity.value == "error"} <= \
+        {n.code for n in outcome.notes}
