@@ -16,7 +16,14 @@ that starts suspended (Kueue suspends the jobs it queues).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ruamel.yaml.scalarstring import LiteralScalarString
+
+from migrator.embeds import masking, notes, scan
+from migrator.results import Finding
+from migrator.settings import ConvertOptions
 
 KINDS = frozenset({"Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow"})
 GROUP = "argoproj.io"
@@ -163,3 +170,92 @@ def _rewrite(expression: str, wanted: str, indexes: tuple[int, ...]) -> Rewrite:
         return Rewrite(expression, False)
     new = [terminal(wanted, index) for index in indexes] + kept
     return Rewrite(", ".join(r.render() for r in new), True)
+
+
+@dataclass
+class Converted:
+    """What converting the resource templates of one Argo object did."""
+
+    findings: list[Finding]
+    mappings: list[tuple[str, str]]
+    converted: int = 0
+
+
+def templates_path(root: Any) -> tuple[str, ...]:
+    return ("spec", "workflowSpec", "templates") if root.get("kind") == "CronWorkflow" \
+        else ("spec", "templates")
+
+
+def convert(root: Any, options: ConvertOptions, line_offset: int = 0) -> Converted:
+    """Convert, in place in ``root``, each resource template whose manifest is a legacy job,
+    and rewrite its success/failure conditions. ``line_offset`` is the line before the
+    object's first line in its file."""
+    outcome = Converted([], [])
+    node: Any = root
+    for part in templates_path(root):
+        node = node.get(part) if isinstance(node, dict) else None
+    if not isinstance(node, list):
+        return outcome
+    prefix = ".".join(templates_path(root))
+    for index, template in enumerate(node):
+        resource = template.get("resource") if isinstance(template, dict) else None
+        if isinstance(resource, dict) and isinstance(resource.get("manifest"), str) \
+                and "kubeflow.org" in resource["manifest"]:
+            _resource(resource, f"{prefix}[{index}].resource", options, line_offset, outcome)
+    return outcome
+
+
+def _resource(resource: Any, at: str, options: ConvertOptions, line_offset: int,
+              outcome: Converted) -> None:
+    from migrator import convert_text
+
+    manifest: str = resource["manifest"]
+    first = line_offset + _line(resource, "manifest")
+    masked = masking.mask(manifest, masking.ARGO_PARAMETER)
+    result = convert_text(masked.text, options=replace(options, companion_runtimes=False))
+    where = f"{at}.manifest"
+    documents = [d for d in result.documents if d.reportable]
+    outcome.findings += [notes.shifted(f, first - 1, where) for d in documents
+                         for f in d.findings]
+    outcome.mappings += [(f"{where}.{src}", f"{where} (TrainJob) {dst}")
+                         for d in documents for src, dst in d.mappings]
+    if not result.changed or any(d.status == "failed" for d in documents):
+        if not any(d.findings for d in documents):
+            outcome.findings += [notes.finding("E808", where, f"the {kind} in this manifest "
+                                               "is not converted", first + line)
+                                 for line, kind in scan.legacy_jobs(manifest)]
+        return
+    restored = masked.restore(result.text)
+    if restored is None:
+        outcome.findings.append(notes.finding(
+            "E805", where, "the converted manifest would lose an Argo parameter; convert it "
+            "by hand", first))
+        return
+    resource["manifest"] = LiteralScalarString(restored)
+    outcome.converted += 1
+    outcome.findings.append(notes.finding("E801", where, "the embedded job was converted to "
+                                          "a TrainJob in place", first))
+    suspended = bool(_SUSPENDED.search(restored) or "kueue.x-k8s.io/queue-name" in restored)
+    for key in ("successCondition", "failureCondition"):
+        expression = resource.get(key)
+        if not isinstance(expression, str):
+            continue
+        rewrite = rewrite_success(expression, suspended_first=suspended) \
+            if key == "successCondition" else rewrite_failure(expression)
+        line = line_offset + _line(resource, key)
+        if rewrite.changed:
+            resource[key] = rewrite.expression
+            outcome.findings.append(notes.finding(
+                "E806", f"{at}.{key}", f"{expression!r} -> {rewrite.expression!r}", line))
+        elif rewrite.untranslated:
+            outcome.findings.append(notes.finding(
+                "E807", f"{at}.{key}", "a TrainJob has no "
+                f"{', '.join(repr(u) for u in rewrite.untranslated)}", line))
+
+
+_SUSPENDED = re.compile(r"^\s*suspend:\s*true\s*$", re.M)
+
+
+def _line(node: Any, key: str) -> int:
+    """The 1-based line of ``node[key]``'s text within its document (1 when unknown)."""
+    return scan.value_line(node, key)

@@ -19,7 +19,6 @@ from typing import Any
 
 LEGACY_KINDS = frozenset({"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob",
                           "JAXJob"})
-MERGE_KEYS = ("name", "containerPort", "mountPath", "devicePath")  # keyed lists of pod specs
 Convert = Callable[[Any], Any | None]  # legacy object -> converted plain TrainJob, or None
 
 
@@ -132,42 +131,20 @@ def _remove(doc: Any, tokens: list[str]) -> Any:
 
 
 def apply_strategic(doc: Any, patch: Any) -> Any:
-    """``doc`` with a strategic-merge patch applied (a copy): mappings merge, ``null``
-    deletes, lists of named items (containers, env, volumes, ports) merge by key, other
-    lists are replaced."""
+    """``doc`` with a strategic-merge patch applied (a copy), as kustomize applies it to a
+    custom resource it has no schema for: mappings merge, ``null`` deletes, lists are
+    replaced whole (JSON merge patch, RFC 7386)."""
     if not isinstance(doc, dict) or not isinstance(patch, dict):
         return copy.deepcopy(patch)
     result = copy.deepcopy(doc)
     for key, value in patch.items():
-        if key == "$patch":
-            continue
         if value is None:
             result.pop(key, None)
         elif isinstance(value, dict) and isinstance(result.get(key), dict):
             result[key] = apply_strategic(result[key], value)
-        elif isinstance(value, list) and isinstance(result.get(key), list):
-            result[key] = _merge_list(result[key], value)
         else:
             result[key] = copy.deepcopy(value)
     return result
-
-
-def _merge_list(old: list[Any], new: list[Any]) -> list[Any]:
-    key = next((k for k in MERGE_KEYS if new and all(isinstance(i, dict) and k in i
-                                                      for i in old + new)), None)
-    if key is None:
-        return copy.deepcopy(new)
-    merged = copy.deepcopy(old)
-    for item in new:
-        match = next((i for i, x in enumerate(merged) if x[key] == item[key]), None)
-        if item.get("$patch") == "delete":
-            if match is not None:
-                del merged[match]
-        elif match is None:
-            merged.append(copy.deepcopy(item))
-        else:
-            merged[match] = apply_strategic(merged[match], item)
-    return merged
 
 
 def diff(before: Any, after: Any, at: list[str | int] | None = None) -> list[dict[str, Any]]:
@@ -216,7 +193,7 @@ def translate_json6902(base: Any, ops: list[Any], convert: Convert) -> Translati
         return Translation(problems=[str(exc)])
     before, after = convert(base), convert(patched)
     if before is None or after is None:
-        return Translation(problems=_paths(ops))
+        return Translation(problems=_unconverted(before, _paths(ops)))
     new = diff(before, after)
     if not new and base != patched:
         return Translation(problems=_paths(ops))
@@ -228,7 +205,7 @@ def translate_strategic(base: Any, patch: Any, convert: Convert) -> Translation:
     patched = apply_strategic(base, patch)
     before, after = convert(base), convert(patched)
     if before is None or after is None:
-        return Translation(problems=_leaves(patch))
+        return Translation(problems=_unconverted(before, _leaves(patch)))
     changes = merge_patch(before, after)
     if not changes and base != patched:
         return Translation(problems=_leaves(patch))
@@ -236,6 +213,12 @@ def translate_strategic(base: Any, patch: Any, convert: Convert) -> Translation:
                "metadata": {"name": (after.get("metadata") or {}).get("name")}}
     partial = apply_strategic(partial, changes)
     return Translation(partial=partial)
+
+
+def _unconverted(before: Any, paths: list[str]) -> list[str]:
+    what = "the base job does not convert" if before is None else \
+        "the patched job does not convert (convert the built overlay to see why)"
+    return [f"{path}: {what}" for path in paths]
 
 
 def _paths(ops: list[Any]) -> list[str]:

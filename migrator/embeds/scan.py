@@ -87,14 +87,14 @@ def in_strings(root: Any, line_offset: int = 0) -> Iterator[Hit]:
             continue
         for key, value in reversed(items):
             if isinstance(value, str):
-                base = _value_line(node, key, path)
+                base = value_line(node, key)
                 for offset, kind in legacy_jobs(value):
                     yield Hit((*path, key), line_offset + base + offset, kind)
             else:
                 stack.append((value, (*path, key)))
 
 
-def _value_line(node: Any, key: str | int, path: tuple[str | int, ...]) -> int:
+def value_line(node: Any, key: str | int) -> int:
     """The 1-based line where the text of ``node[key]`` starts (a block scalar's content
     starts on the line after its indicator)."""
     lc = getattr(node, "lc", None)

@@ -1,0 +1,90 @@
+"""Kustomize end to end: building the converted overlay gives what converting the built
+legacy overlay gives (needs kubectl, skipped without it)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from migrator import convert_text
+from migrator.embeds import kustomization
+from migrator.load import stream, yamlio
+from tests import goldens
+
+OVERLAY = goldens.FIXTURES / "kustomize" / "overlay"
+KUBECTL = shutil.which("kubectl")
+
+
+def _docs(text: str) -> list[Any]:
+    return [yamlio.plain(yamlio.load(c.body)) for c in stream.split(text) if c.has_content]
+
+
+def _build(folder: Path) -> str:
+    assert KUBECTL is not None
+    done = subprocess.run([KUBECTL, "kustomize", str(folder)], capture_output=True, text=True,
+                          timeout=120, check=True)
+    return done.stdout
+
+
+def _convert_tree(root: Path) -> None:
+    """Convert the overlay's files the way a run with -o does: every file read unconverted."""
+    outputs: dict[Path, str] = {}
+    for path in sorted(root.rglob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        if kustomization.is_kustomization(path.name):
+            result = kustomization.convert_kustomization(str(path), text)
+        else:
+            result = kustomization.convert_patch_file(str(path), text) or convert_text(text)
+        assert not result.failed, [f.message for f in result.findings]
+        outputs[path] = result.text
+    for path, text in outputs.items():
+        path.write_text(text, encoding="utf-8")
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl (kustomize) not installed")
+def test_converted_overlay_builds_to_the_converted_build(tmp_path: Path) -> None:
+    legacy = _build(OVERLAY / "dev")
+    expected = _docs(convert_text(legacy).text)
+    copy = tmp_path / "overlay"
+    shutil.copytree(OVERLAY, copy)
+    _convert_tree(copy)
+    built = _docs(_build(copy / "dev"))
+    assert built == expected
+    assert built[0]["metadata"]["name"] == "dev-train"  # namePrefix still reaches it
+    assert built[0]["spec"]["trainer"]["image"].endswith(":2.0")  # so does images:
+
+
+def test_kustomization_findings() -> None:
+    path = OVERLAY / "dev" / "kustomization.yaml"
+    result = kustomization.convert_kustomization(str(path), path.read_text(encoding="utf-8"))
+    codes = [(f.code, f.path) for f in result.findings]
+    assert codes == [("E809", "patches[0]"), ("E809", "patches[1]"),
+                     ("E809", "images[0]")]
+    assert "kind: TrainJob" in result.text
+    again = kustomization.convert_kustomization(str(path), result.text)
+    assert again.findings == []  # its targets are TrainJobs now: nothing left to do
+
+
+def test_a_patch_that_breaks_conversion_is_reported_and_nothing_changes() -> None:
+    path = goldens.FIXTURES / "kustomize" / "diverging" / "kustomization.yaml"
+    text = path.read_text(encoding="utf-8")
+    result = kustomization.convert_kustomization(str(path), text)
+    assert result.text == text
+    assert result.failed
+    [finding] = result.findings
+    assert finding.code == "E810"
+    assert "/spec/pytorchReplicaSpecs/Worker/template/spec/nodeSelector" in finding.message
+
+
+def test_patch_files_are_found_through_their_kustomization() -> None:
+    folder = OVERLAY / "dev"
+    assert kustomization.owner(str(folder / "resources.yaml")) == folder / "kustomization.yaml"
+    assert kustomization.owner(str(OVERLAY / "base" / "pytorchjob.yaml")) is None
+    args = folder / "more-workers-args.yaml"
+    result = kustomization.convert_patch_file(str(args), args.read_text(encoding="utf-8"))
+    assert result is not None
+    assert "path: /spec/trainer/args" in result.text
