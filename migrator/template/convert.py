@@ -15,6 +15,8 @@ from migrator.template.worlds import WorldFailed, fold, render_lines
 Status = Literal["converted", "unchanged", "failed", "skipped"]
 NOT_CARRIED = "Y110"
 NOT_COMPUTABLE = "Y111"
+KEPT_LEGACY = "Y112"
+MAX_LEGACY = 4
 _ENV = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -62,7 +64,7 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
         return None
     try:
         actions = tokenize(text, dialect)
-        template = structure.build(text, actions)
+        template = structure.build(text, actions, enums=dialect == "go")
     except TemplateSyntaxError:
         return None
     except Unsupported as exc:
@@ -74,19 +76,43 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
         ok = not any(d.status == "failed" for d in result.documents)
         return result.text, list(result.documents), ok
 
+    forced: dict[int, int] = {}
+    legacy: list[tuple[str, WorldFailed]] = []  # (Go condition, the world that failed)
     try:
-        folded = fold(codec, convert)
+        while True:
+            try:
+                folded = fold(codec, convert, forced)
+                break
+            except WorldFailed as exc:
+                kept = _keep_legacy(codec, forced, exc) if dialect == "go" else None
+                if kept is None or len(legacy) >= MAX_LEGACY:
+                    return _world_failed(text, dialect, codec, exc)
+                legacy.append((kept, exc))
         body = codec.decode("\n".join(render_lines(folded.pieces)))
-    except WorldFailed as exc:
-        return _world_failed(text, dialect, codec, exc)
     except Unsupported as exc:
         return _refused(text, dialect, exc)
-    ref_out, ref_docs = folded.worlds[()]
+    ref_out, ref_docs = folded.worlds[tuple(sorted(forced.items()))]
     header = [a.text for a in template.root.neutral]
     out_text = "\n".join(header + [body]) if header else body
+    if legacy:
+        cond = legacy[0][0] if len(legacy) == 1 else \
+            "or " + " ".join(f"({c})" for c, _ in legacy)
+        out_text = "\n".join(header + ["{{- if " + cond + " }}", text.rstrip("\n"),
+                                       "{{- else }}", body.rstrip("\n"), "{{- end }}"]) + "\n"
     if not out_text.endswith("\n") and text.endswith("\n"):
         out_text += "\n"
     notes = _notes(codec, folded)
+    for cond, exc in legacy:
+        encoded = codec.encode(exc.world)
+        reasons = [_note(f, encoded.lines, codec) for d in exc.documents for f in d.findings]
+        errors = [n for n in reasons if n.severity == "error"]
+        first = errors[0] if errors else (reasons[0] if reasons else None)
+        notes.append(Note(KEPT_LEGACY, "", "for values where {{ " + cond + " }} holds the "
+                          "template still emits the legacy job, because that job cannot be "
+                          "converted" + (f": {first.code} {first.message}" if first else ""),
+                          first.line if first else None))
+        known = {(n.code, n.path) for n in notes}
+        notes.extend(n for n in reasons if (n.code, n.path) not in known)
     status: Status = "converted" if any(d.status == "converted" for d in ref_docs) else \
         ("skipped" if any(d.status == "skipped" for d in ref_docs) else "unchanged")
     if status != "converted":
@@ -207,3 +233,123 @@ def _line_paths(lines: list[str]) -> list[str]:
             stack.append((indent, key))
         paths.append(".".join(k for _, k in stack if k))
     return paths
+
+
+def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed) -> str | None:
+    """Force the block whose branch fails to its other branch; the Go condition of the failure.
+
+    None when the failing branch cannot be named by a condition evaluated at the top of the
+    template (inside a range/with, or several blocks changed at once)."""
+    blocks = {b.id: b for b in codec.template.blocks}
+    toggled = [k for k, v in exc.world.items() if forced.get(k) != v]
+    if len(toggled) > 1:
+        return None
+    if toggled:
+        block, failing = blocks[toggled[0]], exc.world[toggled[0]]
+    else:
+        found = _innermost(codec, exc, forced)
+        if found is None:
+            return None
+        block, failing = found, 0
+    if failing < 0:
+        return None
+    cond = _condition(codec, block, failing, forced)
+    if cond is None:
+        return None
+    forced[codec.canon.get(block.id, block.id)] = 1 if failing == 0 else 0
+    return cond
+
+
+def _innermost(codec: Codec, exc: WorldFailed, forced: dict[int, int]) -> Any:
+    """The innermost block (on its first branch) around the first error of a failed world."""
+    encoded = codec.encode(exc.world)
+    lines = [encoded.lines[f.line - 1] for d in exc.documents for f in d.findings
+             if getattr(f.severity, "value", "") == "error" and isinstance(f.line, int)
+             and 0 < f.line <= len(encoded.lines)]
+    if not lines:
+        return None
+    target = lines[0]
+    best = None
+    for block, span in _spans(codec, codec.template.root, forced, []):
+        if span[0] <= target <= span[1] and (best is None or span[0] >= best[1][0]):
+            best = (block, span)
+    return best[0] if best else None
+
+
+def _spans(codec: Codec, branch: Any, forced: dict[int, int], out: list[Any]) -> list[Any]:
+    for item in branch.items:
+        if isinstance(item, int):
+            continue
+        key = codec.canon.get(item.id, item.id)
+        if key in forced:
+            choice = forced[key]
+            if 0 <= choice < len(item.branches):
+                _spans(codec, item.branches[choice], forced, out)
+            continue
+        lines = [codec.template.units[u].line for u in _units_of(item.branches[0])]
+        if lines:
+            out.append((item, (min(lines), max(lines))))
+        _spans(codec, item.branches[0], forced, out)
+    return out
+
+
+def _units_of(branch: Any) -> list[int]:
+    found: list[int] = []
+    for item in branch.items:
+        if isinstance(item, int):
+            found.append(item)
+        else:
+            for sub in item.branches:
+                found.extend(_units_of(sub))
+    return found
+
+
+def _condition(codec: Codec, block: Any, failing: int, forced: dict[int, int]) -> str | None:
+    """A Go expression true exactly when ``block`` takes branch ``failing`` (top-level only)."""
+    path = _path_to(codec.template.root, block, [])
+    if path is None:
+        return None
+    terms: list[str] = []
+    for anc, choice in path:
+        if anc.kind not in ("if", "enum"):
+            return None
+        terms.append(_branch_condition(anc, choice))
+    if block.kind not in ("if", "enum", "with"):
+        return None
+    terms.append(_branch_condition(block, failing))
+    terms = [t for t in terms if t]
+    if not terms:
+        return None
+    return terms[0] if len(terms) == 1 else "and " + " ".join(f"({t})" for t in terms)
+
+
+def _branch_condition(block: Any, index: int) -> str:
+    conds = []
+    for branch in block.branches:
+        body = branch.header.body if branch.header else ""
+        for word in ("else if ", "if ", "with "):
+            if body.startswith(word):
+                conds.append(body[len(word):].strip())
+                break
+        else:
+            conds.append("")
+    parts = [f"not ({c})" for c in conds[:index] if c]
+    if index < len(conds) and conds[index]:
+        parts.append(f"({conds[index]})")
+    if not parts:
+        return ""
+    return parts[0].strip("()") if len(parts) == 1 and not parts[0].startswith("not") else \
+        (parts[0] if len(parts) == 1 else "and " + " ".join(f"({p})" for p in parts))
+
+
+def _path_to(branch: Any, target: Any, trail: list[Any]) -> list[Any] | None:
+    for item in branch.items:
+        if isinstance(item, int):
+            continue
+        if item is target:
+            return trail
+        for i, sub in enumerate(item.branches):
+            found = _path_to(sub, target, trail + [(item, i)])
+            if found is not None:
+                return found
+    return None

@@ -16,6 +16,7 @@ class Fields:
     string_lists: frozenset[str]
     quantity_parents: frozenset[str]
     quantity_fields: frozenset[str]
+    enum_fields: dict[str, tuple[str, ...]]
 
     def is_int(self, key: str) -> bool:
         return key in self.int_fields or any(p.search(key) for p in self.int_patterns)
@@ -35,7 +36,8 @@ def load() -> Fields:
     return Fields(frozenset(data["int_fields"]),
                   tuple(re.compile(p) for p in data["int_key_patterns"]),
                   frozenset(data["list_fields"]), frozenset(data["string_lists"]),
-                  frozenset(data["quantity_parents"]), frozenset(data["quantity_fields"]))
+                  frozenset(data["quantity_parents"]), frozenset(data["quantity_fields"]),
+                  {k: tuple(v) for k, v in data["enum_fields"].items()})
 
 
 class _Lazy:

@@ -53,10 +53,13 @@ class Block:
     line: int
     branches: list[Branch]
     end: Action | None = None
+    fail: str = ""  # enum blocks: the message of the {{ fail }} for any other value
 
     @property
     def alternatives(self) -> int:
         """Number of choices: the written branches, plus 'nothing' when there is no else."""
+        if self.kind == "enum":
+            return len(self.branches)
         has_else = len(self.branches) > 1 and self.branches[-1].header is not None \
             and self.branches[-1].header.body.strip() == "else"
         return len(self.branches) if has_else else len(self.branches) + 1
@@ -74,11 +77,50 @@ class Template:
     blocks: list[Block]
 
 
-def build(text: str, actions: list[Action]) -> Template:
+def build(text: str, actions: list[Action], enums: bool = False) -> Template:
     units = _units(text, actions)
     _mark_scalars(units, actions, text)
     root, blocks = _blocks(units, actions)
-    return Template(text, actions, units, root, blocks)
+    template = Template(text, actions, units, root, blocks)
+    if enums:
+        _enum_blocks(template, root)
+    return template
+
+
+_ENUM_LINE = re.compile(r"^(\s*(?:- )?)([A-Za-z]+):[ \t]+([\"']?)(\{\{.*\}\})\3\s*$")
+
+
+def _enum_blocks(template: Template, branch: Branch) -> None:
+    """A Go action at an enum field becomes one branch per allowed value (a virtual block)."""
+    from migrator.template.knowledge import FIELDS
+
+    for pos, item in enumerate(branch.items):
+        if not isinstance(item, int):
+            for sub in item.branches:
+                _enum_blocks(template, sub)
+            continue
+        unit = template.units[item]
+        match = _ENUM_LINE.match(unit.text)
+        if unit.kind != "line" or unit.in_scalar or not match or len(unit.actions) != 1:
+            continue
+        values = FIELDS.enum_fields.get(match.group(2))
+        act = template.actions[unit.actions[0]]
+        if not values or act.text != match.group(4) or not act.outputs or "quote" in act.body:
+            continue
+        branches = []
+        for i, value in enumerate(values):
+            word = "if" if i == 0 else "else if"
+            body = f'{word} eq ({act.body}) "{value}"'
+            header = Action(-1, -1, "{{- " + body + " }}", body, "control", "if")
+            copy = Unit(len(template.units), unit.line, unit.text.replace(act.text, value), [],
+                        "line")
+            template.units.append(copy)
+            branches.append(Branch(header, [copy.index]))
+        block = Block(len(template.blocks), "enum", unit.line, branches)
+        block.fail = (f"{match.group(2)} must be one of {', '.join(values)} "
+                      f"(line {unit.line} of the original template)")
+        template.blocks.append(block)
+        branch.items[pos] = block
 
 
 def _units(text: str, actions: list[Action]) -> list[Unit]:

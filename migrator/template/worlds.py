@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
@@ -27,13 +28,21 @@ class Folded:
     moved: dict[int, int] = field(default_factory=dict)  # block id -> first output line (0-based)
 
 
-def visible_blocks(branch: Branch, parent: Block | None, out: dict[int, Block | None]) -> None:
-    """Blocks reached through first branches only (else branches get a scope of their own)."""
+def visible_blocks(branch: Branch, parent: Block | None, out: dict[int, Block | None],
+                   forced: World | None = None, canon: dict[int, int] | None = None) -> None:
+    """Blocks reached through first branches only (else branches get a scope of their own);
+    a forced block is not a choice: its forced branch is followed instead."""
     for item in branch.items:
         if isinstance(item, int):
             continue
+        key = canon.get(item.id, item.id) if canon else item.id
+        if forced and key in forced:
+            choice = forced[key]
+            if 0 <= choice < len(item.branches):
+                visible_blocks(item.branches[choice], parent, out, forced, canon)
+            continue
         out[item.id] = parent
-        visible_blocks(item.branches[0], item, out)
+        visible_blocks(item.branches[0], item, out, forced, canon)
 
 
 def _has_blocks(branch: Branch) -> bool:
@@ -41,23 +50,105 @@ def _has_blocks(branch: Branch) -> bool:
 
 
 @dataclass
+class Region:
+    """Lines ``start:end`` of a scope's reference output that one block's branches change."""
+
+    block: int
+    start: int
+    end: int
+    alts: list[list[Piece]]
+
+
+@dataclass
 class _Scope:
     ref: list[str]
-    order: list[int]
-    regions: dict[int, tuple[int, int]]
-    alts: dict[int, list[list[Piece]]]
-    live: set[int]
+    regions: list[Region]
+    parents: dict[int, Block | None]
 
     def assemble(self, lo: int, hi: int, blocks: dict[int, Block]) -> list[Piece]:
-        for bid in self.live:
-            b0, b1 = self.regions[bid]
-            if not (lo <= b0 and b1 <= hi) and b0 < hi and lo < b1:
-                raise _interact(blocks[bid], blocks[bid])
-        inside = [b for b in self.order if lo <= self.regions[b][0] and self.regions[b][1] <= hi]
-        return _assemble(self.ref, lo, hi, inside, self.regions, self.alts, blocks)
+        inside = []
+        for region in self.regions:
+            if lo <= region.start and region.end <= hi:
+                inside.append(region)
+            elif region.start < hi and lo < region.end:
+                raise _interact(blocks[region.block], blocks[region.block])
+        return self._assemble(lo, hi, inside, blocks)
+
+    def _ancestor(self, a: int, b: int) -> bool:
+        anc = self.parents.get(b)
+        while anc is not None:
+            if anc.id == a:
+                return True
+            anc = self.parents.get(anc.id)
+        return False
+
+    def _inside(self, r: Region, outer: Region) -> bool:
+        return self._ancestor(outer.block, r.block) and outer.start <= r.start \
+            and r.end <= outer.end
+
+    def _assemble(self, lo: int, hi: int, regions: list[Region],
+                  blocks: dict[int, Block]) -> list[Piece]:
+        tops = [r for r in regions if not any(o is not r and self._inside(r, o) for o in regions)]
+        tops.sort(key=lambda r: (r.start, r.end))
+        for x, y in zip(tops, tops[1:]):
+            if y.start < x.end:
+                raise _interact(blocks[y.block], blocks[x.block])
+        pieces: list[Piece] = []
+        cur = lo
+        for top in tops:
+            pieces.extend(self.ref[cur:top.start])
+            inner = [r for r in regions if r is not top and self._inside(r, top)]
+            first = self._assemble(top.start, top.end, inner, blocks)
+            pieces.append(Cond(blocks[top.block], [first] + [list(a) for a in top.alts]))
+            cur = top.end
+        pieces.extend(self.ref[cur:hi])
+        return pieces
 
 
-def fold(codec: Codec, convert: Converter) -> Folded:
+def _hunks(ref: list[str], outs: list[list[str]]) -> list[tuple[int, int, list[tuple[int, int]]]]:
+    """Changed ranges of ``ref`` (merged over every alternative) and the matching ranges of each."""
+    codes = [difflib.SequenceMatcher(None, ref, out, autojunk=False).get_opcodes()
+             for out in outs]
+    spans: list[list[int]] = []
+    for ops in codes:
+        for tag, i1, i2, _j1, _j2 in ops:
+            if tag != "equal":
+                spans.append([i1, i2])
+    spans.sort()
+    merged: list[list[int]] = []
+    for span in spans:
+        if merged and span[0] <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], span[1])
+        else:
+            merged.append(list(span))
+    result = []
+    for start, end in merged:
+        result.append((start, end, [(_map(ops, start, True, len(out)), _map(ops, end, False, len(out)))
+                                    for ops, out in zip(codes, outs)]))
+    return result
+
+
+def _map(ops: list[tuple[str, int, int, int, int]], pos: int, start: bool, size: int) -> int:
+    equal = [op for op in ops if op[0] == "equal"]
+    if start:
+        for _tag, i1, i2, j1, j2 in equal:
+            if i1 <= pos < i2:
+                return j1 + pos - i1
+        for _tag, i1, i2, j1, j2 in equal:
+            if i2 == pos:
+                return j2
+        return 0 if pos == 0 else size
+    for _tag, i1, i2, j1, _j2 in equal:
+        if i1 == pos:
+            return j1
+    for _tag, i1, i2, j1, _j2 in equal:
+        if i1 < pos <= i2:
+            return j1 + pos - i1
+    return size
+
+
+def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folded:
+    forced = dict(forced or {})
     blocks = {b.id: b for b in codec.template.blocks}
     folded = Folded([])
 
@@ -74,53 +165,35 @@ def fold(codec: Codec, convert: Converter) -> Folded:
     def scope(base: World, branch: Branch) -> _Scope:
         ref = run(base)
         parents: dict[int, Block | None] = {}
-        visible_blocks(branch, None, parents)
+        visible_blocks(branch, None, parents, forced, codec.canon)
         # blocks with the same condition switch together: the first one stands for all
         twins = {bid: codec.canon.get(bid, bid) for bid in parents}
         parents = {bid: (blocks[twins[p.id]] if p is not None else None)
                    for bid, p in parents.items() if twins[bid] == bid}
-        regions: dict[int, tuple[int, int]] = {}
-        alts: dict[int, list[list[Piece]]] = {}
+        regions: list[Region] = []
         for bid in parents:
             block = blocks[bid]
-            outs = [ref] + [run({**base, bid: alt}) for alt in range(1, block.alternatives)]
-            start, end = _diff_region(outs)
-            regions[bid] = (start, len(ref) - end)
-            alts[bid] = []
+            outs = [run({**base, bid: alt}) for alt in range(1, block.alternatives)]
+            subs: dict[int, _Scope] = {}
             for alt in range(1, block.alternatives):
-                out = outs[alt]
-                lo, hi = start, len(out) - end
                 if alt < len(block.branches) and _has_blocks(block.branches[alt]):
-                    sub = scope({**base, bid: alt}, block.branches[alt])
-                    alts[bid].append(sub.assemble(lo, hi, blocks))
-                else:
-                    alts[bid].append(list(out[lo:hi]))
-        live = {bid for bid in parents
-                if regions[bid][0] != regions[bid][1] or any(alts[bid])}
-        for bid in live:
-            anc = parents[bid]
-            while anc is not None and anc.id not in live:
-                anc = parents[anc.id]
-            if anc is not None:
-                a0, a1 = regions[anc.id]
-                b0, b1 = regions[bid]
-                if not (a0 <= b0 and b1 <= a1):
-                    raise _interact(blocks[bid], anc)
-        order = sorted(live, key=lambda b: (regions[b][0], -regions[b][1]))
-        for i, a in enumerate(order):
-            for b in order[i + 1:]:
-                a0, a1 = regions[a]
-                b0, b1 = regions[b]
-                nested = (a0 <= b0 and b1 <= a1) or (b0 <= a0 and a1 <= b1)
-                if not nested and b0 < a1 and a0 < b1:
-                    raise _interact(blocks[b], blocks[a])
-        return _Scope(ref, order, regions, alts, live)
+                    subs[alt] = scope({**base, bid: alt}, block.branches[alt])
+            for start, end, spans in _hunks(ref, outs):
+                alts: list[list[Piece]] = []
+                for alt, (lo, hi) in enumerate(spans, start=1):
+                    if alt in subs:
+                        alts.append(subs[alt].assemble(lo, hi, blocks))
+                    else:
+                        alts.append(list(outs[alt - 1][lo:hi]))
+                regions.append(Region(bid, start, end, alts))
+        return _Scope(ref, regions, parents)
 
-    top = scope({}, codec.template.root)
+    top = scope(dict(forced), codec.template.root)
     folded.pieces = top.assemble(0, len(top.ref), blocks)
-    for bid in top.live:
-        folded.moved[bid] = top.regions[bid][0]
-    _verify(folded, run, blocks, top.live, codec)
+    live = {r.block for r in top.regions}
+    for region in top.regions:
+        folded.moved.setdefault(region.block, region.start)
+    _verify(folded, run, blocks, live, codec, forced)
     return folded
 
 
@@ -137,45 +210,6 @@ def _interact(a: Block, b: Block) -> Unsupported:
     return Unsupported(f"the fields of {head} (line {a.line}) and {other} (line {b.line}) end up "
                        "interleaved in the converted job, so the block cannot travel as one",
                        a.line, head)
-
-
-def _diff_region(outs: list[list[str]]) -> tuple[int, int]:
-    shortest = min(len(o) for o in outs)
-    start = 0
-    while start < shortest and all(o[start] == outs[0][start] for o in outs):
-        start += 1
-    end = 0
-    while end < shortest - start and all(o[len(o) - 1 - end] == outs[0][len(outs[0]) - 1 - end]
-                                         for o in outs):
-        end += 1
-    return start, end
-
-
-def _assemble(ref: list[str], lo: int, hi: int, order: list[int],
-              regions: dict[int, tuple[int, int]], hunks: dict[int, list[list[Piece]]],
-              blocks: dict[int, Block]) -> list[Piece]:
-    pieces: list[Piece] = []
-    cur = lo
-    i = 0
-    inside = [b for b in order if lo <= regions[b][0] and regions[b][1] <= hi]
-    while i < len(inside):
-        bid = inside[i]
-        start, end = regions[bid]
-        if start < cur:
-            i += 1
-            continue
-        pieces.extend(ref[cur:start])
-        nested = [b for b in inside if b != bid and start <= regions[b][0]
-                  and regions[b][1] <= end and regions[b] != (start, end)
-                  or (b != bid and regions[b] == (start, end) and inside.index(b) > i)]
-        first = _assemble(ref, start, end, nested, regions, hunks, blocks) if nested \
-            else list(ref[start:end])
-        branches: list[list[Piece]] = [first] + [list(h) for h in hunks[bid]]
-        pieces.append(Cond(blocks[bid], branches))
-        cur = end
-        i += 1
-    pieces.extend(ref[cur:hi])
-    return pieces
 
 
 def evaluate(pieces: list[Piece], world: World, retoken: Callable[[str, Block], str] | None = None
@@ -216,8 +250,15 @@ def render_lines(pieces: list[Piece]) -> list[str]:
             elif lines:
                 out.append(pad + "{{- else }}")
             out.extend(render_lines(lines))
+        if block.fail:
+            out.append(pad + "{{- else }}")
+            out.append(pad + "{{- fail " + _go_string(block.fail) + " }}")
         out.append(pad + "{{- end }}")
     return out
+
+
+def _go_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _control(action: Any) -> str:
@@ -232,7 +273,7 @@ def _first_indent(lines: list[Any]) -> int:
 
 
 def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int, Block],
-            live: set[int], codec: Codec) -> None:
+            live: set[int], codec: Codec, forced: World) -> None:
     """Worlds the fold was not built from must come out as the fold predicts."""
     checks: list[World] = []
     if live:
@@ -246,7 +287,7 @@ def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int,
     for world in checks:
         # a block nested in a block that is off does not matter; -1 needs every ancestor on
         expected = evaluate(folded.pieces, world, lambda line, blk: _retoken(codec, line, blk))
-        got = run(world)
+        got = run({**forced, **world})
         if expected != got:
             bad = _first_difference(expected, got)
             culprit = blocks[min(world)] if world else None
