@@ -3,10 +3,11 @@ keep the prose, the other blocks and the front matter byte-identical.
 
 A snippet is a fenced block (backticks or tildes, any fence length, indented inside a list
 or not) whose info string is ``yaml``/``yml``, or an untagged block that reads as a
-Kubernetes object. Each snippet is converted on its own (``convert_text``), so a broken
-snippet is a finding on that snippet and never fails the page; findings and documents carry
-the page's line numbers. Hugo shortcodes (``{{< >}}``, ``{{% %}}``) are masked, not taken for
-templates.
+Kubernetes object. Each snippet is converted on its own (``convert_text``) and stands
+alone: one that is broken or cannot be converted is left as it is ("skipped", with its
+findings, so ``check`` still fails) and never blocks the rest of the page; findings and
+documents carry the page's line numbers. Hugo shortcodes (``{{< >}}``, ``{{% %}}``) are
+masked, not taken for templates.
 """
 
 from __future__ import annotations
@@ -155,7 +156,8 @@ def _snippet(block: Block, options: ConvertOptions,
     result = convert_text(masked.text, options=options, render=render)
     offset = block.first
     last = max(block.last, block.line)
-    documents = [notes.placed(d, offset, last) for d in result.documents if d.reportable]
+    documents = [notes.placed(d, offset, last, independent=True) for d in result.documents
+                 if d.reportable]
     if legacy is not None and block.info in YAML_TAGS and not any(
             d.source.get("kind") for d in documents):
         documents.append(DocumentResult(0, block.line, "skipped", "", source={}, findings=[
@@ -167,7 +169,7 @@ def _snippet(block: Block, options: ConvertOptions,
     if restored is None:
         for document in documents:
             if document.status == "converted":
-                document.status = "failed"
+                document.status = "skipped"
                 document.findings.append(notes.finding(
                     PLACEHOLDER_LOST, "", "the converted snippet would lose a shortcode or "
                     "placeholder; convert this snippet by hand", document.line))

@@ -30,11 +30,15 @@ def shifted(item: Finding, offset: int, prefix: str = "", last: int | None = Non
     return replace(item, line=line, path=path)
 
 
-def placed(document: DocumentResult, offset: int, last: int | None = None) -> DocumentResult:
-    """``document`` of a snippet moved to the lines of the file holding it; a snippet that
-    does not parse is skipped (its finding stays), so it never blocks the rest of the file."""
+def placed(document: DocumentResult, offset: int, last: int | None = None, *,
+           independent: bool = False) -> DocumentResult:
+    """``document`` of a snippet moved to the lines of the file holding it. A snippet that
+    does not parse is skipped (its finding stays), so it never blocks the rest of the file;
+    so is any snippet that failed when the snippets are ``independent`` (Markdown: each one
+    stands alone, so one that cannot be converted is left as it is, with its findings)."""
     status = document.status
-    if status == "failed" and {f.code for f in document.findings} <= PARSE_CODES:
+    if status == "failed" and (independent or {f.code for f in document.findings}
+                               <= PARSE_CODES):
         status = "skipped"
     return replace(document, line=document.line + offset, status=status,
                    findings=[shifted(f, offset, last=last) for f in document.findings])
