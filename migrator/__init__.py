@@ -1,4 +1,4 @@
-"""trainjob-migrator: migrate legacy Kubeflow training manifests to Trainer v2 TrainJobs.
+"""API: trainjob-migrator: migrate legacy Kubeflow training manifests to Trainer v2 TrainJobs.
 
 The public API is loaded lazily so that ``import migrator`` stays cheap::
 
@@ -10,22 +10,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from migrator.version import __version__
 
 __all__ = ["ConvertOptions", "DocumentResult", "Finding", "TextResult", "__version__",
            "convert_text"]
 
 if TYPE_CHECKING:
-    from migrator.findings import Finding
-    from migrator.pipeline import TextResult, convert_text
-    from migrator.results import DocumentResult
+    from migrator.convert.text import convert_text
+    from migrator.results import DocumentResult, Finding, TextResult
     from migrator.settings import ConvertOptions
 
 _LAZY = {
-    "convert_text": "migrator.pipeline",
-    "TextResult": "migrator.pipeline",
+    "convert_text": "migrator.convert.text",
+    "TextResult": "migrator.results",
     "DocumentResult": "migrator.results",
-    "Finding": "migrator.findings",
+    "Finding": "migrator.results",
     "ConvertOptions": "migrator.settings",
 }
 

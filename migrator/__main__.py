@@ -1,4 +1,4 @@
-"""``python -m migrator`` runs the command-line interface."""
+"""CLI: ``python -m migrator`` runs the command-line interface."""
 
 from migrator.cli import main
 

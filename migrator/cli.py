@@ -1,4 +1,4 @@
-"""The command line: parse options into settings, run the pipeline, print, exit. No logic."""
+"""CLI: the command line: parse options into settings, run the pipeline, print, exit. No logic."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from typing import Any
 
 import click
 
-from migrator import __version__
 from migrator.errors import ExitCode, MigratorError
+from migrator.report import REPORTERS, format_of, suffix_list
+from migrator.results import FileResult, Unreadable, exit_code
 from migrator.settings import (
     DEFAULT_MANAGER,
     RUNTIME_KINDS,
@@ -21,9 +22,9 @@ from migrator.settings import (
     OutputMode,
     RunSettings,
 )
+from migrator.version import __version__
 
 COLORS = ("auto", "always", "never")
-REPORT_FORMATS = ("json", "markdown", "html", "sarif", "junit")
 INTERRUPTED = 130  # the shell's code for SIGINT
 
 
@@ -86,7 +87,7 @@ def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Write a report; the format comes from the suffix: .json (machine "
                      "contract), .md (PR comment), .html, .sarif (code scanning), .xml (JUnit). "
                      "Repeatable."),
-        click.option("--report-format", type=click.Choice(REPORT_FORMATS),
+        click.option("--report-format", type=click.Choice(tuple(REPORTERS)),
                      help="Also print a report in this format to standard output (with check, "
                      "validate, -o or --in-place)."),
         click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
@@ -165,12 +166,9 @@ def diff(**values: Any) -> None:
 
 
 def _run(mode: OutputMode, values: dict[str, Any]) -> None:
-    from migrator.reports import format_of
-
     for report in values["reports"]:
         if format_of(str(report)) is None:
-            raise click.UsageError(f"report {report}: use a .json, .md, .html, .sarif or .xml "
-                                   "file name")
+            raise click.UsageError(f"report {report}: use a {suffix_list()} file name")
     if values["report_format"] and mode in ("stdout", "diff"):
         raise click.UsageError("--report-format prints to standard output, which this command "
                                "uses for YAML; add -o DIR or --in-place, or use check")
@@ -210,10 +208,10 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
         helm=values["helm"], max_bytes=values["max_file_size"],
         report_format=values["report_format"])
     if values["debug"]:
-        from migrator import document
+        from migrator.convert import document
 
         document.RAISE_INTERNAL_ERRORS = True
-    from migrator.runner import run
+    from migrator.batch.runner import run
 
     try:
         code = run(settings)
@@ -230,7 +228,8 @@ def _preload(options: ConvertOptions) -> None:
     """Read --crd and --runtimes files up front: a bad one is a usage error, not a finding."""
     if not options.crds and not options.runtime_files:
         return
-    from migrator import crdschema, runtimeindex
+    from migrator.check import crdschema
+    from migrator.knowledge import runtimeindex
 
     try:
         for crd in options.crds:
@@ -277,18 +276,19 @@ def explain_diff(files: tuple[str, ...], target: str, companion_runtimes: bool,
     with the target's merge rules) and lists every difference: image, command, env and the
     env contract, resources, volumes, scheduling, container names, pod counts.
     """
-    from migrator import catalog, sources
-    from migrator import explain_diff as explainer
+    from migrator.batch import explain as explainer
+    from migrator.knowledge import catalog
+    from migrator.load import sources
 
     options = ConvertOptions(target=target, companion_runtimes=companion_runtimes,
                              runtime=runtime, runtime_files=runtime_files)
     _preload(options)
-    code = ExitCode.OK
+    unreadable: list[FileResult] = []
     for name in files:
         read = sources.read(name, name)
-        if isinstance(read, sources.Unreadable):
+        if isinstance(read, Unreadable):
             click.echo(f"{name}: error Y102 cannot read file: {read.reason}", err=True)
-            code = ExitCode.USAGE
+            unreadable.append(FileResult(name, name, unreadable=read))
             continue
         for item in explainer.explain(read.text, catalog.load(), options):
             click.echo(f"{name}:{item.line}: {item.title} (runtime: {item.runtime})")
@@ -298,14 +298,14 @@ def explain_diff(files: tuple[str, ...], target: str, companion_runtimes: bool,
                 click.echo(f"  {difference.describe()}")
             if not item.differences:
                 click.echo("  no difference in the effective pods")
-    sys.exit(code)
+    sys.exit(exit_code(unreadable))
 
 
 @main.command()
 @click.argument("code")
 def explain(code: str) -> None:
     """Explain a finding code such as F501, or its name such as elastic-policy."""
-    from migrator.catalog import load
+    from migrator.knowledge.catalog import load
 
     codes = load().codes
     key = code.upper()
@@ -322,7 +322,7 @@ def explain(code: str) -> None:
 @main.command()
 def rules() -> None:
     """List every finding code with its default severity."""
-    from migrator.catalog import load
+    from migrator.knowledge.catalog import load
 
     for code, doc in load().codes.items():
         click.echo(f"{code}  {doc.severity:<7}  {doc.name:<30}  {doc.summary}")

@@ -1,4 +1,4 @@
-"""The project config file: ``.trainjob-migrate.yaml`` or ``[tool.trainjob-migrate]``.
+"""CLI: the project config file: ``.trainjob-migrate.yaml`` or ``[tool.trainjob-migrate]``.
 
 Found by walking up from the working directory (the first directory holding either file
 wins; a pyproject.toml without the table is passed over), or named with ``--config``.

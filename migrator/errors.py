@@ -1,4 +1,4 @@
-"""Exit codes and the few exceptions that mean "cannot continue"."""
+"""BOTTOM: exit codes and the few exceptions that mean "cannot continue"."""
 
 from __future__ import annotations
 

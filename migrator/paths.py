@@ -1,4 +1,4 @@
-"""Field paths: tuples of keys and list selectors, rendered as ``a.b[0].c[name=x]``."""
+"""BOTTOM: field paths: tuples of keys and list selectors, rendered as ``a.b[0].c[name=x]``."""
 
 from __future__ import annotations
 

@@ -1,14 +1,94 @@
-"""What the conversion of a document produced: plain data, cheap to import and to send
-between processes (a batch's main process never needs the converter to read it)."""
+"""BOTTOM: the results of a run as plain values — findings, document, text and file results,
+and the one exit-code mapping. Cheap to import and to send between processes (a batch's main
+process never needs the converter to read them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import codecs
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any, Literal
 
-from migrator.findings import Finding
+from migrator.errors import ExitCode
 
 Status = Literal["converted", "unchanged", "skipped", "failed"]
+
+
+class Severity(StrEnum):
+    """How much a finding matters; ordered info < warning < error."""
+
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+    @property
+    def rank(self) -> int:
+        return _RANK[self]
+
+
+_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reported fact about a source field: code, severity, where, what, and what to do."""
+
+    code: str
+    severity: Severity
+    path: str
+    message: str
+    hint: str = ""
+    line: int | None = None
+    column: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+BOMS = {
+    "utf-8": codecs.BOM_UTF8,
+    "utf-16-le": codecs.BOM_UTF16_LE,
+    "utf-16-be": codecs.BOM_UTF16_BE,
+}
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A decoded input: its text with ``\\n`` newlines plus what is needed to write it back."""
+
+    name: str
+    text: str
+    newline: str = "\n"
+    encoding: str = "utf-8"
+    bom: bool = False
+    relative: str = ""
+    raw: bytes = b""
+
+    def encode(self, text: str) -> bytes:
+        """Encode ``text`` (``\\n`` newlines) the way the source file was encoded."""
+        if self.newline != "\n":
+            text = text.replace("\n", self.newline)
+        data = text.encode(self.encoding)
+        if self.bom:
+            data = BOMS[self.encoding] + data
+        return data
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """An input that could not be read or decoded, with a one-line reason."""
+
+    name: str
+    reason: str
+    relative: str = ""
 
 
 @dataclass
@@ -29,3 +109,101 @@ class DocumentResult:
     @property
     def changed(self) -> bool:
         return self.status == "converted"
+
+
+@dataclass
+class TextResult:
+    """The converted stream and the outcome of every document in it."""
+
+    text: str
+    documents: list[DocumentResult] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return any(d.changed for d in self.documents)
+
+    @property
+    def failed(self) -> bool:
+        return any(d.status == "failed" for d in self.documents)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for d in self.documents for f in d.findings]
+
+
+@dataclass
+class FileResult:
+    """One input file: what was read, what it converted to, or why it could not be read."""
+
+    name: str
+    relative: str
+    source: SourceText | None = None
+    unreadable: Unreadable | None = None
+    result: TextResult | None = None
+    scanned: int | None = None
+    was_changed: bool | None = None
+    virtual: bool = False  # rendered output (helm), never written back
+    written: bool = False  # its conversion was written (to the output tree or in place)
+    write_error: str | None = None  # why writing it failed (the input is unchanged)
+
+    @property
+    def changed(self) -> bool:
+        if self.was_changed is not None:
+            return self.was_changed
+        return self.result is not None and self.result.changed
+
+    @property
+    def writable(self) -> bool:
+        """Rewrite in place only when something converted and nothing in the file failed."""
+        return (not self.virtual and self.result is not None and self.result.changed
+                and not self.result.failed)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.result.findings if self.result is not None else []
+
+    @property
+    def documents_scanned(self) -> int:
+        if self.scanned is not None:
+            return self.scanned
+        if self.result is not None and self.result.documents:
+            return len(self.result.documents)
+        return 1 if self.source is not None and self.source.text.strip() else 0
+
+    def slim(self) -> FileResult:
+        """This result without file contents: what reports and exit codes need.
+
+        A batch keeps only slim results, so its memory does not grow with file sizes.
+        """
+        documents = [replace(d, text="") for d in self.result.documents] if self.result else []
+        return FileResult(self.name, self.relative, None, self.unreadable,
+                          TextResult("", documents) if self.result is not None else None,
+                          scanned=self.documents_scanned, was_changed=self.changed,
+                          virtual=self.virtual, written=self.written,
+                          write_error=self.write_error)
+
+
+def needs_attention(files: list[FileResult]) -> bool:
+    """Whether a reported document of ``files`` would change (or could not be converted)."""
+    return any(doc.reportable and doc.status != "unchanged"
+               for f in files for doc in (f.result.documents if f.result else []))
+
+
+def exit_code(files: list[FileResult], fail_on: str = "never", *,
+              legacy_fails: bool = False) -> int:
+    """The one exit-code mapping of a run.
+
+    2 when an input was unreadable or a result could not be written; otherwise, with
+    ``legacy_fails`` (check, diff), 1 when a document would change; otherwise 1 when a finding
+    is at or above ``fail_on`` (``never``: no finding fails the run); else 0.
+    """
+    if any(f.unreadable is not None or f.write_error is not None for f in files):
+        return int(ExitCode.USAGE)
+    if legacy_fails:
+        return int(ExitCode.FINDINGS if needs_attention(files) else ExitCode.OK)
+    if fail_on == "never":
+        return int(ExitCode.OK)
+    threshold = Severity(fail_on)
+    findings = (finding for f in files for finding in f.findings)
+    failing = any(x.severity.rank >= threshold.rank for x in findings)
+    return int(ExitCode.FINDINGS if failing else ExitCode.OK)

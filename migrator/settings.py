@@ -1,4 +1,5 @@
-"""Frozen option values: what to convert to (ConvertOptions) and how to run (RunSettings)."""
+"""BOTTOM: frozen option values: what to convert to (ConvertOptions) and how to run
+(RunSettings)."""
 
 from __future__ import annotations
 

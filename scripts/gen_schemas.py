@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from migrator.apimodels import KINDS, RELEASES, model_for  # noqa: E402
+from migrator.knowledge.apimodels import KINDS, RELEASES, model_for  # noqa: E402
 
 SCHEMAS = ROOT / "schemas"
 

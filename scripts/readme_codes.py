@@ -7,7 +7,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from migrator.catalog import load  # noqa: E402
+from migrator.knowledge.catalog import load  # noqa: E402
 
 MARKER = "<!-- generated from mappings/codes.yaml; tests check that every code is listed -->"
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from migrator import TextResult, convert_text
+from migrator import convert_text
+from migrator.results import TextResult
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

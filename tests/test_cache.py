@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from migrator import cache, catalog
+from migrator.knowledge import cache, catalog
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from migrator import catalog
-from migrator.engine import TRANSFORMS
+from migrator.convert.engine import TRANSFORMS
+from migrator.knowledge import catalog
 from tests.goldens import ROOT
 
 

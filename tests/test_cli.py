@@ -26,7 +26,7 @@ def run(*args: str, stdin: str | None = None,
 
 
 def test_version_and_help() -> None:
-    from migrator import __version__
+    from migrator.version import __version__
 
     assert __version__ in run("--version").stdout
     assert "convert" in run("--help").stdout
@@ -155,7 +155,7 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
 
 
 def test_explain_and_rules() -> None:
-    from migrator.catalog import load
+    from migrator.knowledge.catalog import load
 
     proc = run("explain", "F501")
     assert proc.returncode == 0

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from migrator import convert_text
-from migrator.sources import SourceText, read
+from migrator.load.sources import SourceText, read
 
 
 def _legacy_files(shared: Path) -> list[Path]:

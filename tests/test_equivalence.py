@@ -10,7 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from migrator import catalog, effective, explain_diff
+from migrator.batch import explain as explain_diff
+from migrator.check import effective
+from migrator.knowledge import catalog
 from migrator.settings import ConvertOptions
 from tests import goldens
 from tests.test_cli import run

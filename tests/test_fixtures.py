@@ -42,14 +42,15 @@ def test_full_fixture_has_no_unknown_field(target: str) -> None:
 
 
 def test_every_kind_has_a_full_fixture() -> None:
-    from migrator import catalog
+    from migrator.knowledge import catalog
 
     for spec in catalog.load().legacy.values():
         assert (goldens.FIXTURES / spec.id / "full.in.yaml").is_file(), spec.id
 
 
 def test_every_mapping_rule_is_exercised_by_a_fixture() -> None:
-    from migrator import catalog, paths
+    from migrator import paths
+    from migrator.knowledge import catalog
 
     loaded = catalog.load()
     inputs = [goldens.convert(c) for c in goldens.cases()]

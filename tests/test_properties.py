@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from migrator import catalog, convert_text
+from migrator import convert_text
+from migrator.knowledge import catalog
 
 _names = st.from_regex(r"[a-z][a-z0-9-]{0,20}[a-z0-9]", fullmatch=True)
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 10), st.text(max_size=8), _names)

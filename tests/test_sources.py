@@ -5,7 +5,8 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
-from migrator import discovery, sources
+from migrator.batch import discovery
+from migrator.load import sources
 
 
 def test_utf8_bom_and_crlf_round_trip() -> None:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from migrator import stream
+from migrator.load import stream
 
 STREAMS = [
     "",

@@ -16,8 +16,10 @@ import jsonschema
 import pytest
 from ruamel.yaml import YAML
 
-from migrator import catalog, convert_text, validate
-from migrator.runtimeindex import defaults
+from migrator import convert_text
+from migrator.check import validate
+from migrator.knowledge import catalog
+from migrator.knowledge.runtimeindex import defaults
 from tests import goldens
 from tests.test_cli import run
 from tests.test_corpus import CRD_FILES, trainer_objects

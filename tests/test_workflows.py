@@ -291,7 +291,7 @@ _MAIN_PROCESS = os.getpid()
 
 def _dying_batch(batch: list[tuple[str, str]], task: Any) -> Any:
     """In a worker, the batch holding file 027 kills the process (as the OOM killer would)."""
-    from migrator import parallel
+    from migrator.batch import parallel
 
     if os.getpid() != _MAIN_PROCESS and any("027-" in name for name, _ in batch):
         os._exit(9)
@@ -303,7 +303,7 @@ def test_a_worker_that_dies_does_not_lose_files(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """A worker killed mid-run: its files are converted by the main process and the results
     equal a serial run's."""
-    from migrator import parallel, pipeline
+    from migrator.batch import parallel, pipeline
     from migrator.settings import ConvertOptions
 
     tree = tmp_path / "many"

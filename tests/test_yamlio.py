@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from migrator import convert_text, fastload, stream, yamlio
+from migrator import convert_text
+from migrator.load import fastload, stream, yamlio
 from tests.goldens import FIXTURES
 from tests.test_properties import _dump, _job
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from migrator import runner, writer
+from migrator.batch import runner, writer
 from migrator.settings import RunSettings
 from tests.goldens import FIXTURES, ROOT
 

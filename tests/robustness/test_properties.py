@@ -13,8 +13,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from migrator import convert_text, paths, yamlio
-from migrator.ledger import Ledger
+from migrator import convert_text, paths
+from migrator.convert.ledger import Ledger
+from migrator.load import yamlio
 from tests import goldens
 
 _FULL = sorted(goldens.FIXTURES.glob("*/full.in.yaml"))

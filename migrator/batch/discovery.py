@@ -1,0 +1,213 @@
+"""BATCH: which files a run looks at: explicit files, directory walks, ignore rules, git changes.
+
+Directory walks are sorted, skip hidden directories, never follow directory symlinks (so
+symlink loops cannot recur), honour ``.gitignore`` files (the walk root's repository and every
+nested one) and the ``--include`` / ``--exclude`` globs. Explicitly named files are always
+taken unless an ``--exclude`` glob matches them (so a config's exclude list works under
+pre-commit too). pathspec is imported only when a walk meets a .gitignore or a glob is given.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from migrator.errors import MigratorError
+
+YAML_SUFFIXES = (".yaml", ".yml")
+STDIN = "-"
+GITIGNORE = ".gitignore"
+
+
+class SelectionError(MigratorError):
+    """The file selection cannot be computed (e.g. --changed-since outside a git repository)."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Rules that narrow the files a run processes."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    gitignore: bool = True
+    changed_since: str | None = None
+    only: frozenset[str] = field(default_factory=frozenset)  # realpaths, from changed_since
+
+
+def discover(paths: tuple[str, ...],
+             selection: Selection = Selection()) -> Iterator[tuple[str, str]]:
+    """Yield ``(path, relative)`` per input; ``relative`` is its place below an output dir."""
+    if selection.changed_since is not None and not selection.only:
+        selection = _with_changes(selection)
+    globs = _Globs(selection)
+    seen: set[str] = set()
+    real_dirs: dict[str, str] = {}
+    for given in paths:
+        if given == STDIN:
+            yield STDIN, "stdin.yaml"
+            continue
+        root = Path(given)
+        walking = root.is_dir()
+        found = _walk(root, selection, globs) if walking else \
+            iter([(os.path.dirname(str(root)) or ".", root.name, _relative_for_file(root))])
+        for folder, name, relative in found:
+            parent = real_dirs.get(folder)
+            if parent is None:
+                parent = real_dirs[folder] = os.path.realpath(folder)
+            key = os.path.join(parent, name)
+            if key in seen or (selection.changed_since is not None and key not in selection.only):
+                continue
+            if not walking and globs.excluded(_key(root)):
+                continue
+            seen.add(key)
+            yield os.path.join(folder, name) if walking else str(root), relative
+
+
+def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[str, str, str]]:
+    """``(folder, name, relative)`` of each selected file below ``root``, sorted."""
+    ignores = _IgnoreStack(root) if selection.gitignore else None
+    base = os.path.abspath(root)
+    cwd = os.getcwd()
+    for dirpath, dirnames, filenames in os.walk(root):
+        real = os.path.realpath(dirpath)  # once per directory, not per file
+        rel_dir = os.path.relpath(dirpath, root)
+        key = _key_of(os.path.normpath(os.path.join(base, rel_dir)), cwd)
+        if ignores is not None:
+            ignores.enter(real)
+        kept = []
+        for name in sorted(dirnames):
+            if name.startswith(".") or globs.excluded(_join(key, name) + "/") or \
+                    (ignores is not None and ignores.ignored(real, name, directory=True)):
+                continue
+            kept.append(name)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            if not globs.wanted(_join(key, name), name):
+                continue
+            if ignores is not None and ignores.ignored(real, name, directory=False):
+                continue
+            yield dirpath, name, name if rel_dir == "." else os.path.join(rel_dir, name)
+
+
+class _Globs:
+    """--include / --exclude: gitignore-style globs, matched against paths relative to the
+    working directory (where the config file usually is)."""
+
+    def __init__(self, selection: Selection) -> None:
+        self.include = _spec(selection.include) if selection.include else None
+        self.exclude = _spec(selection.exclude) if selection.exclude else None
+
+    def wanted(self, relative: str, name: str) -> bool:
+        if self.excluded(relative):
+            return False
+        if self.include is not None:
+            return bool(self.include.match_file(relative))
+        return name.endswith(YAML_SUFFIXES)
+
+    def excluded(self, relative: str) -> bool:
+        return self.exclude is not None and bool(self.exclude.match_file(relative))
+
+
+def _spec(patterns: tuple[str, ...]) -> Any:
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+class _IgnoreStack:
+    """The .gitignore files that apply below a walk root (its repository's and nested ones)."""
+
+    def __init__(self, root: Path) -> None:
+        self.specs: list[tuple[str, Any]] = []
+        self.loaded: set[str] = set()
+        top = _git_root(root.resolve())
+        if top is not None:
+            chain = [p for p in reversed(root.resolve().parents) if p == top or top in p.parents]
+            for folder in chain:
+                self.enter(str(folder))
+
+    def enter(self, folder: str) -> None:
+        """Load ``folder``'s .gitignore (``folder`` is a resolved path)."""
+        if folder in self.loaded:
+            return
+        self.loaded.add(folder)
+        ignore = os.path.join(folder, GITIGNORE)
+        if os.path.isfile(ignore):
+            try:
+                with open(ignore, encoding="utf-8", errors="replace") as handle:
+                    lines = handle.read().splitlines()
+            except OSError:
+                return
+            self.specs.append((folder, _spec(tuple(lines))))
+
+    def ignored(self, folder: str, name: str, *, directory: bool) -> bool:
+        """Whether ``folder/name`` is ignored (``folder`` resolved); deeper files decide last."""
+        if not self.specs:
+            return False
+        verdict = None
+        for base, spec in self.specs:
+            if folder != base and not folder.startswith(base.rstrip(os.sep) + os.sep):
+                continue
+            relative = os.path.relpath(os.path.join(folder, name), base).replace(os.sep, "/")
+            result = spec.check_file(relative + ("/" if directory else ""))
+            if result.include is not None:
+                verdict = result.include
+        return bool(verdict)
+
+
+def _git_root(folder: Path) -> Path | None:
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def _with_changes(selection: Selection) -> Selection:
+    """Resolve --changed-since into the set of changed or new files (realpaths)."""
+    ref = selection.changed_since or ""
+    commands = (["git", "diff", "--name-only", "--diff-filter=ACMR", ref, "--"],
+                ["git", "ls-files", "--others", "--exclude-standard"])
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        names: set[str] = set()
+        for command in commands:
+            out = subprocess.run(command, capture_output=True, text=True, check=True, cwd=top)
+            names.update(os.path.realpath(os.path.join(top, line))
+                         for line in out.stdout.splitlines() if line)
+    except FileNotFoundError:
+        raise SelectionError("--changed-since needs git, which is not installed") from None
+    except subprocess.CalledProcessError as exc:
+        detail = (exc.stderr or "").strip().splitlines()
+        raise SelectionError(f"--changed-since {ref}: {detail[-1] if detail else 'git failed'}"
+                             ) from None
+    return Selection(selection.include, selection.exclude, selection.gitignore, ref,
+                     frozenset(names))
+
+
+def _join(key: str, name: str) -> str:
+    return name if key == "." else f"{key}/{name}"
+
+
+def _key(path: Path) -> str:
+    """How globs see a path: relative to the working directory (absolute when outside it)."""
+    return _key_of(os.path.abspath(path), os.getcwd())
+
+
+def _key_of(absolute: str, cwd: str) -> str:
+    if absolute == cwd:
+        return "."
+    if absolute.startswith(cwd.rstrip(os.sep) + os.sep):
+        return absolute[len(cwd.rstrip(os.sep)) + 1:].replace(os.sep, "/")
+    return absolute.replace(os.sep, "/")
+
+
+def _relative_for_file(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(Path(*path.resolve().parts[1:]))

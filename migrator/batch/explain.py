@@ -1,0 +1,106 @@
+"""BATCH: ``trainjob-migrate explain-diff FILE``: how each converted job's pods will differ.
+
+For every legacy job in a file: convert it (as ``--allow-lossy`` would, to show what would be
+written), render the effective pods Trainer will create from the TrainJob and its runtime (the
+companion runtime, a default runtime of the target, or one given with ``--runtimes``), and
+list the differences from the legacy job's pods (``effective.compare``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from migrator import paths
+from migrator.check import effective
+from migrator.convert.text import convert_text
+from migrator.knowledge import runtimeindex
+from migrator.knowledge.catalog import Catalog
+from migrator.load import stream, yamlio
+from migrator.results import FileResult
+from migrator.settings import ConvertOptions
+
+
+@dataclass
+class Explanation:
+    """The effective-pod comparison of one converted document."""
+
+    line: int
+    title: str
+    runtime: str
+    differences: list[effective.Difference] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def explain(text: str, catalog: Catalog, options: ConvertOptions) -> list[Explanation]:
+    target = catalog.target(options.target)
+    result = convert_text(text, options=replace(options, allow_lossy=True))
+    chunks = stream.split(text)
+    runtimes = runtimeindex.from_files(options.runtime_files)
+    explanations = []
+    for chunk, doc in zip(chunks, result.documents, strict=True):
+        source = doc.source
+        mapping = catalog.legacy.get((source.get("apiVersion"), source.get("kind")))  # type: ignore[arg-type]
+        if doc.status != "converted" or mapping is None:
+            continue
+        root = yamlio.load(chunk.body)
+        objects = [o for o in _safe_load_all(doc.text) if isinstance(o, dict)]
+        trainjob = next((o for o in objects if o.get("kind") == "TrainJob"), None)
+        if trainjob is None:
+            continue
+        companion = next((o for o in objects if o.get("kind") == "TrainingRuntime"), None)
+        ref = trainjob["spec"]["runtimeRef"]
+        kind = ref.get("kind") or "ClusterTrainingRuntime"
+        runtime_doc, pods, label, described = _runtime(
+            companion, runtimes.get((kind, ref["name"])), target, ref["name"], kind)
+        policy = target.frameworks[mapping.framework].policy
+        launcher_as_node = bool(paths.get(runtime_doc, ("spec", "mlPolicy", "mpi",
+                                                        "runLauncherAsNode")))
+        rendered = effective.render(trainjob, pods, policy, target,
+                                    launcher_as_node=launcher_as_node)
+        legacy = effective.legacy_pods(root, mapping)
+        title = (f"{source.get('kind')}/{source.get('name')} → TrainJob/"
+                 f"{trainjob.get('metadata', {}).get('name')}")
+        notes = legacy.notes + rendered.notes
+        if not described:
+            notes.append(f"runtime {ref['name']} is not described in the catalog; pass it with "
+                         "--runtimes to compare its template too")
+        explanations.append(Explanation(chunk.line, title, label,
+                                        effective.compare(legacy, rendered), notes))
+    return explanations
+
+
+def _runtime(companion: Any, info: runtimeindex.RuntimeInfo | None, target: Any, name: str,
+             kind: str) -> tuple[Any, dict[str, Any], str, bool]:
+    """The runtime document, its pods, a label, and whether its template is known."""
+    if companion is not None:
+        return (companion, effective.runtime_pods(companion),
+                f"companion TrainingRuntime {name}", True)
+    if info is not None and info.doc is not None:
+        return info.doc, effective.runtime_pods(info.doc), f"{kind} {name} ({info.source})", True
+    pods = effective.default_runtime(target, name) if kind == "ClusterTrainingRuntime" else None
+    if pods is not None:
+        return None, pods, f"{kind} {name} (Trainer {target.version} default)", True
+    unknown = {"node": {"spec": {"containers": [{"name": "node"}]}}}
+    return None, unknown, f"{kind} {name} (unknown template)", False
+
+
+def _safe_load_all(text: str) -> list[Any]:
+    from ruamel.yaml import YAML
+
+    return list(YAML(typ="safe", pure=True).load_all(text))
+
+
+def explanations(file: FileResult, options: ConvertOptions) -> dict[int, Explanation]:
+    """The explanations of a converted file's documents by line, for the review reports
+    (empty when nothing converted, or when explaining fails: it is an aid, never worth
+    losing a report over)."""
+    if file.source is None or file.result is None or not file.result.changed:
+        return {}
+    from migrator.knowledge import catalog
+
+    try:
+        items = explain(file.source.text, catalog.load(), options)
+    except Exception:  # the semantic diff is an aid; never lose a report over it
+        return {}
+    return {item.line: item for item in items}

@@ -1,0 +1,70 @@
+"""BATCH: helm charts (``--helm``): render a chart with the local ``helm template`` and check the
+result.
+
+Chart templates are not YAML (``{{ ... }}``), so without ``--helm`` their documents are skipped
+with ``Y103``. With it, each chart directory met in the inputs (a folder with ``Chart.yaml``) is
+rendered once and its output is converted like a file named ``<chart>/helm-template.yaml``;
+the rendered text is never written back into the chart (a chart's templates must be edited by
+hand, following the converted output).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from migrator.errors import MigratorError
+from migrator.load.sources import decode
+from migrator.results import SourceText, Unreadable
+
+PREFIX = "helm-chart:"
+CHART_FILE = "Chart.yaml"
+RENDERED = "helm-template.yaml"
+TIMEOUT_SECONDS = 120
+
+
+class HelmError(MigratorError):
+    """--helm was asked for but helm cannot be run."""
+
+
+def require() -> str:
+    found = shutil.which("helm")
+    if found is None:
+        raise HelmError("--helm needs the helm program on PATH (https://helm.sh)")
+    return found
+
+
+def charts(paths: tuple[str, ...]) -> list[Path]:
+    """Chart directories at or below the given directories, sorted."""
+    found: set[Path] = set()
+    for given in paths:
+        root = Path(given)
+        if not root.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "charts")
+            if CHART_FILE in filenames:
+                found.add(Path(dirpath))
+    return sorted(found)
+
+
+def inside_chart(path: str, chart_dirs: list[Path]) -> bool:
+    absolute = Path(os.path.abspath(path))
+    return any(absolute == c.resolve() or c.resolve() in absolute.parents for c in chart_dirs)
+
+
+def render(chart: str, relative: str) -> SourceText | Unreadable:
+    """``helm template`` of ``chart``, as a source text (or why it could not be rendered)."""
+    name = f"{chart}/{RENDERED}"
+    try:
+        proc = subprocess.run([require(), "template", chart], capture_output=True,
+                              timeout=TIMEOUT_SECONDS, check=False)
+    except (OSError, subprocess.TimeoutExpired, HelmError) as exc:
+        return Unreadable(name, f"helm template failed: {exc}", relative)
+    if proc.returncode != 0:
+        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        return Unreadable(name, "helm template failed: " + (detail[-1] if detail else
+                                                            f"exit {proc.returncode}"), relative)
+    return decode(name, proc.stdout, relative)

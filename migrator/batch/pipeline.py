@@ -1,0 +1,47 @@
+"""BATCH stage, many files: process every selected file in discovery order, here or on
+worker processes (``parallel``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from migrator.batch import discovery
+from migrator.batch.discovery import Selection
+from migrator.batch.files import process_file
+from migrator.load import sources
+from migrator.results import FileResult
+from migrator.settings import ConvertOptions
+
+PARALLEL_THRESHOLD = 16  # files; below this one process is faster
+
+if TYPE_CHECKING:
+    from migrator.batch.writer import Destination
+
+
+def process_paths(paths: tuple[str, ...], options: ConvertOptions,
+                  selection: Selection | None = None, jobs: int = 1,
+                  found: list[tuple[str, str]] | None = None,
+                  render: bool = True,
+                  max_bytes: int = sources.MAX_BYTES,
+                  audit: bool = False, keep_text: bool = True,
+                  destination: Destination | None = None) -> Iterator[FileResult]:
+    """Process every selected file, in discovery order, on up to ``jobs`` processes.
+
+    With a ``destination`` each conversion is written where it was made
+    (``FileResult.written`` / ``write_error``). Without ``keep_text`` results may come back
+    slim, without file texts (for a run that neither prints nor reviews them).
+
+    Results and their order are the same whatever ``jobs`` is; small batches stay in this
+    process, and a run over ordinary manifests never loads the converter (``parallel``).
+    """
+    if found is None:
+        found = list(discovery.discover(paths, selection or Selection()))
+    if jobs <= 1 or len(found) < PARALLEL_THRESHOLD:
+        for name, relative in found:
+            yield process_file(name, relative, options, render, max_bytes, audit, destination)
+        return
+    from migrator.batch import parallel
+
+    yield from parallel.run(found, options, jobs, render, max_bytes, audit, keep_text,
+                            destination)

@@ -1,0 +1,1 @@
+"""CHECK stage: validate Trainer objects against the target API and CRDs (and `validate`)."""

@@ -1,0 +1,180 @@
+"""CHECK: check a Trainer object against the target API before it is written.
+
+Three layers, each with its own finding code:
+- V601 limits and V602 schema: the strict models of ``apimodels`` (the same rules as the
+  generated JSON Schema in ``schemas/``);
+- V603 admission rules the CRD schema cannot express (the Trainer webhook's checks);
+- V604 runtime resolution: patched replicated jobs and containers must exist in the runtime
+  the TrainJob references, when the tool knows that runtime (a default runtime of the target,
+  a companion runtime, or one passed with ``--runtimes``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import ValidationError
+
+from migrator import paths
+from migrator.knowledge.apimodels import model_for
+from migrator.knowledge.runtimeindex import Index, RuntimeInfo
+from migrator.knowledge.specs import CodeDoc, TargetSpec
+from migrator.results import Finding, Severity
+
+LIMIT, SCHEMA, ADMISSION, RESOLUTION = "V601", "V602", "V603", "V604"
+OUTPUT_CODES = (LIMIT, SCHEMA, ADMISSION, RESOLUTION)  # never written, even with --allow-lossy
+LIMIT_ERRORS = {"too_long", "string_too_long", "greater_than_equal", "less_than_equal",
+                "greater_than", "less_than", "too_short", "string_too_short"}
+NAME_RE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+MANAGER_RE = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,}/[A-Za-z0-9._-]+$")
+ENV_OWNED_CONTAINERS = ("node", "dataset-initializer", "model-initializer")
+MAX_NAME = 63
+
+
+
+def check(doc: Any, target: TargetSpec, codes: dict[str, CodeDoc],
+          runtimes: Index | None = None, *, embedded: bool = False,
+          resolve: bool = False, policy: str | None = None) -> list[Finding]:
+    """Findings for ``doc`` (plain data: a TrainJob or a runtime) on ``target``.
+
+    ``embedded`` objects (Katib trial specs) may lack metadata; a standalone one needs a name.
+    With ``resolve`` a runtimeRef that is not in ``runtimes`` is a finding; ``policy`` is the
+    ML policy the job needs (a referenced runtime with another one is a finding).
+    """
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    model = model_for(target.version, str(kind))
+    if model is None:
+        return []
+    problems: list[tuple[str, str, str]] = []
+    try:
+        model.model_validate(doc)
+    except ValidationError as exc:
+        for error in exc.errors():
+            where = paths.render(tuple(error["loc"]))
+            code = LIMIT if error["type"] in LIMIT_ERRORS else SCHEMA
+            last = str(error["loc"][-1]) if error["loc"] else str(kind)
+            if error["type"] == "extra_forbidden":
+                message = (f"unknown field {last!r}: the Trainer {target.version} {kind} API has "
+                           "no such field")
+            else:
+                message = f"{last}: {error['msg'][0].lower()}{error['msg'][1:]}"
+            problems.append((code, where, message))
+    meta = doc.get("metadata")
+    if not embedded and not (isinstance(meta, dict) and (meta.get("name") or
+                                                         meta.get("generateName"))):
+        problems.append((SCHEMA, "metadata.name", f"a {kind} needs metadata.name"))
+    if kind == "TrainJob":
+        problems += _trainjob_rules(doc, target, runtimes or {})
+        problems += _resolution(doc, runtimes or {}, resolve, policy)
+    else:
+        problems += _runtime_rules(doc)
+    return [Finding(code, Severity(codes[code].severity), path, message, codes[code].fix)
+            for code, path, message in problems]
+
+
+def _resolution(doc: Any, runtimes: Index, resolve: bool,
+                policy: str | None) -> list[tuple[str, str, str]]:
+    ref = paths.get(doc, ("spec", "runtimeRef")) or {}
+    key = (ref.get("kind") or "ClusterTrainingRuntime", str(ref.get("name")))
+    info = runtimes.get(key)
+    if info is None:
+        return [(RESOLUTION, "spec.runtimeRef", f"{key[0]} {key[1]!r} is not among the known "
+                 "runtimes (--runtimes, the run's own files, the target's defaults)")] \
+            if resolve else []
+    if policy is not None and info.policy != policy:
+        return [(RESOLUTION, "spec.runtimeRef", f"{key[0]} {key[1]!r} ({info.source}) runs the "
+                 f"{info.policy} ML policy; this job needs {policy}")]
+    return []
+
+
+def _trainjob_rules(doc: Any, target: TargetSpec,
+                    runtimes: Index) -> list[tuple[str, str, str]]:
+    problems = []
+    name = paths.get(doc, ("metadata", "name"))
+    if isinstance(name, str) and (len(name) > MAX_NAME or not NAME_RE.match(name)):
+        problems.append((ADMISSION, "metadata.name", f"name {name!r} must be an RFC 1035 label "
+                         f"of at most {MAX_NAME} characters"))
+    patches = paths.get(doc, ("spec", "runtimePatches")) or []
+    managers: list[str] = []
+    for index, patch in enumerate(patches if isinstance(patches, list) else []):
+        manager = patch.get("manager") if isinstance(patch, dict) else None
+        where = f"spec.runtimePatches[{index}]"
+        if isinstance(manager, str):
+            if manager in managers:
+                problems.append((ADMISSION, f"{where}.manager",
+                                 f"manager {manager!r} is used by more than one runtime patch"))
+            if not MANAGER_RE.match(manager):
+                problems.append((ADMISSION, f"{where}.manager", f"manager {manager!r} must be "
+                                 "domain-prefixed, e.g. example.com/migrator"))
+            managers.append(manager)
+        problems += _patch_rules(patch, where, doc, target, runtimes)
+    return problems
+
+
+def _patch_rules(patch: Any, where: str, doc: Any, target: TargetSpec,
+                 runtimes: Index) -> list[tuple[str, str, str]]:
+    problems = []
+    jobs = paths.get(patch, ("trainingRuntimeSpec", "template", "spec", "replicatedJobs")) or []
+    ref = paths.get(doc, ("spec", "runtimeRef")) or {}
+    kind = ref.get("kind") or "ClusterTrainingRuntime"
+    info: RuntimeInfo | None = runtimes.get((kind, str(ref.get("name"))))
+    runtime = info.jobs if info is not None else None
+    for j, job in enumerate(jobs if isinstance(jobs, list) else []):
+        if not isinstance(job, dict):
+            continue
+        job_name = job.get("name")
+        job_where = f"{where}.trainingRuntimeSpec.template.spec.replicatedJobs[{j}]"
+        if runtime is not None and job_name not in runtime:
+            effect = ("is added as a new replicated job" if target.version != "2.2"
+                      else "is rejected")
+            problems.append((RESOLUTION, f"{job_where}.name", f"runtime {ref.get('name')} has no "
+                             f"replicated job {job_name!r}; on Trainer {target.version} it "
+                             f"{effect}"))
+        pod = paths.get(job, ("template", "spec", "template", "spec")) or {}
+        for field in ("containers", "initContainers"):
+            for c, container in enumerate(pod.get(field) or []):
+                if not isinstance(container, dict):
+                    continue
+                c_name = container.get("name")
+                c_where = f"{job_where}.template.spec.template.spec.{field}[{c}]"
+                if container.get("env") and c_name in ENV_OWNED_CONTAINERS:
+                    problems.append((ADMISSION, f"{c_where}.env", f"env of container {c_name!r} "
+                                     "can only be set through spec.trainer / spec.initializer"))
+                known = runtime.get(str(job_name)) if runtime is not None else None
+                if known is not None and c_name not in known:
+                    problems.append((RESOLUTION, f"{c_where}.name", f"runtime {ref.get('name')} "
+                                     f"job {job_name!r} has no container {c_name!r}"))
+    return problems
+
+
+def _runtime_rules(doc: Any) -> list[tuple[str, str, str]]:
+    problems = []
+    policy = paths.get(doc, ("spec", "mlPolicy")) or {}
+    jobs = paths.get(doc, ("spec", "template", "spec", "replicatedJobs")) or []
+    names = [j.get("name") for j in jobs if isinstance(j, dict)]
+    if isinstance(policy, dict) and "mpi" in policy and \
+            not {"launcher", "node"} >= {n for n in names if isinstance(n, str)}:
+        problems.append((ADMISSION, "spec.template.spec.replicatedJobs", "an MPI runtime's "
+                         f"replicated jobs must be named launcher and node, got {names}"))
+    for index, job in enumerate(jobs if isinstance(jobs, list) else []):
+        if not isinstance(job, dict):
+            continue
+        ancestor = (paths.get(job, ("template", "metadata", "labels")) or {}).get(
+            "trainer.kubeflow.org/trainjob-ancestor-step")
+        if ancestor is None:
+            continue
+        where = f"spec.template.spec.replicatedJobs[{index}]"
+        if job.get("replicas", 1) != 1:
+            problems.append((ADMISSION, f"{where}.replicas", "a job with an ancestor label must "
+                             "have replicas 1"))
+        wanted = "node" if ancestor == "trainer" else str(job.get("name"))
+        containers = [c.get("name") for c in
+                      paths.get(job, ("template", "spec", "template", "spec", "containers")) or []
+                      if isinstance(c, dict)]
+        if wanted not in containers:
+            problems.append((ADMISSION, f"{where}.template.spec.template.spec.containers",
+                             f"the {ancestor} job must have a container named {wanted!r}"))
+    return problems
+
+

@@ -1,0 +1,223 @@
+"""CONVERT: one document through the pipeline: detect → parse → map → emit → validate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from migrator.check import crdschema, validate
+from migrator.convert import embedded, emit, engine, upgrade
+from migrator.convert.classify import classify
+from migrator.convert.ledger import Ledger
+from migrator.convert.rules import companion
+from migrator.knowledge import runtimeindex
+from migrator.knowledge.catalog import Catalog
+from migrator.load import detect, yamlio
+from migrator.load.stream import Chunk
+from migrator.results import DocumentResult, Finding, Severity
+from migrator.settings import ConvertOptions
+
+RAISE_INTERNAL_ERRORS = False  # set by the CLI's --debug
+
+
+def process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
+            render: bool = True) -> DocumentResult:
+    """Convert one document when it is a legacy job; never raises, even on a bug.
+
+    With ``render`` false (``check``) the outcome is computed but no YAML is written: a
+    converted document keeps its original text.
+    """
+    try:
+        return _process(chunk, index, catalog, options, render)
+    except Exception as exc:
+        if RAISE_INTERNAL_ERRORS:
+            raise
+        finding = _finding(catalog, "Y105", "", f"internal error: {type(exc).__name__}: {exc}",
+                           chunk.line, None)
+        return DocumentResult(index, chunk.line, "failed", chunk.text, findings=[finding])
+
+
+def _process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
+             render: bool) -> DocumentResult:
+    unchanged = DocumentResult(index, chunk.line, "unchanged", chunk.text, reportable=False)
+    if not chunk.has_content or not detect.is_candidate(chunk.body):
+        return unchanged
+    language = detect.template_syntax(chunk.body)
+    if language is not None and detect.mentions_training_kind(chunk.body):
+        return _skipped(chunk, index, catalog, "Y103",
+                        f"the document is a {language}; render it before converting (or use "
+                        "--helm for a chart)", {"kind": detect.training_kind(chunk.body)})
+    try:
+        root = yamlio.load(chunk.body)
+    except yamlio.DocumentError as exc:
+        if not detect.mentions_training_kind(chunk.body):
+            return unchanged
+        line = exc.line + chunk.line - 1 if exc.line is not None else chunk.line
+        finding = _finding(catalog, exc.code, "", str(exc), line, exc.column)
+        return DocumentResult(index, chunk.line, "failed", chunk.text, findings=[finding],
+                              source={"kind": detect.training_kind(chunk.body)})
+    if not isinstance(root, dict):
+        return unchanged
+    return _classified(root, chunk, index, catalog, options, unchanged, render)
+
+
+def _classified(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
+                unchanged: DocumentResult, render: bool) -> DocumentResult:
+    found = classify(root, chunk.body, catalog.legacy, catalog.kinds)
+    source = _identity(root)
+    api, kind = source.get("apiVersion"), source.get("kind")
+    if found.verdict == "convert" and found.mapping is not None:
+        return _convert(root, chunk, index, catalog, options, found.mapping, source, render)
+    if found.verdict in ("pre-v22", "prototype"):
+        return _upgrade(root, chunk, index, catalog, options, source, render)
+    if found.verdict == "embedded":
+        embedding = embedded.spec_for(root, catalog)
+        if embedding is not None:
+            return _embedded(root, chunk, index, catalog, options, source, embedding, render)
+    messages = {
+        "pending": ("K102", f"{kind} ({api}) is not converted by this release yet"),
+        "old-api": ("K101", f"{kind} with apiVersion {api} is not a supported API version"),
+        "embedded": ("K104", f"{kind} embeds a legacy {found.detail}, which this release does "
+                     "not convert"),
+    }
+    if found.verdict in messages:
+        code, message = messages[found.verdict]
+        return _skipped(chunk, index, catalog, code, message, source)
+    if found.verdict in ("current", "embeds-current"):
+        unchanged.source, unchanged.reportable = source, True
+    return unchanged
+
+
+def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
+             mapping: Any, source: dict[str, Any], render: bool) -> DocumentResult:
+    target = catalog.target(options.target)
+    ledger = Ledger(root, catalog.codes, line_offset=chunk.line - 1)
+    draft = engine.convert(root, mapping, catalog.pod, target, options, ledger)
+    result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
+                            mappings=ledger.mappings, findings=ledger.findings,
+                            values=ledger.values)
+    if draft is None:
+        if {f.code for f in result.findings if f.severity is Severity.ERROR} <= {"Y103"}:
+            result.status = "skipped"
+        return result
+    if not draft.runtime_name:
+        return result
+    doc = emit.build(draft, target, options.manager)
+    known = _known_runtimes(catalog, options)
+    runtime_doc = None
+    if draft.companion is not None and draft.runtime is not None:
+        runtime_doc = companion.build(draft, draft.runtime, target, draft.num_nodes)
+        plain_runtime = yamlio.plain(runtime_doc)
+        known[("TrainingRuntime", draft.companion.name)] = runtimeindex.describe(
+            plain_runtime, "companion runtime")
+        result.findings.extend(validate.check(plain_runtime, target, catalog.codes))
+        result.findings.extend(crdschema.check(plain_runtime, options.crds, catalog.codes))
+    # metadata keeps its paths from source to output: an output problem at a path whose
+    # source value was already reported as an error (M101 for a bad name) is not repeated
+    blocked = {f.path for f in result.findings
+               if f.severity is Severity.ERROR and f.path.startswith("metadata.")}
+    policy = target.frameworks[mapping.framework].policy
+    plain_doc = yamlio.plain(doc)
+    result.findings.extend(f for f in validate.check(plain_doc, target, catalog.codes, known,
+                                                     resolve=bool(options.runtime_files),
+                                                     policy=policy)
+                           if f.path not in blocked)
+    result.findings.extend(crdschema.check(plain_doc, options.crds, catalog.codes))
+    result.output = {"apiVersion": target.api_version, "kind": target.kind,
+                     "name": _text(draft.name if draft.name is not None else draft.generate_name)}
+    if draft.companion is not None:
+        result.output["runtime"] = {"kind": "TrainingRuntime",
+                                    "name": _text(draft.companion.name)}
+    if not _writable(result.findings, options):
+        return result
+    if not render:
+        result.status = "converted"
+        return result
+    indent = yamlio.detect_indent(chunk.body)
+    body = yamlio.dump(doc, indent)
+    if runtime_doc is not None:
+        body = yamlio.dump(runtime_doc, indent) + "---\n" + body
+    result.status, result.text = "converted", chunk.head + body + chunk.tail
+    return result
+
+
+def _embedded(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
+              source: dict[str, Any], embedding: Any, render: bool) -> DocumentResult:
+    doc, findings, mappings, converted = embedded.convert(root, embedding, catalog, options,
+                                                          chunk.line - 1)
+    result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
+                            mappings=mappings, findings=findings)
+    if not converted:
+        return result if findings else _skipped(
+            chunk, index, catalog, "K104", f"{source.get('kind')} embeds a legacy job this "
+            "release cannot convert here", source)
+    return _finish(result, doc, chunk, options, render)
+
+
+def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
+             source: dict[str, Any], render: bool) -> DocumentResult:
+    target = catalog.target(options.target)
+    ledger = Ledger(root, catalog.codes, line_offset=chunk.line - 1)
+    if root.get("kind") == "TrainJob":
+        doc = upgrade.upgrade_trainjob(root, ledger, options.manager)
+    else:
+        doc = upgrade.upgrade_runtime(root, ledger)
+    plain_doc = yamlio.plain(doc)
+    ledger.findings.extend(validate.check(plain_doc, target, catalog.codes,
+                                          _known_runtimes(catalog, options),
+                                          resolve=bool(options.runtime_files)))
+    ledger.findings.extend(crdschema.check(plain_doc, options.crds, catalog.codes))
+    result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
+                            mappings=ledger.mappings, findings=ledger.findings)
+    return _finish(result, doc, chunk, options, render)
+
+
+def _finish(result: DocumentResult, doc: Any, chunk: Chunk, options: ConvertOptions,
+            render: bool) -> DocumentResult:
+    """Write ``doc`` (an object edited in place) back into the stream unless blocked."""
+    result.output = {"apiVersion": _text(doc.get("apiVersion")), "kind": _text(doc.get("kind")),
+                     "name": result.source.get("name")}
+    if not _writable(result.findings, options):
+        return result
+    result.status = "converted"
+    if render:
+        result.text = chunk.head + yamlio.dump(doc, yamlio.detect_indent(chunk.body)) + chunk.tail
+    return result
+
+
+def _writable(findings: list[Finding], options: ConvertOptions) -> bool:
+    """Error findings block a document unless --allow-lossy; an invalid result always does."""
+    errors = [f for f in findings if f.severity is Severity.ERROR]
+    if any(f.code in validate.OUTPUT_CODES for f in errors):
+        return False
+    return not errors or options.allow_lossy
+
+
+def _known_runtimes(catalog: Catalog, options: ConvertOptions) -> runtimeindex.Index:
+    return runtimeindex.known(catalog.target(options.target), options.runtime_files,
+                              options.local_runtime_files)
+
+
+def _skipped(chunk: Chunk, index: int, catalog: Catalog, code: str, message: str,
+             source: dict[str, Any] | None = None) -> DocumentResult:
+    finding = _finding(catalog, code, "", message, chunk.line, None)
+    return DocumentResult(index, chunk.line, "skipped", chunk.text, source=source or {},
+                          findings=[finding])
+
+
+def _finding(catalog: Catalog, code: str, path: str, message: str, line: int | None,
+             column: int | None) -> Finding:
+    doc = catalog.codes[code]
+    return Finding(code, Severity(doc.severity), path, message, doc.fix, line, column)
+
+
+def _identity(root: Any) -> dict[str, Any]:
+    meta = root.get("metadata") if isinstance(root.get("metadata"), dict) else {}
+    return {key: _text(value) for key, value in (
+        ("apiVersion", root.get("apiVersion")), ("kind", root.get("kind")),
+        ("name", meta.get("name") or meta.get("generateName")),
+        ("namespace", meta.get("namespace")))}
+
+
+def _text(value: Any) -> str | None:
+    """A plain ``str`` (results travel between processes without ruamel's string types)."""
+    return str(value) if isinstance(value, str) else None

@@ -1,0 +1,192 @@
+"""CONVERT: legacy jobs embedded in other objects (Katib Experiment trial specs and trial-template
+ConfigMaps, AppWrapper components, v1 Lists).
+
+Each embedded job is converted by the same engine (without a companion runtime: there is no
+place for a second object) and replaced in place; the embedding object keeps its comments and
+everything else. Katib's trial template is adjusted to the TrainJob (primary container name,
+success and failure conditions, primary pod labels).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from migrator import paths
+from migrator.check import validate
+from migrator.convert import emit, engine
+from migrator.convert.ledger import Ledger
+from migrator.knowledge import runtimeindex
+from migrator.knowledge.catalog import Catalog
+from migrator.knowledge.specs import EmbeddingSpec
+from migrator.load import yamlio
+from migrator.paths import FieldPath
+from migrator.results import Finding, Severity
+from migrator.settings import ConvertOptions
+
+CONVERTED = "E801"
+KATIB_CONFIG = "E803"
+LEGACY_SUCCESS = '#(type=="Succeeded")#'
+TRAINJOB_SUCCESS = '#(type=="Complete")#'
+DEFAULT_SUCCESS = 'status.conditions.#(type=="Complete")#|#(status=="True")#'
+DEFAULT_FAILURE = 'status.conditions.#(type=="Failed")#|#(status=="True")#'
+PRIMARY_POD_LABELS = (("jobset.sigs.k8s.io/replicatedjob-name", "node"),
+                      ("jobset.sigs.k8s.io/job-index", "0"),
+                      ("batch.kubernetes.io/job-completion-index", "0"))
+
+
+def spec_for(root: Any, catalog: Catalog) -> EmbeddingSpec | None:
+    """The embedding rules for ``root``'s kind, if its jobs are converted in place."""
+    api, kind = str(root.get("apiVersion", "")), root.get("kind")
+    for spec in catalog.kinds.embeddings:
+        if spec.kind == kind and api.split("/")[0] == spec.api_group:
+            return spec
+    return None
+
+
+def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOptions,
+            line_offset: int) -> tuple[Any, list[Finding], list[tuple[str, str]], int]:
+    """Convert every embedded legacy job of ``root``; returns (document, findings, mappings,
+    number of jobs converted)."""
+    doc = yamlio.clone(root)
+    findings: list[Finding] = []
+    mappings: list[tuple[str, str]] = []
+    converted = 0
+    options = replace(options, companion_runtimes=False)
+    target = catalog.target(options.target)
+    for path in _expand(root, spec.paths, strings=spec.strings):
+        job, offset = _job_at(root, path, line_offset)
+        key = (job.get("apiVersion"), job.get("kind")) if isinstance(job, dict) else None
+        mapping = catalog.legacy.get(key) if key is not None else None  # type: ignore[arg-type]
+        if mapping is None:
+            continue
+        prefix = paths.render(path)
+        ledger = Ledger(job, catalog.codes, line_offset=offset)
+        draft = engine.convert(job, mapping, catalog.pod, target, options, ledger, embedded=True)
+        findings += [_prefixed(f, prefix) for f in ledger.findings]
+        mappings += [(f"{prefix}.{src}", f"{prefix} (TrainJob) {dst}")
+                     for src, dst in ledger.mappings]
+        if draft is None or not draft.runtime_name:
+            continue
+        trainjob = emit.build(draft, target, options.manager)
+        findings += [_prefixed(f, prefix) for f in
+                     validate.check(yamlio.plain(trainjob), target, catalog.codes,
+                                    runtimeindex.defaults(target), embedded=True)]
+        _put(doc, path, _as_string(trainjob) if isinstance(paths.get(root, path), str)
+             else trainjob)
+        converted += 1
+        findings.append(_finding(catalog, CONVERTED, prefix, f"the embedded {mapping.source.kind} "
+                                 "was converted to a TrainJob in place", line_offset, root, path))
+        if spec.katib:
+            findings += _katib(doc, root, catalog, str(job.get("kind")), draft.patch_container,
+                               line_offset)
+        if spec.pod_sets_code is not None:
+            findings.append(_finding(catalog, spec.pod_sets_code, prefix, "AppWrapper cannot "
+                                     "infer the pod sets of a TrainJob (it has no pod template); "
+                                     "declare podSets or queue the TrainJob with Kueue directly",
+                                     line_offset, root, path))
+    return doc, findings, mappings, converted
+
+
+def _expand(root: Any, patterns: list[str], *, strings: bool = False) -> list[FieldPath]:
+    """Paths matching ``patterns``: ``[*]`` walks a list, ``*`` every key of a mapping."""
+    found: list[FieldPath] = []
+    wanted = (dict, str) if strings else (dict,)
+    for pattern in patterns:
+        partial: list[FieldPath] = [()]
+        for part in pattern.split("."):
+            step: list[FieldPath] = []
+            name, star = (part[:-3], True) if part.endswith("[*]") else (part, False)
+            for base in partial:
+                if part == "*":
+                    node = paths.get(root, base)
+                    step += [(*base, str(k)) for k in node] if isinstance(node, dict) else []
+                elif not star:
+                    step.append((*base, name))
+                else:
+                    items = paths.get(root, (*base, name))
+                    if isinstance(items, list):
+                        step += [(*base, name, i) for i in range(len(items))]
+            partial = step
+        found += [p for p in partial if isinstance(paths.get(root, p), wanted)]
+    return found
+
+
+def _job_at(root: Any, path: FieldPath, line_offset: int) -> tuple[Any, int]:
+    """The job at ``path`` and the line offset of its text; a string is parsed as YAML."""
+    value = paths.get(root, path)
+    if not isinstance(value, str):
+        return value, line_offset
+    if "kubeflow.org" not in value:
+        return None, line_offset
+    try:
+        job = yamlio.load(value)
+    except yamlio.DocumentError:
+        return None, line_offset
+    key = path[-1]
+    line, _ = yamlio.position(paths.get(root, path[:-1]), key) \
+        if not isinstance(key, tuple) else (None, None)
+    return job, line_offset + (line or 0)
+
+
+def _as_string(trainjob: Any) -> Any:
+    """The TrainJob as a literal block string (ConfigMap data keeps its YAML as text)."""
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    text = yamlio.dump(trainjob, yamlio.detect_indent(""))
+    return LiteralScalarString(text.rstrip("\n"))
+
+
+def _put(doc: Any, path: FieldPath, value: Any) -> None:
+    parent = paths.get(doc, path[:-1])
+    old = parent[path[-1]]
+    if isinstance(old, dict) and isinstance(value, dict):
+        old.clear()
+        old.update(value)
+    else:
+        parent[path[-1]] = value
+
+
+def _prefixed(finding: Finding, prefix: str) -> Finding:
+    path = f"{prefix}.{finding.path}" if finding.path else prefix
+    return replace(finding, path=path)
+
+
+def _finding(catalog: Catalog, code: str, path: str, message: str, offset: int, root: Any,
+             where: FieldPath) -> Finding:
+    doc = catalog.codes[code]
+    key = where[-1]
+    line, column = yamlio.position(paths.get(root, where[:-1]), key) \
+        if not isinstance(key, tuple) else (None, None)
+    return Finding(code, Severity(doc.severity), path, message, doc.fix,
+                   line + offset if line is not None else None, column)
+
+
+def _katib(doc: Any, root: Any, catalog: Catalog, kind: str, container: str,
+           offset: int) -> list[Finding]:
+    template = paths.get(doc, ("spec", "trialTemplate"))
+    if not isinstance(template, dict):
+        return []
+    changes = []
+    if isinstance(template.get("primaryContainerName"), str) and \
+            template["primaryContainerName"] != container:
+        changes.append(f"primaryContainerName {template['primaryContainerName']} -> {container}")
+        template["primaryContainerName"] = container
+    success = template.get("successCondition")
+    if success is None:  # Katib defaults conditions only for its known kinds
+        template["successCondition"] = DEFAULT_SUCCESS
+        changes.append("successCondition set to the TrainJob's Complete condition")
+    elif isinstance(success, str) and LEGACY_SUCCESS in success:
+        template["successCondition"] = success.replace(LEGACY_SUCCESS, TRAINJOB_SUCCESS)
+        changes.append("successCondition reads the TrainJob's Complete condition")
+    if template.get("failureCondition") is None:
+        template["failureCondition"] = DEFAULT_FAILURE
+        changes.append("failureCondition set to the TrainJob's Failed condition")
+    template["primaryPodLabels"] = yamlio.new_map(list(PRIMARY_POD_LABELS))
+    changes.append("primaryPodLabels select the TrainJob's first node pod")
+    done = "; ".join(changes) if changes else "no trial template field needed a change"
+    where: FieldPath = ("spec", "trialTemplate")
+    return [_finding(catalog, KATIB_CONFIG, "spec.trialTemplate", f"{done}. Katib must list "
+                     "TrainJob.v1alpha1.trainer.kubeflow.org in its trialResources (katib-config) "
+                     f"and the metrics collector must find the {kind}'s metrics in container "
+                     f"{container!r}", offset, root, where)]

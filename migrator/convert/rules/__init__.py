@@ -1,0 +1,1 @@
+"""CONVERT stage, rules: one module per rule family, applied by the engine in a fixed order."""

@@ -1,0 +1,147 @@
+"""CONVERT (rules): the runtime contract: what the legacy operator gave a container that Trainer
+does not.
+
+Runs on the draft's trainer fields after mapping: drops env the runtime reserves, re-adds env
+the legacy operator injected, rewrites references to the old container name, and scans the
+command for things that no longer exist (MASTER_ADDR, <job>-master-0, port 23456, plain
+``python train.py`` launches).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from migrator.convert.draft import Draft
+from migrator.convert.ledger import Ledger
+from migrator.convert.model import Container
+from migrator.knowledge.specs import MappingSpec, RuntimeSpec
+from migrator.load import yamlio
+
+TORCHRUN = re.compile(r"\btorchrun\b|torch\.distributed\.(?:run|launch)\b")
+TOPOLOGY_FLAGS = re.compile(r"--(?:nnodes|nproc[-_]per[-_]node|master[-_]addr|master[-_]port|"
+                            r"rdzv[-_]endpoint|node[-_]rank)\b")
+LEGACY_LABEL = "training.kubeflow.org/"
+ACCELERATOR = re.compile(r"neuron|habana|gaudi|google\.com/tpu|/mig-", re.IGNORECASE)
+
+
+def apply_contract(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
+                   runtime: RuntimeSpec) -> None:
+    """Adjust ``draft.trainer`` for the target runtime and report contract changes."""
+    _env(main, draft, ledger, spec, runtime)
+    _launcher(main, draft, ledger, spec)
+    _legacy_references(main, draft, ledger, spec)
+    _accelerators(main, draft, ledger)
+
+
+def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
+         runtime: RuntimeSpec) -> None:
+    env = draft.trainer.get("env")
+    source = main.node.get("env") or []
+    if env is not None:
+        for index in reversed(range(len(env))):
+            item = env[index]
+            name = item.get("name") if isinstance(item, dict) else None
+            if name in runtime.reserved_env:
+                del env[index]
+                origin = _source_index(source, name)
+                where = (*main.path, "env", origin) if origin is not None else main.path
+                ledger.report("C405", where, f"env {name} is set by Trainer and was dropped",
+                              consume=False)
+            elif isinstance(item, dict):
+                _rewrite_refs(item, main, draft, ledger, _source_index(source, name))
+    for name, value in spec.injected_env.items():
+        if env is None:
+            env = yamlio.new_seq()
+            draft.set_trainer("env", env)
+        if not any(isinstance(e, dict) and e.get("name") == name for e in env):
+            env.append(yamlio.new_map([("name", name), ("value", yamlio.quoted(value))]))
+            ledger.report("C407", main.path, f"{name}={value} added to trainer.env (the legacy "
+                          "operator injected it)", consume=False)
+    if env is not None and not env:
+        del draft.trainer["env"]
+
+
+def _source_index(source: Any, name: Any) -> int | None:
+    for index, item in enumerate(source):
+        if isinstance(item, dict) and item.get("name") == name:
+            return index
+    return None
+
+
+def _rewrite_refs(item: Any, main: Container, draft: Draft, ledger: Ledger,
+                  origin: int | None) -> None:
+    value_from = item.get("valueFrom")
+    if not isinstance(value_from, dict):
+        return
+    ref = value_from.get("resourceFieldRef")
+    if isinstance(ref, dict) and ref.get("containerName") == main.name:
+        ref["containerName"] = draft.patch_container
+    field_ref = value_from.get("fieldRef")
+    path = field_ref.get("fieldPath") if isinstance(field_ref, dict) else None
+    if isinstance(path, str) and LEGACY_LABEL in path and origin is not None:
+        ledger.report("C409", (*main.path, "env", origin, "valueFrom", "fieldRef", "fieldPath"),
+                      f"env {item.get('name')} reads {path}, which TrainJob pods do not have",
+                      consume=False)
+
+
+def _launcher(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec) -> None:
+    if spec.launcher.check != "torchrun":
+        return
+    words = _words(draft.trainer.get("command")) + _words(draft.trainer.get("args"))
+    text = " ".join(words)
+    where = (*main.path, "command") if "command" in main.node else main.path
+    if not words:
+        return
+    if not TORCHRUN.search(text):
+        ledger.report("F506", where, "the command does not start torchrun; Trainer sets PET_* "
+                      "variables for torchrun, not MASTER_ADDR/WORLD_SIZE/RANK", consume=False)
+    elif TOPOLOGY_FLAGS.search(text):
+        flags = sorted(set(TOPOLOGY_FLAGS.findall(text)))
+        ledger.report("F507", where, f"torchrun flags {', '.join(flags)} override the topology "
+                      "Trainer provides", consume=False)
+
+
+def _legacy_references(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec) -> None:
+    contract = spec.legacy_contract
+    texts = _words(draft.trainer.get("command")) + _words(draft.trainer.get("args"))
+    env = draft.trainer.get("env") or main.node.get("env") or []
+    texts += [str(e.get("value")) for e in env
+              if isinstance(e, dict) and e.get("value") is not None]
+    blob = "\n".join(texts)
+    hits = [f"${name}" for name in contract.env if re.search(rf"\$\(?\{{?{name}\b", blob)]
+    job = draft.name if isinstance(draft.name, str) else None
+    hits += [f"{job}-{role}-N" for role in (contract.host_roles if job else [])
+             if f"{job}-{role}-" in blob]
+    hits += [str(port) for port in contract.ports if re.search(rf"\b{port}\b", blob)]
+    if hits:
+        where = (*main.path, "command") if "command" in main.node else main.path
+        ledger.report("C410", where, f"refers to {', '.join(hits)}, which the legacy operator "
+                      "provided and Trainer does not", consume=False)
+
+
+def _accelerators(main: Container, draft: Draft, ledger: Ledger) -> None:
+    resources = draft.trainer.get("resourcesPerNode")
+    if "numProcPerNode" in draft.trainer or not isinstance(resources, dict):
+        return
+    names = {str(key) for section in ("requests", "limits")
+             for key in (resources.get(section) or {})}
+    odd = sorted(n for n in names if ACCELERATOR.search(n) and "gpu" not in n.lower())
+    if odd:
+        ledger.report("F508", (*main.path, "resources"), f"{', '.join(odd)} is not counted as a "
+                      "GPU; Trainer will start one process per CPU unless nprocPerNode is set",
+                      consume=False)
+
+
+def _words(value: Any) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    words: list[str] = []
+    for item in value:
+        text = str(item)
+        try:
+            words.extend(shlex.split(text) if " " in text else [text])
+        except ValueError:
+            words.append(text)
+    return words

@@ -1,0 +1,73 @@
+"""CONVERT (rules): launch adaptations for runtimes without an ML policy (TensorFlow, PaddlePaddle).
+
+A plain companion runtime injects nothing, so the contract the legacy operator provided is
+rebuilt here: TF_CONFIG by a shell wrapper that reads the pod's completion index, PaddlePaddle's
+PADDLE_* env statically (mappings/legacy/*.yaml ``companionEnv``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from migrator.convert.draft import Draft
+from migrator.convert.ledger import Ledger
+from migrator.convert.model import Container
+from migrator.knowledge.specs import MappingSpec, RuntimeSpec
+from migrator.load import yamlio
+
+UNBUILDABLE = "F523"
+TF_CONFIG_CODE = "F511"
+INDEX_ENV = "JOB_COMPLETION_INDEX"
+
+
+def adapt(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
+          runtime: RuntimeSpec, num_nodes: int) -> None:
+    """Rebuild the legacy launch contract on a companion runtime that has no ML policy."""
+    if draft.companion is None or runtime.policy != "plain":
+        return
+    name = draft.name if isinstance(draft.name, str) else None
+    if name is None and (spec.companion_env or spec.launcher.wrap):
+        ledger.report(UNBUILDABLE, ("metadata",), "the job has no fixed metadata.name, so the "
+                      "node host names the contract needs are unknown", consume=False)
+        return
+    assert name is not None
+    if spec.companion_env:
+        _static_env(main, draft, ledger, spec, name, num_nodes)
+    if spec.launcher.wrap == "tf-config":
+        _tf_config(main, draft, ledger, name, num_nodes, spec.launcher.port or 2222)
+
+
+def _static_env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec, name: str,
+                num_nodes: int) -> None:
+    env = draft.trainer.get("env")
+    if env is None:
+        env = yamlio.new_seq()
+        draft.set_trainer("env", env)
+    present = {item.get("name") for item in env if isinstance(item, dict)}
+    for key, template in spec.companion_env.items():
+        if key in present:
+            continue
+        value = template.format(job=name, num_nodes=num_nodes)
+        env.append(yamlio.new_map([("name", key), ("value", yamlio.quoted(value))]))
+        ledger.mappings.append((f"(legacy operator contract) {key}",
+                                f"spec.trainer.env[name={key}]"))
+
+
+def _tf_config(main: Container, draft: Draft, ledger: Ledger, name: str, num_nodes: int,
+               port: int) -> None:
+    command = draft.trainer.get("command")
+    where = (*main.path, "command") if "command" in main.node else main.path
+    if not command:
+        ledger.report(UNBUILDABLE, where, "the container has no command (it runs the image's "
+                      "entrypoint), so it cannot be wrapped to build TF_CONFIG; set the command "
+                      "explicitly", consume=False)
+        return
+    hosts = [f"{name}-node-0-{index}.{name}:{port}" for index in range(num_nodes)]
+    cluster = json.dumps({"worker": hosts}, separators=(",", ":"))
+    script = (f"export TF_CONFIG='{{\"cluster\":{cluster},\"task\":{{\"type\":\"worker\","
+              f"\"index\":'\"${{{INDEX_ENV}:?}}\"'}}}}'; exec \"$@\"")
+    wrapped = yamlio.new_seq(["/bin/sh", "-c", script, "tf-config", *command])
+    draft.set_trainer("command", wrapped)
+    ledger.report(TF_CONFIG_CODE, where, f"the command is wrapped to export TF_CONFIG for "
+                  f"{num_nodes} worker(s) from the pod's completion index; a Chief becomes "
+                  "worker 0 (MultiWorkerMirroredStrategy treats it as the chief)", consume=False)

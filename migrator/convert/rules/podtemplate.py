@@ -1,0 +1,205 @@
+"""CONVERT (rules): A replica's pod template → ``spec.trainer`` slots and the pod part of the
+runtime patch.
+
+What each field becomes is data (mappings/common/podtemplate.yaml); whether a patch can carry
+it is data too (the target's patchable field lists).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from migrator.convert import quantity
+from migrator.convert.draft import Draft
+from migrator.convert.ledger import Ledger
+from migrator.convert.model import Container, Replica
+from migrator.knowledge.specs import FieldGroup, PodRules, TargetSpec
+from migrator.load import yamlio
+from migrator.paths import FieldPath
+
+ALL_TRAINER_SLOTS = frozenset({"image", "command", "args", "env", "resourcesPerNode"})
+LOST_CONTAINER_FIELD = "F519"
+
+
+def pod_patch_path(draft: Draft, job: str) -> str:
+    """Where a pod field of replicated job ``job`` lands in the output (for the ledger)."""
+    if draft.companion is not None:
+        return (f"TrainingRuntime/{draft.companion.name}: spec.template.spec."
+                f"replicatedJobs[name={job}].template.spec.template")
+    return ("spec.runtimePatches[0].trainingRuntimeSpec.template.spec."
+            f"replicatedJobs[name={job}].template.spec.template")
+
+
+def main_container(replica: Replica, name: str | None, ledger: Ledger, *,
+                   report: bool) -> Container:
+    """The container named ``name``, else the first one (reported once as C404 when named)."""
+    for container in replica.template.containers:
+        if container.name == name:
+            return container
+    first = replica.template.containers[0]
+    if report and name is not None:
+        ledger.report("C404", (*first.path, "name"),
+                      f"no container is named {name!r}; using {first.name!r} as the trainer",
+                      consume=False)
+    return first
+
+
+def convert_template(replica: Replica, main: Container, draft: Draft, ledger: Ledger,
+                     rules: PodRules, target: TargetSpec,
+                     feeds: frozenset[str] = ALL_TRAINER_SLOTS) -> None:
+    """Map the primary replica of ``replica.job`` into the draft; report what cannot be carried.
+
+    ``feeds`` names the ``spec.trainer`` slots the main container of this job fills.
+    """
+    template = replica.template
+    job = replica.job
+    if template.metadata is not None:
+        _metadata(template.metadata.node, template.metadata.path, draft, ledger,
+                  rules.pod_metadata, job)
+    base = pod_patch_path(draft, job)
+    for key, value in template.spec.node.items():
+        field = str(key)
+        path = (*template.spec.path, field)
+        rule = rules.pod_spec.fields.get(field)
+        if value is None and field != "containers":
+            ledger.default(path)
+        elif rule is None:
+            _unsupported(rules.pod_spec.other_code, path, field, ledger, "pod", draft)
+        elif rule.op == "containers":
+            _containers(replica, main, draft, ledger, rules, target, feeds)
+        elif rule.op == "patch":
+            name = rule.rename or field
+            if draft.companion is not None:
+                ledger.mapped(path, f"{base}.spec.{field}")
+            elif name in target.patchable_pod_fields:
+                draft.job(job).spec[name] = yamlio.clone(value)
+                ledger.mapped(path, f"{base}.spec.{name}")
+            else:
+                _unsupported(rule.code or rules.pod_spec.other_code, path, field, ledger, "pod",
+                             draft)
+        elif rule.op == "unsupported":
+            _unsupported(rule.code or rules.pod_spec.other_code, path, field, ledger, "pod",
+                         draft)
+        else:
+            ledger.default(path)
+
+
+def _metadata(node: Any, path: FieldPath, draft: Draft, ledger: Ledger, group: FieldGroup,
+              job: str) -> None:
+    base = pod_patch_path(draft, job)
+    for key, value in node.items():
+        field = str(key)
+        rule = group.fields.get(field)
+        if value is None:
+            ledger.default((*path, field))
+        elif rule is not None and rule.op == "patch":
+            patch = draft.job(job)
+            target = patch.labels if field == "labels" else patch.annotations
+            for item_key, item_value in (value or {}).items():
+                target[str(item_key)] = item_value
+            ledger.mapped((*path, field), f"{base}.metadata.{field}")
+        elif draft.companion is not None:
+            ledger.mapped((*path, field), f"{base}.metadata.{field}")
+        else:
+            ledger.report(group.other_code, (*path, field),
+                          f"pod template metadata.{field} cannot be carried by a runtime patch")
+    ledger.default(path)
+
+
+def _containers(replica: Replica, main: Container, draft: Draft, ledger: Ledger,
+                rules: PodRules, target: TargetSpec, feeds: frozenset[str]) -> None:
+    base = pod_patch_path(draft, replica.job)
+    for container in replica.template.containers:
+        if container.index == main.index:
+            continue
+        if draft.companion is not None:
+            _carried(container.path, f"sidecar container {container.name!r}", ledger, draft)
+        else:
+            ledger.report("P302", container.path,
+                          f"sidecar container {container.name!r} cannot be added by a TrainJob")
+    group = rules.container
+    base = f"{base}.spec.containers[name={draft.patch_container}]"
+    for key, value in main.node.items():
+        field = str(key)
+        path = (*main.path, field)
+        rule = group.fields.get(field)
+        if value is None:
+            ledger.default(path)
+        elif rule is None:
+            _unsupported(group.other_code, path, field, ledger, "container", draft)
+        elif rule.op == "trainer" and rule.to is not None:
+            if rule.to in feeds:
+                copied = yamlio.clone(value)
+                if rule.to == "resourcesPerNode":
+                    quantity.as_api_values(copied)
+                draft.set_trainer(rule.to, copied)
+                ledger.mapped(path, f"spec.trainer.{rule.to}")
+            elif draft.companion is not None:
+                ledger.mapped(path, f"{base}.{field}")
+            elif _runtime_has(draft, replica.job, field, main.node):
+                ledger.mapped(path, f"{draft.runtime_kind}/{draft.runtime_name}: "
+                              f"replicatedJobs[name={replica.job}] container node {field} "
+                              "(the same value)")
+            else:
+                ledger.report(LOST_CONTAINER_FIELD, path, f"the {replica.role} container's "
+                              f"{field} cannot be set through a TrainJob; the runtime's "
+                              f"{replica.job!r} job defines it")
+        elif rule.op == "patch":
+            if draft.companion is not None:
+                ledger.mapped(path, f"{base}.{field}")
+            elif field in target.patchable_container_fields:
+                draft.job(replica.job).container[field] = yamlio.clone(value)
+                ledger.mapped(path, f"{base}.{field}")
+            else:
+                _unsupported(rule.code or group.other_code, path, field, ledger, "container",
+                             draft)
+        elif rule.op == "unsupported":
+            _unsupported(rule.code or group.other_code, path, field, ledger, "container", draft)
+        else:
+            ledger.default(path)
+    if main.name != draft.patch_container:
+        ledger.report("C408", (*main.path, "name"),
+                      f"container {main.name!r} is now {draft.patch_container!r}")
+    if draft.companion is None:
+        _duplicate_mounts(main, ledger)
+
+
+def _runtime_has(draft: Draft, job: str, field: str, legacy: Any) -> bool:
+    """Whether the referenced runtime (known from --runtimes) already runs this value; command
+    and args count as one (``[sshd] + [-De]`` runs the same as ``[sshd, -De]``)."""
+    containers = (draft.runtime_pods.get(job) or {}).get("spec", {}).get("containers") or []
+    node = next((c for c in containers if isinstance(c, dict)
+                 and c.get("name") == draft.patch_container), None)
+    if node is None:
+        return False
+    if field in ("command", "args"):
+        def exec_line(container: Any) -> list[Any]:
+            return [*(container.get("command") or []), *(container.get("args") or [])]
+        return bool(yamlio.plain(exec_line(legacy)) == yamlio.plain(exec_line(node)))
+    return bool(yamlio.plain(legacy.get(field)) == yamlio.plain(node.get(field)))
+
+
+def _duplicate_mounts(main: Container, ledger: Ledger) -> None:
+    mounts = main.node.get("volumeMounts") or []
+    counts = Counter(m.get("name") for m in mounts if isinstance(m, dict))
+    for index, mount in enumerate(mounts):
+        name = mount.get("name") if isinstance(mount, dict) else None
+        if counts.get(name, 0) > 1:
+            counts[name] = 0
+            ledger.report("C406", (*main.path, "volumeMounts", index),
+                          f"volume {name!r} is mounted more than once", consume=False)
+
+
+def _unsupported(code: str, path: FieldPath, field: str, ledger: Ledger, where: str,
+                 draft: Draft) -> None:
+    if draft.companion is not None:
+        _carried(path, f"{where} field {field!r}", ledger, draft)
+        return
+    ledger.report(code, path, f"{where} field {field!r} cannot be set through a TrainJob on "
+                  "this target and was not carried over")
+
+
+def _carried(path: FieldPath, what: str, ledger: Ledger, draft: Draft) -> None:
+    name = draft.companion.name if draft.companion is not None else "?"
+    ledger.report("R213", path, f"{what} is carried by companion runtime {name}")

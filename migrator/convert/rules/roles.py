@@ -1,0 +1,144 @@
+"""CONVERT (rules): role merge: all TrainJob nodes share one pod template, so other roles must
+match it.
+
+The primary role's template is converted; every other role is compared with it field by
+field. Equal fields need nothing; differing resources take the per-key maximum (P307);
+differing pod labels/annotations are merged, primary wins (P308); any other difference is an
+error (P306), because one of the two settings would be lost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from migrator import paths
+from migrator.convert import quantity
+from migrator.convert.draft import Draft
+from migrator.convert.ledger import Ledger
+from migrator.convert.model import Container, Replica
+from migrator.load import yamlio
+from migrator.paths import FieldPath
+
+IGNORED_POD_FIELDS = ("restartPolicy",)
+
+
+def merge_role(primary: Replica, primary_main: Container, other: Replica, other_main: Container,
+               draft: Draft, ledger: Ledger) -> None:
+    """Account for every field of ``other``'s template against the primary's."""
+    _merge_metadata(primary, other, draft, ledger)
+    pod, other_pod = primary.template.spec.node, other.template.spec.node
+    for field in _keys(pod, other_pod):
+        path = (*other.template.spec.path, field)
+        if field == "containers":
+            _merge_containers(primary, primary_main, other, other_main, draft, ledger)
+        elif same(pod.get(field), other_pod.get(field)):
+            ledger.default(path)
+        elif field in IGNORED_POD_FIELDS:
+            ledger.report("P309", path, f"{other.role} pod restartPolicy is overridden by the "
+                          "replica restartPolicy and was dropped")
+        else:
+            _mismatch(primary, other, f"spec.{field}", path, ledger)
+    for field in other.template.node:
+        if field in ("metadata", "spec"):
+            continue
+        path = (*other.template.path, str(field))
+        mine = primary.template.node.get(field)
+        if same(mine, other.template.node[field]):
+            ledger.default(path)  # the primary's copy is accounted for where it is
+        else:
+            ledger.report("U901", path, f"{paths.render(path)} is not known to any mapping "
+                          "rule and was not carried over")
+
+
+def _merge_metadata(primary: Replica, other: Replica, draft: Draft, ledger: Ledger) -> None:
+    meta = other.template.metadata
+    if meta is None:
+        return
+    primary_meta = primary.template.metadata.node if primary.template.metadata else {}
+    for field, value in meta.node.items():
+        path = (*meta.path, str(field))
+        if field not in ("labels", "annotations"):
+            if same(primary_meta.get(field), value):
+                ledger.default(path)  # reported (if at all) on the primary's copy
+            else:
+                ledger.report("P310", path, f"{other.role} pod template metadata.{field} "
+                              "cannot be carried by a runtime patch")
+            continue
+        patch = draft.job(other.job)
+        merged = patch.labels if field == "labels" else patch.annotations
+        for key, item in (value or {}).items():
+            if str(key) not in merged:
+                merged[str(key)] = item
+                ledger.report("P308", (*path, str(key)),
+                              f"{other.role} pod {field[:-1]} {key!r} is not on the "
+                              f"{primary.role} template; it now applies to every node")
+            elif merged[str(key)] != item:
+                ledger.report("P308", (*path, str(key)),
+                              f"{other.role} pod {field[:-1]} {key!r}={item!r} differs from "
+                              f"{primary.role}'s; {primary.role}'s value is used")
+            else:
+                ledger.default((*path, str(key)))
+        ledger.default(path)
+
+
+def _merge_containers(primary: Replica, primary_main: Container, other: Replica,
+                      other_main: Container, draft: Draft, ledger: Ledger) -> None:
+    for field in _keys(primary_main.node, other_main.node):
+        path = (*other_main.path, field)
+        mine, theirs = primary_main.node.get(field), other_main.node.get(field)
+        if field == "name" or same(mine, theirs):
+            ledger.default(path)
+        elif field == "ports":
+            ledger.report("C403", path, f"{other.role} container ports were dropped (Trainer "
+                          "opens its own port)")
+        elif field == "resources":
+            _merge_resources(primary, other, theirs, path, draft, ledger)
+        else:
+            _mismatch(primary, other, f"container {field}", path, ledger)
+    sidecars = {c.name: c for c in primary.template.containers if c.index != primary_main.index}
+    for container in other.template.containers:
+        if container.index == other_main.index:
+            continue
+        twin = sidecars.get(container.name)
+        if twin is not None and same(twin.node, container.node):
+            ledger.default(container.path)
+        else:
+            ledger.report("P302", container.path, f"sidecar container {container.name!r} of "
+                          f"{other.role} cannot be added by a TrainJob")
+
+
+def _merge_resources(primary: Replica, other: Replica, theirs: Any, path: FieldPath,
+                     draft: Draft, ledger: Ledger) -> None:
+    merged = draft.trainer.get("resourcesPerNode")
+    if merged is None:
+        merged = yamlio.new_map()
+    for section in ("requests", "limits"):
+        for key, value in ((theirs or {}).get(section) or {}).items():
+            current = (merged.get(section) or {}).get(key)
+            if current is None or _bigger(value, current):
+                merged.setdefault(section, yamlio.new_map())[key] = value
+    quantity.as_api_values(merged)
+    draft.trainer["resourcesPerNode"] = merged
+    ledger.report("P307", path, f"{other.role} and {primary.role} request different resources; "
+                  "every node gets the per-resource maximum")
+
+
+def _bigger(value: Any, current: Any) -> bool:
+    new, old = quantity.parse(value), quantity.parse(current)
+    return new is not None and old is not None and new > old
+
+
+def _mismatch(primary: Replica, other: Replica, what: str, path: FieldPath,
+              ledger: Ledger) -> None:
+    ledger.report("P306", path, f"{other.role} and {primary.role} templates differ in {what}; "
+                  "all TrainJob nodes share one template")
+
+
+def _keys(first: Any, second: Any) -> list[str]:
+    keys = [str(k) for k in first]
+    return keys + [str(k) for k in second if str(k) not in keys]
+
+
+def same(first: Any, second: Any) -> bool:
+    """Equal as plain data (comments and styles ignored)."""
+    return bool(yamlio.plain(first) == yamlio.plain(second))

@@ -1,0 +1,36 @@
+"""CONVERT stage, entry point: ``convert_text`` (the library API) converts a YAML stream.
+
+Heavy modules (ruamel, pydantic) are imported only when a document passes the cheap
+prefilter, so scanning texts without Kubeflow kinds stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from migrator.load import detect, stream
+from migrator.results import TextResult
+from migrator.settings import ConvertOptions
+
+
+def convert_text(text: str, target: str = "2.2", *, options: ConvertOptions | None = None,
+                 render: bool = True, **option_values: Any) -> TextResult:
+    """Convert every legacy document of a YAML stream; other documents stay byte-identical.
+
+    ``options`` (or keyword arguments such as ``runtime="my-torch"``) select the target and
+    runtime. Never raises on bad input: problems are findings on the documents.
+    """
+    if options is None:
+        options = ConvertOptions(target=target, **option_values)
+    if not detect.is_candidate(text):
+        return TextResult(text)
+    chunks = stream.split(text)
+    if not any(chunk.has_content and detect.is_candidate(chunk.body) for chunk in chunks):
+        return TextResult(text)
+    from migrator.convert import document
+    from migrator.knowledge import catalog
+
+    loaded = catalog.load()
+    results = [document.process(chunk, index, loaded, options, render)
+               for index, chunk in enumerate(chunks)]
+    return TextResult("".join(r.text for r in results), results)

@@ -1,0 +1,366 @@
+"""KNOWLEDGE: strict typed models of the Trainer API the tool writes: TrainJob and
+(Cluster)TrainingRuntime.
+
+Written from the API facts of Trainer 2.2 and 2.3 (``extra="forbid"``: an unknown field is an
+error, as with a strict API server). Limits of the CRDs (item counts, string lengths, minimums)
+are field constraints, so they are part of the JSON Schema generated from these models
+(``scripts/gen_schemas.py`` → ``schemas/``). Kubernetes types that the Trainer API embeds
+whole (affinity, volumes, tolerations, the runtime's Job spec) are kept as open mappings;
+the upstream CRDs check them in the conformance tests.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+API_VERSION = "trainer.kubeflow.org/v1alpha1"
+INT32 = 2**31 - 1
+
+Obj = dict[str, Any]
+Quantity = int | str
+NameStr = Annotated[str, Field(min_length=1, max_length=253)]
+
+
+class Strict(BaseModel):
+    """Base: camelCase keys, unknown keys rejected."""
+
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True,
+                              defer_build=True)
+
+
+class ObjectMeta(Strict):
+    name: str | None = None
+    generate_name: str | None = None
+    namespace: str | None = None
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+    finalizers: list[str] | None = None
+    owner_references: list[Obj] | None = None
+    uid: str | None = None
+    resource_version: str | None = None
+    generation: int | None = None
+    creation_timestamp: str | None = None
+    deletion_timestamp: str | None = None
+    deletion_grace_period_seconds: int | None = None
+    managed_fields: list[Obj] | None = None
+    self_link: str | None = None
+
+
+class PatchMeta(Strict):
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+    finalizers: list[str] | None = None
+    name: str | None = None
+    namespace: str | None = None
+
+
+class EnvVarSource(Strict):
+    config_map_key_ref: Obj | None = None
+    field_ref: Obj | None = None
+    file_key_ref: Obj | None = None
+    resource_field_ref: Obj | None = None
+    secret_key_ref: Obj | None = None
+
+
+class EnvVar(Strict):
+    name: str
+    value: str | None = None
+    value_from: EnvVarSource | None = None
+
+
+class ResourceClaim(Strict):
+    name: str
+    request: str | None = None
+
+
+class Resources(Strict):
+    limits: dict[str, Quantity] | None = None
+    requests: dict[str, Quantity] | None = None
+    claims: list[ResourceClaim] | None = None
+
+
+class RuntimeRef(Strict):
+    name: NameStr
+    api_group: Annotated[str, Field(max_length=253)] | None = None
+    kind: Annotated[str, Field(max_length=253)] | None = None
+
+
+class SecretRef(Strict):
+    name: str | None = None
+
+
+class DatasetOrModel(Strict):
+    storage_uri: Annotated[str, Field(max_length=2048)] | None = None
+    env: Annotated[list[EnvVar], Field(max_length=128)] | None = None
+    secret_ref: SecretRef | None = None
+
+
+class Initializer(Strict):
+    dataset: DatasetOrModel | None = None
+    model: DatasetOrModel | None = None
+
+
+class Trainer22(Strict):
+    image: Annotated[str, Field(max_length=500)] | None = None
+    command: Annotated[list[Annotated[str, Field(max_length=65536)]],
+                       Field(max_length=128)] | None = None
+    args: Annotated[list[Annotated[str, Field(max_length=65536)]],
+                    Field(max_length=128)] | None = None
+    env: Annotated[list[EnvVar], Field(max_length=128)] | None = None
+    num_nodes: Annotated[int, Field(ge=1, le=INT32)] | None = None
+    num_proc_per_node: Annotated[int, Field(ge=1, le=INT32)] | None = None
+    resources_per_node: Resources | None = None
+
+
+class Trainer23(Trainer22):
+    command: Annotated[list[Annotated[str, Field(max_length=1048576)]],
+                       Field(max_length=128)] | None = None
+    args: Annotated[list[Annotated[str, Field(max_length=1048576)]],
+                    Field(max_length=128)] | None = None
+
+
+class ContainerPatch(Strict):
+    name: str
+    env: list[EnvVar] | None = None
+    volume_mounts: list[Obj] | None = None
+    security_context: Obj | None = None
+
+
+class PodSpecPatch22(Strict):
+    service_account_name: Annotated[str, Field(max_length=253)] | None = None
+    node_selector: dict[str, str] | None = None
+    affinity: Obj | None = None
+    tolerations: Annotated[list[Obj], Field(max_length=128)] | None = None
+    volumes: Annotated[list[Obj], Field(max_length=128)] | None = None
+    init_containers: Annotated[list[ContainerPatch], Field(max_length=64)] | None = None
+    containers: Annotated[list[ContainerPatch], Field(max_length=64)] | None = None
+    scheduling_gates: Annotated[list[Obj], Field(max_length=16)] | None = None
+    image_pull_secrets: Annotated[list[Obj], Field(max_length=64)] | None = None
+    security_context: Obj | None = None
+
+
+class PodSpecPatch23(PodSpecPatch22):
+    termination_grace_period_seconds: Annotated[int, Field(ge=0)] | None = None
+
+
+ManagedBy = Literal["trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue"]
+
+
+class _TrainJob(Strict):
+    api_version: Literal["trainer.kubeflow.org/v1alpha1"]
+    kind: Literal["TrainJob"]
+    metadata: ObjectMeta | None = None  # required by the API server; absent in Katib trials
+    status: Obj | None = None
+
+
+@functools.cache
+def _train_job(version: str) -> type[BaseModel]:
+    """The TrainJob model of a release, built on first use. The releases differ in trainer
+    limits and in the pod spec a runtime patch may set; the chain of patch models is written
+    once, here, around that pod spec."""
+    trainer_model = Trainer22 if version == "2.2" else Trainer23
+    pod_spec_model = PodSpecPatch22 if version == "2.2" else PodSpecPatch23
+
+    class PodTemplatePatch(Strict):
+        metadata: PatchMeta | None = None
+        spec: pod_spec_model | None = None  # type: ignore[valid-type]
+
+    class JobSpecPatch(Strict):
+        template: PodTemplatePatch | None = None
+
+    class JobTemplatePatch(Strict):
+        metadata: PatchMeta | None = None
+        spec: JobSpecPatch | None = None
+
+    class ReplicatedJobPatch(Strict):
+        name: NameStr
+        template: JobTemplatePatch | None = None
+
+    class JobSetSpecPatch(Strict):
+        replicated_jobs: Annotated[list[ReplicatedJobPatch], Field(max_length=100)] | None = None
+
+    class JobSetTemplatePatch(Strict):
+        metadata: PatchMeta | None = None
+        spec: JobSetSpecPatch | None = None
+
+    class TrainingRuntimeSpecPatch(Strict):
+        template: JobSetTemplatePatch | None = None
+
+    class RuntimePatch(Strict):
+        """A runtimePatches entry."""
+
+        manager: NameStr
+        time: str | None = None
+        training_runtime_spec: TrainingRuntimeSpecPatch | None = None
+
+    class TrainJobSpec(Strict):
+        runtime_ref: RuntimeRef
+        initializer: Initializer | None = None
+        trainer: trainer_model | None = None  # type: ignore[valid-type]
+        runtime_patches: Annotated[list[RuntimePatch], Field(max_length=16)] | None = None
+        suspend: bool | None = None
+        managed_by: ManagedBy | None = None
+        active_deadline_seconds: Annotated[int, Field(ge=1)] | None = None
+
+    class TrainJob(_TrainJob):
+        spec: TrainJobSpec
+
+    TrainJob.__name__ = TrainJob.__qualname__ = f"TrainJob{version.replace('.', '')}"
+    TrainJob.__doc__ = f"A TrainJob as Trainer {version} accepts it."
+    TrainJob.model_rebuild()
+    return TrainJob
+
+
+# --- (Cluster)TrainingRuntime -------------------------------------------------------------
+
+
+class MPIPolicy(Strict):
+    num_proc_per_node: Annotated[int, Field(ge=0, le=INT32)] | None = None
+    mpi_implementation: Literal["OpenMPI", ""] | None = None
+    ssh_auth_mount_path: Annotated[str, Field(max_length=4096)] | None = None
+    run_launcher_as_node: bool | None = None
+
+
+class FluxPolicy(Strict):
+    num_proc_per_node: Annotated[int, Field(ge=1, le=INT32)] | None = None
+
+
+class EmptyPolicy(Strict):
+    pass
+
+
+class EnvInjectionTarget(Strict):
+    job_name: Annotated[str, Field(min_length=1, max_length=63)]
+    container_names: Annotated[list[Annotated[str, Field(max_length=63)]],
+                               Field(min_length=1, max_length=8)]
+
+
+class EnvInjection(Strict):
+    targets: Annotated[list[EnvInjectionTarget], Field(max_length=16)] | None = None
+
+
+class TorchPolicy23(Strict):
+    env_injection: EnvInjection | None = None
+
+
+class MLPolicy22(Strict):
+    num_nodes: Annotated[int, Field(ge=1, le=INT32)] | None = None
+    torch: EmptyPolicy | None = None
+    mpi: MPIPolicy | None = None
+    jax: EmptyPolicy | None = None
+    xgboost: EmptyPolicy | None = None
+    flux: FluxPolicy | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> MLPolicy22:
+        sources = [name for name in ("torch", "mpi", "jax", "xgboost", "flux")
+                   if getattr(self, name) is not None]
+        if len(sources) > 1:
+            raise ValueError(f"only one ML policy source may be set, got {', '.join(sources)}")
+        return self
+
+
+class MLPolicy23(MLPolicy22):
+    torch: TorchPolicy23 | None = None  # type: ignore[assignment]
+
+
+class Coscheduling(Strict):
+    schedule_timeout_seconds: Annotated[int, Field(ge=0, le=INT32)] | None = None
+
+
+class NetworkTopology(Strict):
+    mode: Literal["hard", "soft"] | None = None
+    highest_tier_allowed: int | None = None
+
+
+class Volcano(Strict):
+    network_topology: NetworkTopology | None = None
+
+
+class PodGroupPolicy(Strict):
+    coscheduling: Coscheduling | None = None
+    volcano: Volcano | None = None
+
+
+class DependsOn(Strict):
+    name: str
+    status: Literal["Ready", "Complete"]
+
+
+class JobTemplate(Strict):
+    metadata: PatchMeta | None = None
+    spec: Obj  # a batch/v1 JobSpec: its pod template is checked by the upstream CRD
+
+
+class ReplicatedJob(Strict):
+    name: NameStr
+    group_name: str | None = None
+    replicas: Annotated[int, Field(ge=0, le=INT32)] | None = None
+    depends_on: Annotated[list[DependsOn], Field(max_length=5)] | None = None
+    template: JobTemplate
+
+
+class JobSetSpec(Strict):
+    replicated_jobs: list[ReplicatedJob] | None = None
+    network: Obj | None = None
+    success_policy: Obj | None = None
+    failure_policy: Obj | None = None
+    startup_policy: Obj | None = None
+    coordinator: Obj | None = None
+    managed_by: str | None = None
+    suspend: bool | None = None
+    ttl_seconds_after_finished: Annotated[int, Field(ge=0, le=INT32)] | None = None
+    volume_claim_policies: Annotated[list[Obj], Field(max_length=50)] | None = None
+
+
+class JobSetTemplate(Strict):
+    metadata: PatchMeta | None = None
+    spec: JobSetSpec | None = None
+
+
+class RuntimeSpec22(Strict):
+    ml_policy: MLPolicy22 | None = None
+    pod_group_policy: PodGroupPolicy | None = None
+    template: JobSetTemplate
+
+
+class RuntimeSpec23(RuntimeSpec22):
+    ml_policy: MLPolicy23 | None = None
+
+
+class _Runtime(Strict):
+    api_version: Literal["trainer.kubeflow.org/v1alpha1"]
+    kind: Literal["TrainingRuntime", "ClusterTrainingRuntime"]
+    metadata: ObjectMeta
+    status: Obj | None = None
+
+
+class TrainingRuntime22(_Runtime):
+    """A TrainingRuntime or ClusterTrainingRuntime as Trainer 2.2 accepts it."""
+
+    spec: RuntimeSpec22
+
+
+class TrainingRuntime23(_Runtime):
+    """A TrainingRuntime or ClusterTrainingRuntime as Trainer 2.3 accepts it."""
+
+    spec: RuntimeSpec23
+
+
+RELEASES = ("2.2", "2.3")
+KINDS = ("TrainJob", "TrainingRuntime", "ClusterTrainingRuntime")
+
+
+def model_for(version: str, kind: str) -> type[BaseModel] | None:
+    """The strict model of ``kind`` in Trainer ``version``, or None when there is none."""
+    if version not in RELEASES:
+        return None
+    if kind == "TrainJob":
+        return _train_job(version)
+    if kind in ("TrainingRuntime", "ClusterTrainingRuntime"):
+        return TrainingRuntime22 if version == "2.2" else TrainingRuntime23
+    return None

@@ -1,0 +1,154 @@
+"""KNOWLEDGE: locate, load and cross-check the data files in mappings/ (cached per process)."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from migrator.errors import MappingFileError
+from migrator.knowledge.specs import CodeDoc, KindIndex, MappingSpec, PodRules, TargetSpec
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def mappings_dir() -> Path:
+    """The mappings folder: inside the installed wheel, else the source checkout's root."""
+    package = Path(__file__).resolve().parents[1]  # migrator/
+    packaged = package / "_mappings"
+    if packaged.is_dir():
+        return packaged
+    checkout = package.parent / "mappings"
+    if checkout.is_dir():
+        return checkout
+    raise MappingFileError(f"mappings folder not found (looked in {packaged} and {checkout})")
+
+
+def _read_yaml(path: Path) -> Any:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+    except (OSError, YAMLError) as exc:
+        raise MappingFileError(f"{path}: {exc}") from None
+
+
+def _model(model: type[M], path: Path, data: Any) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise MappingFileError(f"{path}: {where}: {first['msg']}") from None
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Everything in mappings/, validated."""
+
+    legacy: dict[tuple[str, str], MappingSpec]
+    targets: dict[str, TargetSpec]
+    pod: PodRules
+    kinds: KindIndex
+    codes: dict[str, CodeDoc]
+
+    def target(self, version: str) -> TargetSpec:
+        return self.targets[version]
+
+
+@functools.lru_cache(maxsize=1)
+def load() -> Catalog:
+    """The validated catalog; a per-user cache keyed by the data files' contents (and this
+    code's) spares later runs the parsing and validation."""
+    from migrator.knowledge import cache
+
+    root = mappings_dir()
+    return cache.cached("catalog", cache.key(_inputs(root)), lambda: _build(root), Catalog)
+
+
+def _inputs(root: Path) -> list[bytes]:
+    """Everything a built catalog depends on: the data files, the code, the versions."""
+    import sys
+
+    import pydantic
+
+    from migrator.knowledge import specs
+    from migrator.version import __version__
+
+    parts = [__version__.encode(), sys.version.encode(), pydantic.VERSION.encode(),
+             Path(__file__).read_bytes(), Path(specs.__file__).read_bytes()]
+    for path in sorted(root.rglob("*.yaml")):
+        parts += [path.relative_to(root).as_posix().encode(), path.read_bytes()]
+    return parts
+
+
+def _build(root: Path) -> Catalog:
+    legacy: dict[tuple[str, str], MappingSpec] = {}
+    for path in sorted((root / "legacy").glob("*.yaml")):
+        spec = _model(MappingSpec, path, _read_yaml(path))
+        _check_id(path, spec.id)
+        key = (spec.source.api_version, spec.source.kind)
+        if key in legacy:
+            raise MappingFileError(f"{path}: {key[0]} {key[1]} is already mapped")
+        legacy[key] = spec
+    targets: dict[str, TargetSpec] = {}
+    for path in sorted((root / "targets").glob("*.yaml")):
+        target = _model(TargetSpec, path, _read_yaml(path))
+        _check_id(path, target.id)
+        targets[target.version] = target
+    pod = _model(PodRules, root / "common" / "podtemplate.yaml",
+                 _read_yaml(root / "common" / "podtemplate.yaml"))
+    kinds = _model(KindIndex, root / "kinds.yaml", _read_yaml(root / "kinds.yaml"))
+    raw_codes = _read_yaml(root / "codes.yaml")
+    codes = {code: _model(CodeDoc, root / "codes.yaml", doc) for code, doc in raw_codes.items()}
+    catalog = Catalog(legacy, targets, pod, kinds, codes)
+    _check_codes(catalog)
+    _check_targets(catalog)
+    return catalog
+
+
+def _check_targets(catalog: Catalog) -> None:
+    """Every framework a mapping names has a policy on every target, and roles fit its jobs."""
+    for target in catalog.targets.values():
+        for name, framework in target.frameworks.items():
+            if framework.policy not in target.policies:
+                raise MappingFileError(f"target {target.id}: framework {name!r} names unknown "
+                                       f"policy {framework.policy!r}")
+        for spec in catalog.legacy.values():
+            needed = target.frameworks.get(spec.framework)
+            if needed is None:
+                raise MappingFileError(f"target {target.id} has no framework {spec.framework!r} "
+                                       f"(needed by {spec.id})")
+            jobs = {job.name for job in target.policies[needed.policy].jobs}
+            for role, rules in spec.replica_specs.roles.items():
+                if rules.job not in jobs:
+                    raise MappingFileError(f"{spec.id}: role {role} maps to job {rules.job!r}, "
+                                           f"which the {needed.policy} policy lacks")
+
+
+def _check_id(path: Path, spec_id: str) -> None:
+    if path.stem != spec_id:
+        raise MappingFileError(f"{path}: id {spec_id!r} does not match the file name")
+
+
+def used_codes(catalog: Catalog) -> set[str]:
+    """Codes that the data files refer to."""
+    used = {rule.code for spec in catalog.legacy.values() for rule in spec.rules if rule.code}
+    for spec in catalog.legacy.values():
+        used.update(note.code for note in spec.notes)
+        used.update(role.unsupported for role in spec.replica_specs.roles.values()
+                    if role.unsupported)
+    for group in (catalog.pod.pod_metadata, catalog.pod.pod_spec, catalog.pod.container):
+        used.add(group.other_code)
+        used.update(rule.code for rule in group.fields.values() if rule.code)
+    return used
+
+
+def _check_codes(catalog: Catalog) -> None:
+    missing = sorted(used_codes(catalog) - catalog.codes.keys())
+    if missing:
+        raise MappingFileError(f"codes used in mappings/ but not in codes.yaml: {missing}")

@@ -1,0 +1,123 @@
+"""KNOWLEDGE: runtimes the tool can resolve a TrainJob's runtimeRef against.
+
+Three sources, merged: the target's default runtimes (mappings/targets), runtime files the
+user passes with ``--runtimes`` (files or directories of TrainingRuntime /
+ClusterTrainingRuntime YAML, e.g. ``kubectl get clustertrainingruntimes -o yaml``), and
+runtimes found among the files of the run itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from migrator import paths
+from migrator.errors import MigratorError
+from migrator.knowledge.specs import TargetSpec
+
+RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
+POLICIES = ("torch", "mpi", "jax", "xgboost", "flux")
+
+
+class RuntimeFileError(MigratorError):
+    """A --runtimes path cannot be read."""
+
+
+@dataclass(frozen=True)
+class RuntimeInfo:
+    """What a TrainJob needs to know about a runtime: its ML policy and jobs' containers."""
+
+    policy: str
+    jobs: dict[str, list[str]]
+    source: str
+    doc: Any = None  # the runtime document, when read from a file
+
+
+Index = dict[tuple[str, str], RuntimeInfo]  # (kind, name) -> info
+
+
+def known(target: TargetSpec, user_files: tuple[str, ...],
+          local_files: tuple[str, ...] = ()) -> Index:
+    """Every runtime a TrainJob may resolve to: defaults, then the run's files, then --runtimes
+    (a later source wins on a name clash). A fresh dict: callers may add to it."""
+    index = dict(defaults(target))
+    index.update(from_files(local_files))
+    index.update(from_files(user_files))
+    return index
+
+
+_DEFAULTS: dict[str, Index] = {}  # target id -> its default runtimes (built once)
+
+
+def defaults(target: TargetSpec) -> Index:
+    """The target's default runtimes (do not modify the returned dict)."""
+    if target.id in _DEFAULTS:
+        return _DEFAULTS[target.id]
+    index: Index = {}
+    for runtime in target.default_runtimes:
+        jobs = runtime.jobs or target.policies[runtime.policy].jobs
+        index[("ClusterTrainingRuntime", runtime.name)] = RuntimeInfo(
+            runtime.policy, {job.name: list(job.containers) for job in jobs},
+            f"Trainer {target.version} default runtime")
+    _DEFAULTS[target.id] = index
+    return index
+
+
+def describe(doc: Any, source: str = "") -> RuntimeInfo:
+    """The policy and jobs of a runtime document (plain data)."""
+    policy = paths.get(doc, ("spec", "mlPolicy")) or {}
+    found = [name for name in POLICIES if isinstance(policy, dict) and name in policy]
+    jobs: dict[str, list[str]] = {}
+    for job in paths.get(doc, ("spec", "template", "spec", "replicatedJobs")) or []:
+        if not isinstance(job, dict) or not isinstance(job.get("name"), str):
+            continue
+        pod = paths.get(job, ("template", "spec", "template", "spec")) or {}
+        names = [c.get("name") for kind in ("containers", "initContainers")
+                 for c in pod.get(kind) or [] if isinstance(c, dict)]
+        jobs[job["name"]] = [n for n in names if isinstance(n, str)]
+    return RuntimeInfo(found[0] if found else "plain", jobs, source, doc)
+
+
+@functools.lru_cache(maxsize=8)
+def from_files(files: tuple[str, ...]) -> Index:
+    """Runtimes in the given files and directories (YAML streams and v1 Lists)."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    index: Index = {}
+    for path in _yaml_files(files):
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+            if "TrainingRuntime" not in text:
+                continue
+            documents = list(YAML(typ="safe", pure=True).load_all(text))
+        except (OSError, UnicodeDecodeError, YAMLError) as exc:
+            raise RuntimeFileError(f"--runtimes {path}: cannot read it ({exc})") from None
+        for doc in documents:
+            items = doc.get("items") if isinstance(doc, dict) and doc.get("kind") == "List" \
+                else [doc]
+            for item in items or []:
+                if isinstance(item, dict) and item.get("kind") in RUNTIME_KINDS:
+                    name = paths.get(item, ("metadata", "name"))
+                    if isinstance(name, str):
+                        index[(item["kind"], name)] = describe(item, path)
+    return index
+
+
+def _yaml_files(given_paths: tuple[str, ...]) -> list[str]:
+    files = []
+    for given in given_paths:
+        if os.path.isdir(given):
+            for dirpath, dirnames, filenames in os.walk(given):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                files += [os.path.join(dirpath, f) for f in sorted(filenames)
+                          if f.endswith((".yaml", ".yml"))]
+        elif os.path.exists(given):
+            files.append(given)
+        else:
+            raise RuntimeFileError(f"--runtimes {given}: no such file or directory")
+    return files
+

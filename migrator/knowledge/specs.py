@@ -1,0 +1,242 @@
+"""KNOWLEDGE: typed, strict models of the data files in mappings/ (the tool's own rule language)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+
+class Spec(BaseModel):
+    """Base: camelCase keys in YAML, unknown keys rejected, immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel,
+                              populate_by_name=True)
+
+
+class ApiKind(Spec):
+    api_version: str
+    kind: str
+
+
+class RoleSpec(Spec):
+    """One replica role: its defaults, bounds and which replicated job it becomes."""
+
+    default_replicas: int
+    min_replicas: int = 0
+    max_replicas: int | None = None
+    required: bool = False
+    job: str = "node"
+    unsupported: str | None = None  # finding code when the role has no TrainJob equivalent
+
+
+class ReplicaSpecsSpec(Spec):
+    path: str
+    case_insensitive_roles: bool = False
+    roles: dict[str, RoleSpec]
+    template_priority: list[str]
+    exclusive_roles: list[str] = []  # at most one of these may be present
+    default_restart_policy: str
+    role_restart_policies: dict[str, str] = {}  # per-role defaults that differ
+    restart_policies: list[str]
+
+
+class LegacyContract(Spec):
+    env: list[str] = []
+    host_roles: list[str] = []
+    ports: list[int] = []
+
+
+class LauncherSpec(Spec):
+    """How the trainer command is checked (torchrun) or wrapped (tf-config) for Trainer."""
+
+    check: Literal["torchrun", "none"] = "none"
+    wrap: Literal["tf-config"] | None = None
+    port: int | None = None
+
+
+class Note(Spec):
+    """A finding reported for every job of a kind (a contract change users must know about)."""
+
+    code: str
+    message: str
+
+
+class MainContainerSpec(Spec):
+    """How the main container of a role is found: a fixed name, or a name held in a field."""
+
+    name: str | None = None
+    name_field: str | None = None
+
+
+class Rule(Spec):
+    """One job-level rule: what happens to the source field ``from``."""
+
+    source: str = Field(alias="from")
+    op: Literal["copy", "drop", "unsupported", "transform"]
+    to: str | None = None
+    fn: str | None = None
+    code: str | None = None
+
+    @model_validator(mode="after")
+    def _arguments(self) -> Rule:
+        needed = {"copy": "to", "unsupported": "code", "transform": "fn"}.get(self.op)
+        if needed and getattr(self, needed) is None:
+            raise ValueError(f"op {self.op!r} needs {needed!r}")
+        return self
+
+
+class MappingSpec(Spec):
+    """mappings/legacy/<id>.yaml: how one legacy kind converts."""
+
+    id: str
+    source: ApiKind
+    framework: str
+    replica_specs: ReplicaSpecsSpec
+    main_container: MainContainerSpec
+    trainer_role: str | None = None  # the role whose main container feeds spec.trainer
+    resources_role: str | None = None  # the role whose resources become resourcesPerNode
+    num_nodes: Literal["sum", "mpi"] = "sum"
+    injected_env: dict[str, str] = {}
+    companion_env: dict[str, str] = {}  # env a plain companion runtime must provide
+    legacy_contract: LegacyContract = LegacyContract()
+    launcher: LauncherSpec = LauncherSpec()
+    notes: list[Note] = []
+    rules: list[Rule]
+
+
+class FieldRule(Spec):
+    op: Literal["patch", "trainer", "containers", "unsupported", "drop"]
+    to: str | None = None
+    rename: str | None = Field(default=None, alias="as")
+    code: str | None = None
+
+
+class FieldGroup(Spec):
+    fields: dict[str, FieldRule]
+    other_code: str
+
+
+class PodRules(Spec):
+    """mappings/common/podtemplate.yaml: pod template and main-container rules."""
+
+    id: str
+    pod_metadata: FieldGroup
+    pod_spec: FieldGroup
+    container: FieldGroup
+
+
+class Limits(Spec):
+    name: int
+    image: int
+    command_items: int
+    command_item_length: int
+    env_items: int
+    runtime_patches: int
+    volumes: int
+    volume_mounts: int
+    tolerations: int
+    image_pull_secrets: int
+    scheduling_gates: int
+
+
+class JobSpec(Spec):
+    """A replicated job of a runtime."""
+
+    name: str
+    ancestor: str | None = None
+    containers: list[str]
+
+
+class PolicySpec(Spec):
+    """An ML policy source as the target's Trainer implements it."""
+
+    injected_env: dict[str, str] = {}  # what Trainer sets in the trainer's node container
+    reserved_env: list[str] = []
+    jobs: list[JobSpec]
+    trainer_job: str = "node"
+
+
+class FrameworkSpec(Spec):
+    """Which runtime a legacy framework converts to on this target."""
+
+    policy: str
+    runtime: str | None = None  # None: Trainer ships no runtime for it (companion only)
+    why: str = ""
+
+
+class DefaultRuntime(Spec):
+    """A runtime shipped by this Trainer release."""
+
+    name: str
+    policy: str
+    jobs: list[JobSpec] | None = None  # when they differ from the policy's jobs
+    pods: dict[str, dict[str, Any]] | None = None  # job -> pod spec (effective-pod comparison)
+
+
+class RuntimeSpec(Spec):
+    """The runtime one conversion references (resolved from target, config and options)."""
+
+    name: str
+    kind: str
+    policy: str
+    trainer_job: str
+    container: str
+    jobs: list[JobSpec]
+    reserved_env: list[str] = []
+    companion: bool = False
+
+
+class TargetSpec(Spec):
+    """mappings/targets/v<X.Y>.yaml: what one Trainer release accepts."""
+
+    id: str
+    version: str
+    api_version: str
+    kind: str
+    patchable_pod_fields: list[str]
+    patchable_container_fields: list[str]
+    honours_managed_by: bool
+    limits: Limits
+    policies: dict[str, PolicySpec]
+    frameworks: dict[str, FrameworkSpec]
+    default_runtimes: list[DefaultRuntime]
+    retired_runtimes: list[str] = []
+
+
+class CurrentKind(ApiKind):
+    pre_v22_markers: list[str] = []
+
+
+class EmbeddingSpec(Spec):
+    """An object kind whose embedded legacy jobs are converted in place."""
+
+    kind: str
+    api_group: str
+    paths: list[str]
+    katib: bool = False
+    pod_sets_code: str | None = None
+    strings: bool = False  # the jobs are YAML text in string values (ConfigMap data)
+
+
+class KindIndex(Spec):
+    """mappings/kinds.yaml: every training kind the tool recognises."""
+
+    training_kinds: list[str]
+    pending: list[ApiKind]
+    prototypes: list[ApiKind] = []
+    current: list[CurrentKind]
+    embedding_kinds: list[str]
+    embeddings: list[EmbeddingSpec] = []
+
+
+class CodeDoc(Spec):
+    """One entry of mappings/codes.yaml."""
+
+    name: str
+    severity: Literal["error", "warning", "info"]
+    summary: str
+    why: str
+    example: str
+    fix: str

@@ -1,0 +1,1 @@
+"""LOAD stage: read and decode inputs, split YAML streams, parse, detect what a document is."""

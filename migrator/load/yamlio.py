@@ -1,0 +1,304 @@
+"""LOAD: the only place that builds ruamel.yaml objects and touches comment internals."""
+
+from __future__ import annotations
+
+import copy
+import io
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedBase, CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+MAX_EXPANDED_NODES = 1_000_000
+MAX_DEPTH = 200
+FAST = True  # libyaml for the documents it loads identically (see fastload); False: pure only
+
+
+class DocumentError(Exception):
+    """A document could not be loaded; carries a 1-based line/column when known."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None,
+                 code: str = "Y101") -> None:
+        super().__init__(message)
+        self.line, self.column, self.code = line, column, code
+
+
+@dataclass(frozen=True)
+class Indent:
+    """Block indentation of a document: mapping indent, sequence indent, dash offset."""
+
+    mapping: int = 2
+    sequence: int = 4
+    offset: int = 2
+
+
+def _rt() -> YAML:
+    yaml = YAML(typ="rt", pure=True)
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+_shared: dict[str, YAML] = {}
+
+
+def _instance(purpose: str) -> YAML:
+    """One round-trip instance per purpose, reused: building one costs more than a small
+    document's load. (ruamel resets its reader, scanner and parser after every load.)"""
+    yaml = _shared.get(purpose)
+    if yaml is None:
+        yaml = _shared[purpose] = _rt()
+    return yaml
+
+
+def load(text: str) -> Any:
+    """Load one document with round-trip fidelity; raise DocumentError on bad input.
+
+    Documents that libyaml reads without losing anything the round trip keeps are parsed by
+    it into the same tree (``fastload`` says which); the others, and every error, by ruamel's
+    pure loader.
+    """
+    from migrator.load import fastload
+
+    data = fastload.load(text, _load_pure) if FAST else None
+    if data is None:
+        data = _load_pure(text)
+    if _depth_exceeds(data, MAX_DEPTH):
+        raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", code="Y104")
+    if "*" in text and _expanded_size(data) > MAX_EXPANDED_NODES:
+        raise DocumentError(
+            f"aliases expand to more than {MAX_EXPANDED_NODES} nodes (alias bomb?)", code="Y104")
+    return data
+
+
+def _load_pure(text: str) -> Any:
+    # a %YAML directive changes how later documents resolve, and a failure may leave state
+    # half-way: such an instance is not reused
+    reusable = not (text.startswith("%") or "\n%" in text)
+    try:
+        try:
+            data = _instance("load").load(text)
+        except BaseException:
+            reusable = False
+            raise
+        finally:
+            if not reusable:
+                _shared.pop("load", None)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        column = mark.column + 1 if mark is not None else None
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise DocumentError(str(problem).strip(), line, column) from None
+    except (YAMLError, ValueError) as exc:
+        raise DocumentError(str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
+    except RecursionError:
+        raise DocumentError("document nests too deeply", code="Y104") from None
+    return data
+
+
+def _expanded_size(root: Any) -> int:
+    """Node count of the tree with every alias expanded, computed without expanding."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if not isinstance(node, (dict, list)) or (id(node) in sizes and not children_done):
+            continue
+        values = list(node.values()) if isinstance(node, dict) else list(node)
+        if children_done:
+            sizes[id(node)] = 1 + sum(sizes.get(id(v), 1) for v in values)
+            open_nodes.discard(id(node))
+        elif id(node) in open_nodes:
+            return MAX_EXPANDED_NODES + 1  # a recursive alias never ends
+        else:
+            open_nodes.add(id(node))
+            stack.append((node, True))
+            stack.extend((v, False) for v in values if isinstance(v, (dict, list)))
+    return sizes.get(id(root), 1)
+
+
+def _depth_exceeds(node: Any, limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(node, 0)]
+    seen: set[int] = set()
+    while stack:
+        current, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(current, (dict, list)):
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            values = current.values() if isinstance(current, dict) else current
+            stack.extend((value, depth + 1) for value in values)
+    return False
+
+
+def dump(node: Any, indent: Indent) -> str:
+    """Dump one document with the given indentation."""
+    yaml = _instance("dump")
+    yaml.indent(mapping=indent.mapping, sequence=indent.sequence, offset=indent.offset)
+    buffer = io.StringIO()
+    try:
+        yaml.dump(node, buffer)
+    except BaseException:
+        _shared.pop("dump", None)
+        raise
+    return buffer.getvalue()
+
+
+_KEY_LINE = re.compile(r"^( *)[^\s#-][^:#]*:\s*(?:#.*)?$")
+_DASH_LINE = re.compile(r"^( *)- ")
+
+
+def detect_indent(text: str) -> Indent:
+    """Guess a document's block indentation from its first nested mapping and sequence."""
+    mapping = sequence = offset = None
+    previous: tuple[int, bool] | None = None
+    for raw in text.splitlines():
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        width = len(raw) - len(raw.lstrip(" "))
+        dash = _DASH_LINE.match(raw)
+        if previous is not None and previous[1]:
+            if dash and offset is None:
+                offset = width - previous[0]
+                sequence = offset + 2
+            elif not dash and mapping is None and width > previous[0]:
+                mapping = width - previous[0]
+        previous = (width, bool(_KEY_LINE.match(raw)))
+        if mapping is not None and offset is not None:
+            break
+    mapping = mapping if mapping in (2, 3, 4) else 2
+    if offset is None or offset < 0 or offset > 4:
+        return Indent(mapping, mapping + 2, 2)
+    return Indent(mapping, max(sequence or 2, offset + 2), offset)
+
+
+def clone(node: Any) -> Any:
+    """Deep-copy a loaded subtree, keeping comments and flow style but not anchors."""
+    duplicate = copy.deepcopy(node)
+    _strip_anchors(duplicate)
+    return duplicate
+
+
+def _strip_anchors(node: Any) -> None:
+    if isinstance(node, CommentedBase) and hasattr(node, "anchor"):
+        anchor = node.anchor
+        if anchor.value is not None:
+            anchor.value = None
+            anchor.always_dump = False
+    if isinstance(node, dict):
+        for value in node.values():
+            _strip_anchors(value)
+    elif isinstance(node, list):
+        for value in node:
+            _strip_anchors(value)
+
+
+def new_map(items: list[tuple[str, Any]] | None = None) -> CommentedMap:
+    out = CommentedMap()
+    for key, value in items or []:
+        out[key] = value
+    return out
+
+
+def new_seq(items: list[Any] | None = None) -> CommentedSeq:
+    return CommentedSeq(items or [])
+
+
+def flow_seq(items: list[Any]) -> CommentedSeq:
+    """A sequence that dumps in flow style (``[1, 2, 3]``), for long lists of scalars."""
+    seq = CommentedSeq(items)
+    seq.fa.set_flow_style()
+    return seq
+
+
+def from_plain(node: Any) -> Any:
+    """Plain dicts and lists (possibly holding loaded nodes) as ruamel maps and sequences."""
+    if isinstance(node, CommentedMap | CommentedSeq):
+        return node
+    if isinstance(node, dict):
+        return new_map([(str(k), from_plain(v)) for k, v in node.items()])
+    if isinstance(node, list):
+        return new_seq([from_plain(v) for v in node])
+    return node
+
+
+def position(node: Any, key: str | int) -> tuple[int | None, int | None]:
+    """1-based (line, column) of ``key`` in a loaded map or sequence (document-relative)."""
+    try:
+        if isinstance(node, CommentedMap):
+            line, column = node.lc.key(key)
+        elif isinstance(node, CommentedSeq) and isinstance(key, int):
+            line, column = node.lc.item(key)
+        else:
+            return None, None
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None, None
+    return int(line) + 1, int(column) + 1
+
+
+def carry_key_comment(source: Any, key: str, target: CommentedMap, new_key: str) -> None:
+    """Move the end-of-line comment of ``source[key]`` onto ``target[new_key]``."""
+    if not isinstance(source, CommentedMap):
+        return
+    entry = source.ca.items.get(key)
+    if not entry or len(entry) < 3 or entry[2] is None:
+        return
+    token = entry[2]
+    value = getattr(token, "value", "")
+    if not value.lstrip().startswith("#"):
+        return
+    inline = value.split("\n", 1)[0]
+    if inline.strip():
+        target.yaml_add_eol_comment(inline.strip(), new_key)
+
+
+def scalar(value: Any) -> Any:
+    """A plain bool/int/float/str (ruamel's scalar subclasses unwrapped); others unchanged."""
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind(value)
+    return value
+
+
+def plain(node: Any) -> Any:
+    """A comment-free plain-Python copy of a loaded subtree (for comparisons and checks)."""
+    if isinstance(node, dict):
+        return {str(k): plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [plain(v) for v in node]
+    return node
+
+
+def quoted(text: str) -> Any:
+    """A string that dumps double-quoted (for values such as "1" that must stay strings)."""
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    return DoubleQuotedScalarString(text)
+
+
+def locate(root: Any, path: tuple[Any, ...], line_offset: int = 0) -> tuple[int | None, int | None]:
+    """1-based line and column of the field ``path`` in the document ``root`` (the deepest
+    known ancestor; list selectors stop the walk), shifted by ``line_offset`` lines."""
+    from migrator import paths
+
+    node: Any = root
+    best: tuple[int | None, int | None] = (None, None)
+    for seg in path:
+        if isinstance(seg, tuple):
+            break
+        line, column = position(node, seg)
+        if line is None:
+            break
+        best = (line, column)
+        node = paths.get(node, (seg,))
+    if best[0] is None:
+        return None, None
+    return best[0] + line_offset, best[1]

@@ -1,0 +1,81 @@
+"""REPORT stage: every report format, registered once in ``REPORTERS`` (name → writer).
+
+The registry feeds the CLI's ``--report-format`` choices and the ``--report FILE`` suffixes;
+the writers import their modules only when used. The JSON report (the machine contract) is
+``report.jsonreport``; the others are for reviewers and tools (Markdown, HTML, SARIF 2.1.0,
+JUnit XML) and read ``review.ReviewDocument`` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from migrator.report.review import ReviewDocument
+
+# built: the JSON report (``jsonreport.build``); reviewed: the review documents of the run.
+Writer = Callable[[dict[str, Any], list["ReviewDocument"], str], str]
+
+
+def _json(built: dict[str, Any], reviewed: list[ReviewDocument], target: str) -> str:
+    from migrator.report import jsonreport
+
+    return jsonreport.to_json(built)
+
+
+def _markdown(built: dict[str, Any], reviewed: list[ReviewDocument], target: str) -> str:
+    from migrator.report import markdown
+
+    return markdown.render(reviewed, built["summary"], target)
+
+
+def _html(built: dict[str, Any], reviewed: list[ReviewDocument], target: str) -> str:
+    from migrator.report import html
+
+    return html.render(reviewed, built["summary"], target)
+
+
+def _sarif(built: dict[str, Any], reviewed: list[ReviewDocument], target: str) -> str:
+    from migrator.knowledge.catalog import load
+    from migrator.report import sarif
+
+    return sarif.render(reviewed, load().codes)
+
+
+def _junit(built: dict[str, Any], reviewed: list[ReviewDocument], target: str) -> str:
+    from migrator.report import junit
+
+    return junit.render(reviewed)
+
+
+REPORTERS: dict[str, Writer] = {
+    "json": _json, "markdown": _markdown, "html": _html, "sarif": _sarif, "junit": _junit,
+}
+
+# file-name suffix → format (the first suffix of each format is the one the CLI names)
+SUFFIXES = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html",
+            ".htm": "html", ".sarif": "sarif", ".xml": "junit"}
+
+
+def format_of(name: str) -> str | None:
+    """The report format a file name asks for (``x.sarif.json`` is SARIF)."""
+    lowered = name.lower()
+    if lowered.endswith(".sarif.json"):
+        return "sarif"
+    for suffix, kind in SUFFIXES.items():
+        if lowered.endswith(suffix):
+            return kind
+    return None
+
+
+def suffix_list() -> str:
+    """The main suffixes in words: ``.json, .md, .html, .sarif or .xml``."""
+    firsts = [next(s for s, k in SUFFIXES.items() if k == kind) for kind in REPORTERS]
+    return ", ".join(firsts[:-1]) + " or " + firsts[-1]
+
+
+def write(kind: str | None, built: dict[str, Any], reviewed: list[ReviewDocument],
+          target: str) -> str:
+    """One report in format ``kind`` (an unknown or missing kind writes the JSON report)."""
+    return REPORTERS.get(kind or "json", _json)(built, reviewed, target)

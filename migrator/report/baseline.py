@@ -1,0 +1,92 @@
+"""REPORT: findings a team has accepted: config ``ignore`` rules and a baseline file.
+
+An ignore rule names files (gitignore-style globs, relative to the working directory) and
+codes; a baseline (``--write-baseline FILE``) lists the findings of a run by file, code and
+source path, so line shifts do not revive them. Suppressed findings leave the output, the
+reports and the exit code, and are counted in the summary line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from migrator.errors import MigratorError
+from migrator.results import FileResult
+
+BASELINE_VERSION = 1
+
+
+class BaselineError(MigratorError):
+    """The baseline file cannot be read."""
+
+
+@dataclass(frozen=True)
+class IgnoreRule:
+    """Suppress ``codes`` (all codes when empty) in files matching ``paths``."""
+
+    paths: tuple[str, ...]
+    codes: tuple[str, ...] = ()
+
+
+class Suppressor:
+    """Removes accepted findings from file results."""
+
+    def __init__(self, rules: tuple[IgnoreRule, ...] = (),
+                 baseline: set[tuple[str, str, str]] | None = None) -> None:
+        self.rules = [(_spec(rule.paths), set(rule.codes)) for rule in rules]
+        self.baseline = baseline or set()
+        self.suppressed = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.rules or self.baseline)
+
+    def apply(self, file: FileResult) -> FileResult:
+        if not self or file.result is None:
+            return file
+        key = file_key(file.name)
+        for doc in file.result.documents:
+            kept = [f for f in doc.findings if not self._accepted(key, f.code, f.path)]
+            self.suppressed += len(doc.findings) - len(kept)
+            doc.findings = kept
+        return file
+
+    def _accepted(self, key: str, code: str, path: str) -> bool:
+        if (key, code, path) in self.baseline:
+            return True
+        return any(spec.match_file(key) and (not codes or code in codes)
+                   for spec, codes in self.rules)
+
+
+def file_key(name: str) -> str:
+    """How a file is named in baselines and ignore rules: relative to the working directory."""
+    if name == "-":
+        return "-"
+    return Path(os.path.relpath(os.path.abspath(name))).as_posix()
+
+
+def load_baseline(path: Path) -> set[tuple[str, str, str]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        entries = data["findings"]
+        return {(str(e["file"]), str(e["code"]), str(e.get("path", ""))) for e in entries}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BaselineError(f"baseline {path}: cannot read it ({exc})") from None
+
+
+def write_baseline(path: Path, files: list[FileResult]) -> int:
+    entries = sorted({(file_key(f.name), x.code, x.path) for f in files for x in f.findings})
+    data: dict[str, Any] = {"version": BASELINE_VERSION, "findings": [
+        {"file": name, "code": code, "path": where} for name, code, where in entries]}
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return len(entries)
+
+
+def _spec(patterns: tuple[str, ...]) -> Any:
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+

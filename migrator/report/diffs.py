@@ -1,0 +1,34 @@
+"""REPORT: unified diffs of what a conversion changes, coloured for terminals."""
+
+from __future__ import annotations
+
+import difflib
+
+RED, GREEN, CYAN, BOLD, RESET = "\033[31m", "\033[32m", "\033[36m", "\033[1m", "\033[0m"
+
+
+def unified(name: str, before: str, after: str, *, color: bool = False) -> str:
+    """The unified diff of one file (empty when nothing changed)."""
+    if before == after:
+        return ""
+    lines = list(difflib.unified_diff(before.splitlines(keepends=True),
+                                      after.splitlines(keepends=True),
+                                      fromfile=f"a/{name}", tofile=f"b/{name}"))
+    out = []
+    for line in lines:
+        if not line.endswith("\n"):
+            line += "\n\\ No newline at end of file\n"
+        out.append(_paint(line) if color else line)
+    return "".join(out)
+
+
+def _paint(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return f"{BOLD}{line.rstrip(chr(10))}{RESET}\n"
+    if line.startswith("@@"):
+        return f"{CYAN}{line.rstrip(chr(10))}{RESET}\n"
+    if line.startswith("+"):
+        return f"{GREEN}{line.rstrip(chr(10))}{RESET}\n"
+    if line.startswith("-"):
+        return f"{RED}{line.rstrip(chr(10))}{RESET}\n"
+    return line

@@ -1,0 +1,83 @@
+"""REPORT: what a reviewer needs per document: identity, provenance, findings, and the semantic
+diff.
+
+Collected from each file's results while the batch still holds the file's text (only when a
+human-facing report is asked for), then written by the Markdown, HTML, SARIF and JUnit
+writers of ``report/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from migrator.load import stream
+from migrator.report.jsonreport import object_label
+from migrator.results import FileResult, Finding, Severity
+
+if TYPE_CHECKING:
+    from migrator.check.effective import Difference
+
+SEVERITY_ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
+
+
+@dataclass
+class ReviewDocument:
+    """One reported document of a run, with everything a reviewer reads."""
+
+    file: str
+    index: int
+    line: int | None
+    status: str
+    source: dict[str, Any]
+    output: dict[str, Any] | None
+    findings: list[Finding]
+    mappings: list[tuple[str, str]]
+    values: dict[str, Any]
+    before: str = ""
+    after: str = ""
+    differences: list[Difference] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        source = object_label(self.source)
+        if self.status == "converted" and self.output:
+            target = object_label(self.output)
+            runtime = self.output.get("runtime")
+            extra = f" + {runtime['kind']}/{runtime['name']}" if runtime else ""
+            return f"{source} → {target}{extra}"
+        return source
+
+    def counts(self) -> dict[str, int]:
+        return {s.value: sum(1 for f in self.findings if f.severity is s) for s in SEVERITY_ORDER}
+
+    def ordered_findings(self) -> list[Finding]:
+        return sorted(self.findings, key=lambda f: (-f.severity.rank, f.line or 0, f.code))
+
+
+def collect(file: FileResult, explained: Mapping[int, Any]) -> list[ReviewDocument]:
+    """Review documents of one (not yet slimmed) file result; ``explained`` holds the
+    effective-pod comparison of its converted documents by line (``batch.explain``)."""
+    if file.unreadable is not None:
+        finding = Finding("Y102", Severity.ERROR, "", f"cannot read file: "
+                          f"{file.unreadable.reason}", "Check the path, permissions and encoding.")
+        return [ReviewDocument(file.name, 0, None, "failed", {}, None, [finding], [], {})]
+    if file.result is None or file.source is None:
+        return []
+    chunks = stream.split(file.source.text)
+    out = []
+    for doc in file.result.documents:
+        if not doc.reportable:
+            continue
+        before = chunks[doc.index].text if doc.index < len(chunks) else ""
+        item = ReviewDocument(file.name, doc.index, doc.line, doc.status, dict(doc.source),
+                              dict(doc.output) if doc.output else None, list(doc.findings),
+                              list(doc.mappings), dict(doc.values), before,
+                              doc.text if doc.status == "converted" else before)
+        explanation = explained.get(doc.line)
+        if explanation is not None:
+            item.differences, item.notes = explanation.differences, explanation.notes
+        out.append(item)
+    return out
