@@ -1,11 +1,12 @@
-"""Load stage router: files that are not YAML manifests but hold them (Markdown pages,
-shell scripts, test snapshots) go to their own reader; everything else is ordinary YAML."""
+"""Load stage router: files that are not plain YAML manifests but hold them (Markdown pages,
+shell scripts, test snapshots, kustomizations and their patch files) go to their own
+reader; everything else is an ordinary YAML stream."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from migrator.embeds import markdown, scan, shell
+from migrator.embeds import kustomization, markdown, scan, shell
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
@@ -15,8 +16,11 @@ SUFFIXES = markdown.SUFFIXES + scan.SHELL_SUFFIXES + scan.SNAPSHOT_SUFFIXES
 
 
 def handles(name: str) -> bool:
-    """``name`` is read by a reader of this package, not as a YAML stream."""
-    return name.lower().endswith(SUFFIXES)
+    """``name`` is read by a reader of this package, not as a YAML stream. (A kustomization
+    or a patch file may hold no Kubeflow group name, so the caller must not prefilter it.)"""
+    return name.lower().endswith(SUFFIXES) or kustomization.is_kustomization(name) or (
+        name.lower().endswith((".yaml", ".yml", ".json")) and kustomization.owner(name)
+        is not None)
 
 
 def convert(name: str, text: str, options: ConvertOptions | None = None,
@@ -34,4 +38,6 @@ def convert(name: str, text: str, options: ConvertOptions | None = None,
         for index, document in enumerate(documents):
             document.index = index
         return TextResult(text, documents)
-    return None
+    if kustomization.is_kustomization(name):
+        return kustomization.convert_kustomization(name, text, options, render)
+    return kustomization.convert_patch_file(name, text, options, render)

@@ -11,6 +11,7 @@ so an inline ``ImageTagTransformer`` with that field spec is added for each imag
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -28,6 +29,7 @@ TRANSLATED = "E809"
 UNTRANSLATABLE = "E810"
 GROUP, VERSION, KIND = "trainer.kubeflow.org", "v1alpha1", "TrainJob"
 MAX_FILES = 200
+_LEGACY_PATCH = re.compile(r"ReplicaSpecs|runPolicy|kubeflow\.org/v1")
 MAX_DEPTH = 4
 
 
@@ -38,13 +40,21 @@ def is_kustomization(name: str) -> bool:
 def owner(name: str) -> Path | None:
     """The kustomization in ``name``'s folder that uses ``name`` as a patch file."""
     path = Path(name)
+    if path.name in NAMES:
+        return None
+    found = _patch_names(str(path.parent))
+    return found[0] if found is not None and path.name in found[1] else None
+
+
+@functools.lru_cache(maxsize=256)
+def _patch_names(folder: str) -> tuple[Path, frozenset[str]] | None:
+    """A folder's kustomization and the patch files it names (read once per folder)."""
     for candidate in NAMES:
-        kustomization = path.parent / candidate
+        kustomization = Path(folder) / candidate
         if kustomization.is_file():
             root = _load(kustomization)
-            if isinstance(root, dict) and path.name in {_clean(p) for p, _ in
-                                                        _patch_files(root)}:
-                return kustomization
+            if isinstance(root, dict):
+                return kustomization, frozenset(_clean(p) for p, _ in _patch_files(root))
     return None
 
 
@@ -385,8 +395,6 @@ def convert_patch_file(name: str, text: str, options: ConvertOptions | None = No
     root = _load(kustomization)
     options = options or ConvertOptions()
     jobs = bases(kustomization.parent, root).jobs
-    if not jobs:
-        return None
     try:
         patch = yamlio.plain(yamlio.load(text))
     except yamlio.DocumentError:
@@ -399,10 +407,19 @@ def convert_patch_file(name: str, text: str, options: ConvertOptions | None = No
     else:
         target = None
     chosen = targets(target, jobs)
-    if not chosen:
-        return None
-    translation = translate(patch, chosen, converter(options))
     source = {"kind": "Patch", "name": name}
+    if not chosen:
+        if not (isinstance(target, dict) and target.get("kind") in {*kustomize.LEGACY_KINDS,
+                                                                    KIND}
+                and _LEGACY_PATCH.search(text)):
+            return None
+        finding = notes.finding(UNTRANSLATABLE, "", "this patch is written for a legacy job "
+                                "but no legacy base job matches it (was the base already "
+                                "converted in place? convert the overlay together with its "
+                                "bases, e.g. with -o)", 1)
+        return TextResult(text, [DocumentResult(0, 1, "failed", text, source=source,
+                                                findings=[finding])])
+    translation = translate(patch, chosen, converter(options))
     if translation.problems:
         findings = [notes.finding(UNTRANSLATABLE, "", _problem(p), 1)
                     for p in translation.problems]

@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from migrator.embeds import notes
+from migrator.results import Finding
+
 FINISHED = "K107"
 RUNNING = "K108"
 SUSPENDED = "K109"
@@ -60,3 +63,12 @@ def live_state(job: Any) -> Live | None:
             "completionTime"):
         return Live("running", "Running", RUNNING)
     return None
+
+
+def finding(job: Any, line: int | None, path: str = "") -> Finding | None:
+    """The finding a dumped job's status calls for, if it came from a cluster."""
+    live = live_state(job)
+    if live is None:
+        return None
+    return notes.finding(live.code, f"{path}.status" if path else "status",
+                         live.message(str(job.get("kind"))), line)
