@@ -10,12 +10,14 @@ from migrator.template import structure
 from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, decode_int
 from migrator.template.structure import Unsupported
 from migrator.template.tokens import Dialect, TemplateSyntaxError, tokenize
+from migrator.template.conditions import condition as _condition
 from migrator.template.worlds import WorldFailed, fold, render_lines
 
 Status = Literal["converted", "unchanged", "failed", "skipped"]
 NOT_CARRIED = "Y110"
 NOT_COMPUTABLE = "Y111"
 KEPT_LEGACY = "Y112"
+VALUE_CHECKED_LATER = "Y113"
 MAX_LEGACY = 4
 _ENV = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 
@@ -42,6 +44,9 @@ class Outcome:
     documents: list[Any] = field(default_factory=list)  # DocumentResults of the reference world
     provenance: list[dict[str, Any]] = field(default_factory=list)
     worlds: int = 0
+    # source fields whose value a template action makes: the converter's checks of their value
+    # (e.g. whether a command starts torchrun) can only be judged on the rendered job
+    value_paths: set[str] = field(default_factory=set)
 
 
 def dialect_of(text: str) -> Dialect | None:
@@ -74,7 +79,7 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
     def convert(world_text: str) -> tuple[str, list[Any], bool]:
         result = convert_text(world_text, options=options)
         ok = not any(d.status == "failed" for d in result.documents)
-        return result.text, list(result.documents), ok
+        return _canonical(result.text), list(result.documents), ok
 
     forced: dict[int, int] = {}
     legacy: list[tuple[str, WorldFailed]] = []  # (Go condition, the world that failed)
@@ -88,6 +93,7 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
                 if kept is None or len(legacy) >= MAX_LEGACY:
                     return _world_failed(text, dialect, codec, exc)
                 legacy.append((kept, exc))
+        _merge_neutrals(codec)
         body = codec.decode("\n".join(render_lines(folded.pieces)))
     except Unsupported as exc:
         return _refused(text, dialect, exc)
@@ -118,7 +124,13 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
     if status != "converted":
         out_text = text
     outcome = Outcome(status, out_text if render else text, dialect, notes, ref_docs,
-                      _provenance(codec, ref_out), len(folded.worlds))
+                      _provenance(codec, ref_out), len(folded.worlds),
+                      _value_paths(codec.encode(forced).text))
+    if outcome.value_paths:
+        outcome.notes.append(Note(VALUE_CHECKED_LATER, "", f"{len(outcome.value_paths)} source "
+                                  "fields take their value from template actions; checks of "
+                                  "those values (e.g. whether a command starts torchrun) are "
+                                  "made on rendered output only (run `check --helm`)", None))
     return outcome
 
 
@@ -304,52 +316,78 @@ def _units_of(branch: Any) -> list[int]:
     return found
 
 
-def _condition(codec: Codec, block: Any, failing: int, forced: dict[int, int]) -> str | None:
-    """A Go expression true exactly when ``block`` takes branch ``failing`` (top-level only)."""
-    path = _path_to(codec.template.root, block, [])
-    if path is None:
-        return None
-    terms: list[str] = []
-    for anc, choice in path:
-        if anc.kind not in ("if", "enum"):
-            return None
-        terms.append(_branch_condition(anc, choice))
-    if block.kind not in ("if", "enum", "with"):
-        return None
-    terms.append(_branch_condition(block, failing))
-    terms = [t for t in terms if t]
-    if not terms:
-        return None
-    return terms[0] if len(terms) == 1 else "and " + " ".join(f"({t})" for t in terms)
+def _canonical(text: str) -> str:
+    """The converter's output in one layout (it copies the source's list indentation, which
+    differs between worlds), so that worlds differ only where their content differs."""
+    import io
 
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
 
-def _branch_condition(block: Any, index: int) -> str:
-    conds = []
-    for branch in block.branches:
-        body = branch.header.body if branch.header else ""
-        for word in ("else if ", "if ", "with "):
-            if body.startswith(word):
-                conds.append(body[len(word):].strip())
-                break
+    yaml = YAML(typ="rt", pure=True)
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    try:
+        docs = list(yaml.load_all(text))
+        out = io.StringIO()
+        yaml.dump_all(docs, out)
+    except (YAMLError, ValueError, TypeError):
+        return text
+    lines = []
+    for line in out.getvalue().split("\n"):
+        item = _ITEM_MAPPING.match(line)
+        if item:  # `- key: v` -> `-` + `  key: v`: an item's first field is a line of its own
+            lines.append(item.group(1) + "-")
+            lines.append(" " * (len(item.group(1)) + 2) + item.group(2))
         else:
-            conds.append("")
-    parts = [f"not ({c})" for c in conds[:index] if c]
-    if index < len(conds) and conds[index]:
-        parts.append(f"({conds[index]})")
-    if not parts:
-        return ""
-    return parts[0].strip("()") if len(parts) == 1 and not parts[0].startswith("not") else \
-        (parts[0] if len(parts) == 1 else "and " + " ".join(f"({p})" for p in parts))
+            lines.append(line)
+    return "\n".join(lines)
 
 
-def _path_to(branch: Any, target: Any, trail: list[Any]) -> list[Any] | None:
-    for item in branch.items:
-        if isinstance(item, int):
+_ITEM_MAPPING = re.compile(r"^(\s*)- ((?:[A-Za-z0-9_./-]+|\"[^\"]*\"|'[^']*'):(?: |$).*)$")
+
+
+def _merge_neutrals(codec: Codec) -> None:
+    """A folded block stands for all blocks with its condition: each branch declares the
+    variables (and keeps the comments) of every one of them."""
+    for block in codec.template.blocks:
+        rep = codec.template.blocks[codec.canon.get(block.id, block.id)]
+        if rep is block:
             continue
-        if item is target:
-            return trail
-        for i, sub in enumerate(item.branches):
-            found = _path_to(sub, target, trail + [(item, i)])
-            if found is not None:
-                return found
-    return None
+        for mine, theirs in zip(rep.branches, block.branches):
+            known = {a.text for a in mine.neutral}
+            mine.neutral.extend(a for a in theirs.neutral if a.text not in known)
+
+
+def _value_paths(source: str) -> set[str]:
+    """Paths (in the converter's notation) of the source scalars that hold a placeholder."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    found: set[str] = set()
+    try:
+        docs = list(YAML(typ="safe", pure=True).load_all(source))
+    except YAMLError:
+        return found
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                child = f"{path}.{key}" if path else str(key)
+                if _PLACEHOLDER.search(str(key)):
+                    found.add(path)
+                walk(value, child)
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                name = item.get("name") if isinstance(item, dict) else None
+                walk(item, f"{path}[name={name}]" if isinstance(name, str) else f"{path}[{i}]")
+        elif _PLACEHOLDER.search(str(node)):
+            found.add(path)
+
+    for doc in docs:
+        walk(doc, "")
+    return found
+
+
+_PLACEHOLDER = re.compile(r"tjm[zl]\d{4}[zl]|(?<![0-9])[123]\d{8}(?![0-9])")

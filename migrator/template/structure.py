@@ -21,6 +21,7 @@ class Unsupported(ValueError):
         super().__init__(message)
         self.line = line
         self.construct = construct
+        self.detail: object = None
 
 
 @dataclass
@@ -54,6 +55,7 @@ class Block:
     branches: list[Branch]
     end: Action | None = None
     fail: str = ""  # enum blocks: the message of the {{ fail }} for any other value
+    members: frozenset[int] = frozenset()  # guard blocks: on when one of these blocks is on
 
     @property
     def alternatives(self) -> int:

@@ -6,8 +6,9 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
-from migrator.template.codec import STR_TOKEN, Codec, World
+from migrator.template.codec import _INT_TOKEN, STR_TOKEN, Codec, World, decode_int
 from migrator.template.structure import Block, Branch, Unsupported
+from migrator.template.tokens import Action
 
 Converter = Callable[[str], tuple[str, list[Any], bool]]  # text -> (output, documents, ok)
 
@@ -105,16 +106,35 @@ class _Scope:
         return pieces
 
 
+MAX_GUARD_ROUNDS = 12
+Change = tuple[int, int, int, int]
+
+
+def _iterations(codec: Codec, block: Block, ref: list[str], twice: list[str]
+                ) -> list[tuple[int, int]] | None:
+    """The lines one iteration of a range body produces, found by running the body twice:
+    every change must be an insertion equal to the lines just before (or after) it."""
+    found = []
+    for i1, i2, j1, j2 in _changes(ref, twice):
+        if i1 != i2:
+            return None
+        inserted = twice[j1:j2]
+        k = len(inserted)
+        before = [_retoken(codec, line, block) for line in ref[max(i1 - k, 0):i1]]
+        after = [_retoken(codec, line, block) for line in ref[i1:i1 + k]]
+        if before == inserted:
+            found.append((i1 - k, i1))
+        elif after == inserted:
+            found.append((i1, i1 + k))
+        else:
+            return None
+    return found or None  # ref i1:i2 became alt j1:j2
+
+
 def _hunks(ref: list[str], outs: list[list[str]]) -> list[tuple[int, int, list[tuple[int, int]]]]:
     """Changed ranges of ``ref`` (merged over every alternative) and the matching ranges of each."""
-    codes = [difflib.SequenceMatcher(None, ref, out, autojunk=False).get_opcodes()
-             for out in outs]
-    spans: list[list[int]] = []
-    for ops in codes:
-        for tag, i1, i2, _j1, _j2 in ops:
-            if tag != "equal":
-                spans.append([i1, i2])
-    spans.sort()
+    changes = [_changes(ref, out) for out in outs]
+    spans = sorted([c[0], c[1]] for cs in changes for c in cs)
     merged: list[list[int]] = []
     for span in spans:
         if merged and span[0] <= merged[-1][1]:
@@ -123,28 +143,59 @@ def _hunks(ref: list[str], outs: list[list[str]]) -> list[tuple[int, int, list[t
             merged.append(list(span))
     result = []
     for start, end in merged:
-        result.append((start, end, [(_map(ops, start, True, len(out)), _map(ops, end, False, len(out)))
-                                    for ops, out in zip(codes, outs)]))
+        mapped = []
+        for cs in changes:
+            lo = start + sum((j2 - j1) - (i2 - i1) for i1, i2, j1, j2 in cs
+                             if i2 < start or (i2 == start and i1 < start))
+            hi = end + sum((j2 - j1) - (i2 - i1) for i1, i2, j1, j2 in cs if i1 <= end)
+            mapped.append((lo, hi))
+        result.append((start, end, mapped))
     return result
 
 
-def _map(ops: list[tuple[str, int, int, int, int]], pos: int, start: bool, size: int) -> int:
-    equal = [op for op in ops if op[0] == "equal"]
-    if start:
-        for _tag, i1, i2, j1, j2 in equal:
-            if i1 <= pos < i2:
-                return j1 + pos - i1
-        for _tag, i1, i2, j1, j2 in equal:
-            if i2 == pos:
-                return j2
-        return 0 if pos == 0 else size
-    for _tag, i1, i2, j1, _j2 in equal:
-        if i1 == pos:
-            return j1
-    for _tag, i1, i2, j1, _j2 in equal:
-        if i1 < pos <= i2:
-            return j1 + pos - i1
-    return size
+def _changes(ref: list[str], out: list[str]) -> list[Change]:
+    """The line changes from ``ref`` to ``out``; a pure insertion or deletion is slid (within
+    equal lines) to where it starts and ends on whole YAML entries."""
+    ops = difflib.SequenceMatcher(None, ref, out, autojunk=False).get_opcodes()
+    raw = [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
+    result: list[Change] = []
+    for k, (i1, i2, j1, j2) in enumerate(raw):
+        lo_limit = result[-1][1] if result else 0
+        hi_limit = raw[k + 1][0] if k + 1 < len(raw) else len(ref)
+        if j1 == j2 and i1 < i2:  # deletion of ref lines
+            lines, start, stop = ref, i1, i2
+        elif i1 == i2 and j1 < j2:  # insertion of out lines
+            lines, start, stop = out, j1, j2
+        else:
+            result.append((i1, i2, j1, j2))
+            continue
+        best = (_score(lines, start, stop), 0, 0)
+        shift = 0
+        while i1 + shift - 1 >= lo_limit and start + shift - 1 >= 0 \
+                and lines[start + shift - 1] == lines[stop + shift - 1]:
+            shift -= 1
+            best = max(best, (_score(lines, start + shift, stop + shift), -abs(shift), shift))
+        shift = 0
+        while i2 + shift + 1 <= hi_limit and stop + shift < len(lines) \
+                and lines[start + shift] == lines[stop + shift]:
+            shift += 1
+            best = max(best, (_score(lines, start + shift, stop + shift), -abs(shift), shift))
+        d = best[2]
+        result.append((i1 + d, i2 + d, j1 + d, j2 + d))
+    return result
+
+
+def _score(lines: list[str], start: int, stop: int) -> tuple[bool, bool, bool]:
+    def indent(line: str) -> int:
+        return len(line) - len(line.lstrip(" "))
+    body = [line for line in lines[start:stop] if line.strip()]
+    if not body:
+        return (False, False, False)
+    first = indent(body[0])
+    whole = first == min(indent(line) for line in body)
+    after = lines[stop] if stop < len(lines) else ""
+    closed = not after.strip() or indent(after) <= first
+    return (whole, closed, body[0].lstrip().startswith("- "))
 
 
 def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folded:
@@ -164,15 +215,23 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folde
 
     def scope(base: World, branch: Branch) -> _Scope:
         ref = run(base)
+        seen: dict[int, Block | None] = {}
+        visible_blocks(branch, None, seen, forced, codec.canon)
+        # blocks with the same condition switch together: the first one (codec.canon) names
+        # them all, visible or not
         parents: dict[int, Block | None] = {}
-        visible_blocks(branch, None, parents, forced, codec.canon)
-        # blocks with the same condition switch together: the first one stands for all
-        twins = {bid: codec.canon.get(bid, bid) for bid in parents}
-        parents = {bid: (blocks[twins[p.id]] if p is not None else None)
-                   for bid, p in parents.items() if twins[bid] == bid}
+        for bid, parent in seen.items():
+            rep = codec.canon.get(bid, bid)
+            if rep not in parents:
+                parents[rep] = blocks[codec.canon.get(parent.id, parent.id)] if parent else None
         regions: list[Region] = []
         for bid in parents:
             block = blocks[bid]
+            if block.kind == "range" and len(block.branches) == 1:
+                found = _iterations(codec, block, ref, run({**base, bid: -1}))
+                if found is not None:
+                    regions.extend(Region(bid, lo, hi, [[]]) for lo, hi in found)
+                    continue
             outs = [run({**base, bid: alt}) for alt in range(1, block.alternatives)]
             subs: dict[int, _Scope] = {}
             for alt in range(1, block.alternatives):
@@ -193,7 +252,14 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folde
     live = {r.block for r in top.regions}
     for region in top.regions:
         folded.moved.setdefault(region.block, region.start)
-    _verify(folded, run, blocks, live, codec, forced)
+    for attempt in range(MAX_GUARD_ROUNDS + 1):
+        try:
+            _verify(folded, run, blocks, live, codec, forced)
+            break
+        except Unsupported as exc:
+            if attempt == MAX_GUARD_ROUNDS or exc.detail is None \
+                    or not _guard(folded, exc.detail, codec, forced):
+                raise
     return folded
 
 
@@ -219,7 +285,11 @@ def evaluate(pieces: list[Piece], world: World, retoken: Callable[[str, Block], 
         if isinstance(piece, str):
             out.append(piece)
             continue
-        choice = world.get(piece.block.id, 0)
+        if piece.block.kind == "guard":
+            on = any(world.get(m, 0) in (0, -1) for m in piece.block.members)
+            choice = 0 if on else 1
+        else:
+            choice = world.get(piece.block.id, 0)
         if choice == -1:
             body = evaluate(piece.branches[0], world, retoken)
             out.extend(body)
@@ -284,19 +354,22 @@ def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int,
     ranges = [b for b in sorted(live) if blocks[b].kind == "range"]
     if ranges:
         checks.append({b: -1 for b in ranges})
+        checks.extend({b: 1} for b in ranges)
     for world in checks:
         # a block nested in a block that is off does not matter; -1 needs every ancestor on
+        got = run({**forced, **world})  # first: it creates the second iteration's tokens
         expected = evaluate(folded.pieces, world, lambda line, blk: _retoken(codec, line, blk))
-        got = run({**forced, **world})
         if expected != got:
             bad = _first_difference(expected, got)
             culprit = blocks[min(world)] if world else None
             line = culprit.line if culprit else 0
-            raise Unsupported("the template's blocks do not combine independently in the "
+            err = Unsupported("the template's blocks do not combine independently in the "
                               f"converted job (output line {bad + 1} differs when several "
                               "blocks change together)", line,
                               culprit.branches[0].header.text if culprit and
                               culprit.branches[0].header else "")
+            err.detail = (world, expected, got)
+            raise err
 
 
 def _first_difference(a: list[str], b: list[str]) -> int:
@@ -317,4 +390,100 @@ def _retoken(codec: Codec, line: str, block: Block) -> str:
         twin = codec.slots.get((slot.kind, slot.action.text, ctx))
         return twin.token if twin else str(match.group(0))
 
-    return STR_TOKEN.sub(swap, line)
+    def swap_int(match: Any) -> str:
+        found = decode_int(int(match.group(1)), codec.ints)
+        if found is None or len(found[0]) != 1:
+            return str(match.group(0))
+        slot = found[0][0]
+        if head not in slot.ctx:
+            return str(match.group(0))
+        ctx = tuple(c + "#2" if c == head else c for c in slot.ctx)
+        twin = codec.slots.get((slot.kind, slot.action.text, ctx))
+        return str(int(twin.token) + found[1]) if twin else str(match.group(0))
+
+    return _INT_TOKEN.sub(swap_int, STR_TOKEN.sub(swap, line))
+
+
+def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
+    """Lines the converter leaves out once everything under them is gone (an empty ``volumes:``,
+    a patch with nothing to patch) are wrapped in ``if or (...)`` of the blocks under them."""
+    from migrator.template.conditions import condition
+
+    world, expected, got = detail
+    owners: list[tuple[list[Piece], int]] = []
+    flat: list[tuple[list[Piece], int]] = []
+    _owners(folded.pieces, world, flat)
+    if len(flat) != len(expected):
+        return False
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, expected, got,
+                                                       autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag != "delete":
+            return False
+        owners.extend(flat[i1:i2])
+    if not owners:
+        return False
+    blocks = {b.id: b for b in codec.template.blocks}
+    guards = 0
+    for lst, index in sorted(owners, key=lambda o: (id(o[0]), -o[1])):
+        line = lst[index]
+        assert isinstance(line, str)
+        depth = _indent(line)
+        end = index + 1
+        while end < len(lst):
+            head = _head(lst[end])
+            if head is not None and _indent(head) <= depth:
+                break
+            end += 1
+        while end > index + 1 and isinstance(lst[end - 1], str) and not str(lst[end - 1]).strip():
+            end -= 1
+        members: set[int] = set()
+        for item in lst[index + 1:end]:
+            if isinstance(item, Cond):
+                members |= item.block.members if item.block.kind == "guard" else {item.block.id}
+        if not members:
+            # a leaf that goes with its parent is covered by the parent's guard
+            if any(other is lst and j < index and _indent(str(lst[j])) < depth
+                   for other, j in owners):
+                continue
+            return False
+        conds = [condition(codec, blocks[m], 0, forced) for m in sorted(members)]
+        if any(c is None for c in conds):
+            return False
+        text = conds[0] if len(conds) == 1 else "or " + " ".join(f"({c})" for c in conds)
+        header = Action(-1, -1, "{{- if " + str(text) + " }}", f"if {text}", "control", "if")
+        guard = Block(-1 - guards, "guard", 0, [Branch(header)], members=frozenset(members))
+        guards += 1
+        lst[index:end] = [Cond(guard, [lst[index:end], []])]
+    return True
+
+
+def _owners(pieces: list[Piece], world: World, out: list[tuple[list[Piece], int]]) -> None:
+    """Where every line of ``evaluate(pieces, world)`` comes from (no range repeats here)."""
+    for index, piece in enumerate(pieces):
+        if isinstance(piece, str):
+            out.append((pieces, index))
+            continue
+        if piece.block.kind == "guard":
+            on = any(world.get(m, 0) in (0, -1) for m in piece.block.members)
+            choice = 0 if on else 1
+        else:
+            choice = max(world.get(piece.block.id, 0), 0)
+        _owners(piece.branches[choice], world, out)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _head(piece: Piece) -> str | None:
+    """The first non-blank line a piece can produce (a block: its first branch)."""
+    if isinstance(piece, str):
+        return piece if piece.strip() else None
+    for branch in piece.branches:
+        for item in branch:
+            head = _head(item)
+            if head is not None:
+                return head
+    return None
