@@ -59,21 +59,33 @@ def render_chart(chart: Path, values: dict[str, Any], replace: dict[str, str] | 
     """Render ``chart`` (a temporary copy with ``replace`` applied when given) with helm_python."""
     import helm_python
 
-    if not replace:
+    if not replace and (chart / "templates").is_dir():
         return dict(helm_python.Chart.load(str(chart)).render(values, name="rel",
                                                               namespace="team"))
     with tempfile.TemporaryDirectory(prefix="tjm-chart-") as tmp:
         copy = Path(tmp) / chart.name
         shutil.copytree(chart, copy)
-        for rel, text in replace.items():
+        if not (chart / "templates").is_dir():
+            # NeMo launcher charts keep their templates next to Chart.yaml (the launcher moves
+            # them at run time): render them as the launcher does, from templates/
+            (copy / "templates").mkdir()
+            for path in template_files(chart):
+                (copy / path.name).rename(copy / "templates" / path.name)
+        for rel, text in (replace or {}).items():
             (copy / rel).write_text(text, encoding="utf-8")
         return dict(helm_python.Chart.load(str(copy)).render(values, name="rel",
                                                              namespace="team"))
 
 
+def template_files(chart: Path) -> list[Path]:
+    if (chart / "templates").is_dir():
+        return sorted((chart / "templates").glob("*.yaml"))
+    return sorted(p for p in chart.glob("*.yaml") if p.name not in ("Chart.yaml", "values.yaml"))
+
+
 def legacy_templates(chart: Path) -> list[Path]:
     out = []
-    for path in sorted((chart / "templates").glob("*.yaml")):
+    for path in template_files(chart):
         text = path.read_text(encoding="utf-8")
         if any(f"kind: {k}" in text or f'kind: "{k}"' in text for k in LEGACY):
             out.append(path)
