@@ -119,6 +119,9 @@ def _restart_policy(replica: Replica, spec: MappingSpec, draft: Draft, ledger: L
     if value not in spec.replica_specs.restart_policies:
         ledger.report("R212", path, f"restartPolicy {value!r} is not one of "
                       f"{', '.join(spec.replica_specs.restart_policies)}")
+    elif value == "OnFailure" and draft.companion is None and given:
+        ledger.report("R214", path, f"{replica.role} restartPolicy OnFailure was dropped: "
+                      "JobSet gives the pods the same restart policy")
     elif value == "OnFailure":
         ledger.default(path)
     elif draft.companion is not None and value == "Never":

@@ -428,8 +428,10 @@ def _env_to_api(spec: Any, container: str, value: Any, path: FieldPath,
         if isinstance(item, dict) and item.get("name") not in names:
             env.append(yamlio.clone(item))
     ledger.mapped(path, target)
-    ledger.report("T707", path, f"env of container {container!r} cannot be patched in 2.2; it "
-                  f"moved to {target}", consume=False)
+    reach = (" (on an MPI runtime it reaches the launcher, and the workers only with "
+             "runLauncherAsNode: true)" if container == NODE else "")
+    ledger.report("T707", path, f"env of container {container!r} cannot be set by a runtime "
+                  f"patch; it moved to {target}{reach}", consume=False)
 
 
 def _trainer_field(spec: Any, key: str, value: Any, path: FieldPath,

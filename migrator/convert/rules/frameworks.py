@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from migrator import paths
 from migrator.convert.rules.transforms import (
     TRANSFORMS,
     Call,
@@ -47,10 +48,19 @@ def mpi_ssh_path(call: Call) -> None:
         companion.policy_fields["sshAuthMountPath"] = call.value
         call.ledger.mapped(call.path, f"TrainingRuntime/{companion.name}: "
                            "spec.mlPolicy.mpi.sshAuthMountPath")
+    elif _runtime_ssh_path(call.draft.runtime_doc) == call.value:
+        call.ledger.default(call.path)  # the runtime (from --runtimes) mounts the keys there
     else:
+        runtime = (f"runtime {call.draft.runtime_name}" if call.draft.runtime_name
+                   else "the MPI runtime the TrainJob will reference")
         call.ledger.report("F521", call.path, f"sshAuthMountPath {call.value} must match the "
-                           f"referenced runtime's mlPolicy.mpi.sshAuthMountPath "
-                           f"({call.draft.runtime_name})")
+                           f"mlPolicy.mpi.sshAuthMountPath of {runtime}")
+
+
+def _runtime_ssh_path(runtime_doc: Any) -> Any:
+    mpi = paths.get(runtime_doc, ("spec", "mlPolicy", "mpi")) if isinstance(runtime_doc, dict) \
+        else None
+    return mpi.get("sshAuthMountPath", "/root/.ssh") if isinstance(mpi, dict) else None
 
 
 @transform("mpi-implementation")

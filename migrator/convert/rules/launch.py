@@ -16,6 +16,7 @@ from migrator.knowledge.specs import MappingSpec, RuntimeSpec
 from migrator.load import yamlio
 
 UNBUILDABLE = "F523"
+CONTRACT_ENV = "F515"
 TF_CONFIG_CODE = "F511"
 INDEX_ENV = "JOB_COMPLETION_INDEX"
 
@@ -23,6 +24,11 @@ INDEX_ENV = "JOB_COMPLETION_INDEX"
 def adapt(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
           runtime: RuntimeSpec, num_nodes: int) -> None:
     """Rebuild the legacy launch contract on a companion runtime that has no ML policy."""
+    if draft.companion is None and spec.companion_env:
+        names = ", ".join(spec.companion_env)
+        ledger.report(CONTRACT_ENV, ("kind",), f"Trainer sets none of {names} (no Trainer "
+                      "runtime provides them); with --companion-runtimes they are set "
+                      "statically in trainer.env", consume=False)
     if draft.companion is None or runtime.policy != "plain":
         return
     name = draft.name if isinstance(draft.name, str) else None
@@ -51,6 +57,10 @@ def _static_env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec
         env.append(yamlio.new_map([("name", key), ("value", yamlio.quoted(value))]))
         ledger.mappings.append((f"(legacy operator contract) {key}",
                                 f"spec.trainer.env[name={key}]"))
+    values = ", ".join(f"{key}={template.format(job=name, num_nodes=num_nodes)}"
+                       for key, template in spec.companion_env.items())
+    ledger.report(CONTRACT_ENV, ("kind",), f"the legacy operator's env is set statically in "
+                  f"trainer.env: {values}", consume=False)
 
 
 def _tf_config(main: Container, draft: Draft, ledger: Ledger, name: str, num_nodes: int,

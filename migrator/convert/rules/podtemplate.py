@@ -20,6 +20,9 @@ from migrator.paths import FieldPath
 
 ALL_TRAINER_SLOTS = frozenset({"image", "command", "args", "env", "resourcesPerNode"})
 LOST_CONTAINER_FIELD = "F519"
+# A field-specific alternative, added to the code's fix text for that field only.
+FIELD_HINTS = {"workingDir": "For workingDir, the command can also start with `cd DIR &&` "
+                             "in a shell."}
 
 
 def pod_patch_path(draft: Draft, job: str) -> str:
@@ -196,8 +199,10 @@ def _unsupported(code: str, path: FieldPath, field: str, ledger: Ledger, where: 
     if draft.companion is not None:
         _carried(path, f"{where} field {field!r}", ledger, draft)
         return
+    extra = FIELD_HINTS.get(field) if where == "container" else None
+    hint = f"{ledger.codes[code].fix} {extra}" if extra else None
     ledger.report(code, path, f"{where} field {field!r} cannot be set through a TrainJob on "
-                  "this target and was not carried over")
+                  "this target and was not carried over", hint=hint)
 
 
 def _carried(path: FieldPath, what: str, ledger: Ledger, draft: Draft) -> None:
