@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from migrator.embeds import files
+from migrator.convert import routing as files
 from migrator.results import TextResult
 from migrator.settings import ConvertOptions
 from tests import goldens

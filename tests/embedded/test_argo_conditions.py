@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from migrator.embeds import argo
+from migrator.convert import argo
 
 
 def test_the_argo_example_success_condition() -> None:

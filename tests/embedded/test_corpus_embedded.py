@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from migrator.embeds import argo, markdown, scan
+from migrator.convert import argo, markdown
+from migrator.load import textscan as scan
 from migrator.load import yamlio
 from migrator.settings import ConvertOptions
 from tests.test_corpus import CRD_FILES, trainer_objects

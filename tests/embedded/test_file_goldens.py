@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from migrator.embeds import files, markdown, scan
+from migrator.convert import markdown
+from migrator.convert import routing as files
+from migrator.load import textscan as scan
 from migrator.settings import ConvertOptions
 from tests.embedded import goldens
 

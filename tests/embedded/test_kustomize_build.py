@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from migrator import convert_text
-from migrator.embeds import kustomization
+from migrator.convert import kustomization
 from migrator.load import stream, yamlio
 from tests import goldens
 

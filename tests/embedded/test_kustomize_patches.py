@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from migrator.embeds import kustomize
+from migrator.convert import kustomize
 
 BASE: dict[str, Any] = {
     "apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "job"},

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from migrator.embeds import markdown
+from migrator.convert import markdown
 
 PAGE = (
     "---\ntitle: x\n```yaml\nnot: a fence in front matter\n```\n---\n"

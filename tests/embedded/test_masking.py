@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from migrator.embeds import masking
+from migrator.load import masking
 
 
 def test_argo_parameters_round_trip() -> None:

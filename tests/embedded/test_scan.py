@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from migrator.embeds import scan
+from migrator.load import textscan as scan
 
 JOB = "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: a\n"
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from migrator.embeds import status
+from migrator.convert import status
 
 
 def job(conditions: list[dict[str, Any]] | None = None, suspend: bool = False,

@@ -1,4 +1,4 @@
-"""Load stage for Kustomize: a ``kustomization.yaml`` whose patches target a legacy job, and
+"""CONVERT stage for Kustomize: a ``kustomization.yaml`` whose patches target a legacy job, and
 the patch files it names, rewritten for the TrainJob the base job converts to.
 
 The legacy bases are read from the kustomization's ``resources`` (files, and folders with a
@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from migrator.embeds import kustomize, notes
+from migrator.convert import kustomize
+from migrator.convert import snippets as notes
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
@@ -135,7 +136,7 @@ def _is_legacy(doc: dict[str, Any]) -> bool:
 
 def converter(options: ConvertOptions) -> kustomize.Convert:
     """Legacy job (plain) -> its TrainJob (plain), or None when it does not convert."""
-    from migrator import convert_text
+    from migrator.convert.text import convert_text
     from migrator.load import stream, yamlio
 
     cache: dict[str, Any] = {}

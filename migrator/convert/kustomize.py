@@ -1,4 +1,4 @@
-"""Convert stage helpers for Kustomize: translate a patch that targets a legacy job into a
+"""CONVERT stage helpers for Kustomize: translate a patch that targets a legacy job into a
 patch on the converted TrainJob.
 
 The translation is made by construction, not by a table of paths: the patch is applied to

@@ -1,4 +1,4 @@
-"""Convert stage helper for cluster dumps (``kubectl get pytorchjobs -o yaml``): what the
+"""CONVERT stage helper for cluster dumps (``kubectl get pytorchjobs -o yaml``): what the
 legacy job's status says about applying its TrainJob.
 
 The status itself is never converted (a TrainJob's status is the controller's); it only
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from migrator.embeds import notes
+from migrator.convert import snippets as notes
 from migrator.results import Finding
 
 FINISHED = "K107"

@@ -1,4 +1,4 @@
-"""Load stage for Markdown pages: find the fenced YAML snippets, convert each one in place,
+"""CONVERT stage for Markdown pages: find the fenced YAML snippets, convert each one in place,
 keep the prose, the other blocks and the front matter byte-identical.
 
 A snippet is a fenced block (backticks or tildes, any fence length, indented inside a list
@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from migrator.embeds import masking, notes
+from migrator.convert import snippets as notes
+from migrator.load import masking
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ def convert(text: str, options: ConvertOptions | None = None,
 def _snippet(block: Block, options: ConvertOptions,
              render: bool) -> tuple[str | None, list[DocumentResult]]:
     """The snippet's converted body (None when unchanged) and its document results."""
-    from migrator import convert_text
+    from migrator.convert.text import convert_text
     from migrator.load import detect
     from migrator.results import DocumentResult
 

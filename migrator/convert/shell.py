@@ -1,4 +1,4 @@
-"""Load stage for shell scripts: a heredoc whose body is a legacy job is converted in place
+"""CONVERT stage for shell scripts: a heredoc whose body is a legacy job is converted in place
 (shell expansions such as ``${IMAGE}`` are masked while it is converted); the script around
 it stays byte-identical. A job that cannot be converted is reported (E808)."""
 
@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from migrator.embeds import masking, notes, scan
+from migrator.convert import snippets as notes
+from migrator.load import masking
+from migrator.load import textscan as scan
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
@@ -42,7 +44,7 @@ def convert(text: str, options: ConvertOptions | None = None,
 
 def _heredoc(heredoc: scan.Heredoc, options: ConvertOptions,
              render: bool) -> tuple[str | None, list[DocumentResult]]:
-    from migrator import convert_text
+    from migrator.convert.text import convert_text
 
     if heredoc.strip_tabs and any(line.startswith("\t") for line in
                                   heredoc.body.splitlines()):

@@ -1,4 +1,4 @@
-"""Load stage router: files that are not plain YAML manifests but hold them (Markdown pages,
+"""CONVERT stage router: files that are not plain YAML manifests but hold them (Markdown pages,
 shell scripts, test snapshots, kustomizations and their patch files) go to their own
 reader; everything else is an ordinary YAML stream."""
 
@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from migrator.embeds import kustomization, markdown, scan, shell
+from migrator.convert import kustomization, markdown, shell
+from migrator.load import textscan as scan
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Load stage: hide non-YAML placeholders (Argo parameters, Hugo shortcodes) behind plain
+"""LOAD stage: hide non-YAML placeholders (Argo parameters, Hugo shortcodes) behind plain
 tokens while a snippet is converted, and put them back afterwards.
 
 A token is a lowercase DNS-label-safe word, so it survives name and label validation; a

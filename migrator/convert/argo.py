@@ -1,4 +1,4 @@
-"""Convert stage helpers for Argo Workflows: rewrite a resource template's
+"""CONVERT stage for Argo Workflows: rewrite a resource template's
 ``successCondition`` / ``failureCondition`` from legacy job status to TrainJob status.
 
 Argo parses a condition with the Kubernetes label-selector parser
@@ -21,7 +21,9 @@ from typing import Any
 
 from ruamel.yaml.scalarstring import LiteralScalarString
 
-from migrator.embeds import masking, notes, scan
+from migrator.convert import snippets as notes
+from migrator.load import masking
+from migrator.load import textscan as scan
 from migrator.results import Finding
 from migrator.settings import ConvertOptions
 
@@ -207,7 +209,7 @@ def convert(root: Any, options: ConvertOptions, line_offset: int = 0) -> Convert
 
 def _resource(resource: Any, at: str, options: ConvertOptions, line_offset: int,
               outcome: Converted) -> None:
-    from migrator import convert_text
+    from migrator.convert.text import convert_text
 
     manifest: str = resource["manifest"]
     first = line_offset + _line(resource, "manifest")

@@ -1,8 +1,10 @@
-"""Load stage helper: build findings for embedded manifests from mappings/codes.yaml."""
+"""CONVERT stage helper for jobs inside other files: findings from mappings/codes.yaml, and
+snippet results moved to the lines of the file that holds them."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from migrator.results import DocumentResult, Finding, Severity
 
@@ -49,3 +51,24 @@ def blocks_nothing(documents: list[DocumentResult]) -> bool:
     would go unreported."""
     return not any(d.status == "converted" or any(f.severity is Severity.ERROR
                                                   for f in d.findings) for d in documents)
+
+
+def text_jobs(root: Any, line: int, index: int, text: str, source: dict[str, Any]) -> Any:
+    """A skipped DocumentResult with an E808 finding for each legacy job written out in a
+    string value of ``root`` (a document the tool does not otherwise convert), or None.
+    ``line`` is the document's first line in its file, ``text`` its text (kept as it is)."""
+    from migrator.load import textscan
+
+    hits = list(textscan.in_strings(root, line - 1))
+    if not hits:
+        return None
+    findings = [finding("E808", _render(hit.path), f"a {hit.kind} is written out in this "
+                        "string; it is not converted", hit.line) for hit in hits]
+    return DocumentResult(index, line, "skipped", text, source=source, findings=findings)
+
+
+def _render(path: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out

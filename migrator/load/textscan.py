@@ -1,4 +1,4 @@
-"""Load stage: find legacy jobs in text that is not a manifest of its own - string values
+"""LOAD stage: find legacy jobs in text that is not a manifest of its own - string values
 of any YAML document, shell heredocs (``kubectl apply -f - <<EOF``), test snapshots.
 
 Detection is textual (an ``apiVersion: kubeflow.org/...`` line and a legacy ``kind:`` line in
@@ -110,24 +110,3 @@ def value_line(node: Any, key: str | int) -> int:
     block = type(value).__name__ in ("LiteralScalarString", "FoldedScalarString")
     return int(line) + (2 if block else 1)
 
-
-def text_jobs(root: Any, line: int, index: int, text: str, source: dict[str, Any]) -> Any:
-    """A skipped DocumentResult with an E808 finding for each legacy job written out in a
-    string value of ``root`` (a document the tool does not otherwise convert), or None.
-    ``line`` is the document's first line in its file, ``text`` its text (kept as it is)."""
-    from migrator.embeds import notes
-    from migrator.results import DocumentResult
-
-    hits = list(in_strings(root, line - 1))
-    if not hits:
-        return None
-    findings = [notes.finding("E808", _render(hit.path), f"a {hit.kind} is written out in "
-                              "this string; it is not converted", hit.line) for hit in hits]
-    return DocumentResult(index, line, "skipped", text, source=source, findings=findings)
-
-
-def _render(path: tuple[str | int, ...]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-    return out
