@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from migrator import paths
+from migrator.check import podschema
 from migrator.knowledge.apimodels import model_for
 from migrator.knowledge.runtimeindex import Index, RuntimeInfo
 from migrator.knowledge.specs import CodeDoc, TargetSpec
@@ -44,9 +45,11 @@ def check(doc: Any, target: TargetSpec, codes: dict[str, CodeDoc],
     """
     kind = doc.get("kind") if isinstance(doc, dict) else None
     model = model_for(target.version, str(kind))
-    if model is None:
-        return []
     problems: list[tuple[str, str, str]] = []
+    if model is None:  # fail closed: never "valid" for what the tool cannot check
+        problems.append((SCHEMA, "kind", f"the tool has no model of a Trainer {target.version} "
+                         f"{kind}, so it cannot be validated"))
+        return _findings(problems, codes)
     try:
         model.model_validate(doc)
     except ValidationError as exc:
@@ -67,10 +70,58 @@ def check(doc: Any, target: TargetSpec, codes: dict[str, CodeDoc],
     if kind == "TrainJob":
         problems += _trainjob_rules(doc, target, runtimes or {})
         problems += _resolution(doc, runtimes or {}, resolve, policy)
+        problems += _patch_objects(doc, target.version)
     else:
         problems += _runtime_rules(doc)
+        problems += _runtime_templates(doc, target.version)
+    return _findings(problems, codes)
+
+
+def _findings(problems: list[tuple[str, str, str]], codes: dict[str, CodeDoc]) -> list[Finding]:
     return [Finding(code, Severity(codes[code].severity), path, message, codes[code].fix)
             for code, path, message in problems]
+
+
+def _runtime_templates(doc: Any, version: str) -> list[tuple[str, str, str]]:
+    """Every replicated job's Job template, pod template included, checked strictly."""
+    jobs = paths.get(doc, ("spec", "template", "spec", "replicatedJobs"))
+    problems = []
+    for index, job in enumerate(jobs if isinstance(jobs, list) else []):
+        if isinstance(job, dict) and isinstance(job.get("template"), dict):
+            where = ("spec", "template", "spec", "replicatedJobs", index, "template")
+            problems += [(SCHEMA, path, message) for path, message in
+                         podschema.check(job["template"], "JobTemplateSpec", where, version)]
+    return problems
+
+
+PATCH_OBJECTS = {"volumes": ["Volume"], "tolerations": ["Toleration"],
+                 "imagePullSecrets": ["LocalObjectReference"],
+                 "schedulingGates": ["LocalObjectReference"]}
+
+
+def _patch_objects(doc: Any, version: str) -> list[tuple[str, str, str]]:
+    """The Kubernetes objects a runtime patch carries whole (volumes, tolerations, mounts)."""
+    problems = []
+    patches = paths.get(doc, ("spec", "runtimePatches"))
+    for p, patch in enumerate(patches if isinstance(patches, list) else []):
+        jobs = paths.get(patch, ("trainingRuntimeSpec", "template", "spec", "replicatedJobs"))
+        for j, job in enumerate(jobs if isinstance(jobs, list) else []):
+            pod = paths.get(job, ("template", "spec", "template", "spec"))
+            if not isinstance(pod, dict):
+                continue
+            base = ("spec", "runtimePatches", p, "trainingRuntimeSpec", "template", "spec",
+                    "replicatedJobs", j, "template", "spec", "template", "spec")
+            for field, spec in PATCH_OBJECTS.items():
+                if isinstance(pod.get(field), list):
+                    problems += podschema.check(pod[field], spec, (*base, field), version)
+            for field in ("containers", "initContainers"):
+                items = pod.get(field)
+                for c, item in enumerate(items if isinstance(items, list) else []):
+                    mounts = item.get("volumeMounts") if isinstance(item, dict) else None
+                    if isinstance(mounts, list):
+                        problems += podschema.check(mounts, ["VolumeMount"],
+                                                    (*base, field, c, "volumeMounts"), version)
+    return [(SCHEMA, path, message) for path, message in problems]
 
 
 def _resolution(doc: Any, runtimes: Index, resolve: bool,
@@ -126,7 +177,7 @@ def _patch_rules(patch: Any, where: str, doc: Any, target: TargetSpec,
         job_name = job.get("name")
         job_where = f"{where}.trainingRuntimeSpec.template.spec.replicatedJobs[{j}]"
         if runtime is not None and job_name not in runtime:
-            effect = ("is added as a new replicated job" if target.version != "2.2"
+            effect = ("is added as a new replicated job" if target.at_least("2.3")
                       else "is rejected")
             problems.append((RESOLUTION, f"{job_where}.name", f"runtime {ref.get('name')} has no "
                              f"replicated job {job_name!r}; on Trainer {target.version} it "

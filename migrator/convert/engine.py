@@ -11,7 +11,7 @@ from migrator.convert.draft import Companion, Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container, LegacyJob, Replica
 from migrator.convert.rules import companion, launch, podtemplate, roles
-from migrator.convert.rules.contract import apply_contract
+from migrator.convert.rules.contract import apply_contract, report_quoted_env
 from migrator.convert.rules.frameworks import TRANSFORMS
 from migrator.convert.rules.metadata import check_pod_names, convert_metadata
 from migrator.convert.rules.transforms import Call, gpu_count
@@ -161,8 +161,10 @@ def _templates(job: LegacyJob, spec: MappingSpec, pod_rules: PodRules, target: T
         main = podtemplate.main_container(primary, main_name, ledger, report=True)
         feeds = _feeds(primary, spec, draft)
         if draft.companion is not None:
-            companion.add_template(draft.companion, primary, main, runtime.container,
-                                   runtime.reserved_env, restart_policy_of(primary, spec))
+            quoted = companion.add_template(draft.companion, primary, main, runtime.container,
+                                            runtime.reserved_env, restart_policy_of(primary, spec))
+            for relative in quoted:
+                report_quoted_env(ledger, (*primary.template.path, *relative))
         podtemplate.convert_template(primary, main, draft, ledger, pod_rules, target, feeds)
         for other in replicas:
             if other is not primary:

@@ -16,28 +16,37 @@ from ruamel.yaml.comments import CommentedMap
 from migrator.convert import quantity
 from migrator.convert.draft import Companion, Draft
 from migrator.convert.model import Container, Replica
+from migrator.convert.rules.contract import string_env
 from migrator.knowledge.specs import RuntimeSpec, TargetSpec
 from migrator.load import yamlio
+from migrator.paths import FieldPath
 
 ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
 FRAMEWORK_LABEL = "trainer.kubeflow.org/framework"
 CREATED_BY_LABEL = "app.kubernetes.io/created-by"
 CREATED_BY = "trainjob-migrator"
 JOB_RESTART_POLICIES = ("Never", "OnFailure")
+POD_TEMPLATE_FIELDS = ("metadata", "spec")
 MPI_DEFAULTS = (("numProcPerNode", 1), ("mpiImplementation", "OpenMPI"),
                 ("sshAuthMountPath", "/root/.ssh"), ("runLauncherAsNode", False))
 
 
 def add_template(companion: Companion, replica: Replica, main: Container, container_name: str,
-                 reserved_env: list[str], restart_policy: str) -> None:
-    """Store ``replica``'s pod template for its job, main container renamed, reserved env out."""
+                 reserved_env: list[str], restart_policy: str) -> list[FieldPath]:
+    """Store ``replica``'s pod template for its job, main container renamed, reserved env out;
+    returns the template-relative paths of env values that had to be quoted."""
     template = yamlio.clone(replica.template.node)
+    for key in [k for k in template if k not in POD_TEMPLATE_FIELDS]:
+        del template[key]  # apiVersion/kind of a PodTemplate: reported as U901, never written
     _drop_nulls(template)
     containers = template["spec"]["containers"]
+    quoted: list[FieldPath] = []
     for kind in ("containers", "initContainers"):
-        for item in template["spec"].get(kind) or []:
+        for index, item in enumerate(template["spec"].get(kind) or []):
             if isinstance(item, dict):
                 quantity.as_api_values(item.get("resources"))
+                quoted += [("spec", kind, index, "env", position, "value")
+                           for position in string_env(item.get("env"))]
     node = containers[main.index]
     node["name"] = container_name
     env = node.get("env")
@@ -53,6 +62,7 @@ def add_template(companion: Companion, replica: Replica, main: Container, contai
     elif restart_policy in JOB_RESTART_POLICIES:
         spec["restartPolicy"] = restart_policy
     companion.templates[replica.job] = template
+    return quoted
 
 
 def _drop_nulls(node: Any) -> None:

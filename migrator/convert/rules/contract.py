@@ -13,16 +13,19 @@ import re
 import shlex
 from typing import Any
 
+from migrator import paths
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container
 from migrator.knowledge.specs import MappingSpec, RuntimeSpec
 from migrator.load import yamlio
+from migrator.paths import FieldPath
 
 TORCHRUN = re.compile(r"\btorchrun\b|torch\.distributed\.(?:run|launch)\b")
 TOPOLOGY_FLAGS = re.compile(r"--(?:nnodes|nproc[-_]per[-_]node|master[-_]addr|master[-_]port|"
                             r"rdzv[-_]endpoint|node[-_]rank)\b")
 LEGACY_LABEL = "training.kubeflow.org/"
+QUOTED_ENV = "C411"
 ACCELERATOR = re.compile(r"neuron|habana|gaudi|google\.com/tpu|/mig-", re.IGNORECASE)
 
 
@@ -50,7 +53,10 @@ def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
                 ledger.report("C405", where, f"env {name} is set by Trainer and was dropped",
                               consume=False)
             elif isinstance(item, dict):
-                _rewrite_refs(item, main, draft, ledger, _source_index(source, name))
+                origin = _source_index(source, name)
+                _rewrite_refs(item, main, draft, ledger, origin)
+                if string_env([item]) and origin is not None:
+                    report_quoted_env(ledger, (*main.path, "env", origin, "value"))
     for name, value in spec.injected_env.items():
         if env is None:
             env = yamlio.new_seq()
@@ -61,6 +67,27 @@ def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
                           "operator injected it)", consume=False)
     if env is not None and not env:
         del draft.trainer["env"]
+
+
+def report_quoted_env(ledger: Ledger, path: FieldPath) -> None:
+    """C411 once per source env value that was written as a string."""
+    rendered = ledger.render(path)
+    if not any(f.code == QUOTED_ENV and f.path == rendered for f in ledger.findings):
+        ledger.report(QUOTED_ENV, path, f"env value {paths.get(ledger.root, path)!r} is not a "
+                      "string; it was written quoted", consume=False)
+
+
+def string_env(env: Any) -> list[int]:
+    """Quote every env ``value`` that is not a string (the API server rejects numbers and
+    booleans there); the positions of the quoted items."""
+    quoted = []
+    for position, item in enumerate(env if isinstance(env, list) else []):
+        value = item.get("value") if isinstance(item, dict) else None
+        if isinstance(value, bool | int | float):
+            item["value"] = yamlio.quoted(str(value).lower() if isinstance(value, bool)
+                                          else str(value))
+            quoted.append(position)
+    return quoted
 
 
 def _source_index(source: Any, name: Any) -> int | None:
