@@ -10,7 +10,7 @@ from migrator.convert import model
 from migrator.convert.draft import Companion, Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container, LegacyJob, Replica
-from migrator.convert.rules import companion, launch, podtemplate, roles
+from migrator.convert.rules import companion, launch, mpioperator, podtemplate, roles
 from migrator.convert.rules.contract import apply_contract, report_quoted_env
 from migrator.convert.rules.frameworks import TRANSFORMS
 from migrator.convert.rules.metadata import check_pod_names, convert_metadata
@@ -42,6 +42,10 @@ def convert(root: Any, spec: MappingSpec, pod_rules: PodRules, target: TargetSpe
                      require_name=not embedded)
     num_nodes = _replicas(job, spec, draft, ledger)
     trainer_main = _templates(job, spec, pod_rules, target, runtime, draft, ledger)
+    main_name = _main_name(job, spec)
+    mpioperator.adapt(job, spec, draft, ledger, {
+        r.role: podtemplate.main_container(r, main_name, ledger, report=False)
+        for r in job.replicas})
     _rules(job, spec, draft, ledger, target)
     if spec.num_nodes == "mpi":
         num_nodes = _mpi_nodes(job, draft, ledger)
