@@ -174,6 +174,9 @@ def _templates(job: LegacyJob, spec: MappingSpec, pod_rules: PodRules, target: T
             if other is not primary:
                 other_main = podtemplate.main_container(other, main_name, ledger, report=False)
                 roles.merge_role(primary, main, other, other_main, draft, ledger)
+                roles.merge_restart_policy(primary, restart_policy_of(primary, spec), other,
+                                           restart_policy_of(other, spec),
+                                           draft.companion is not None, ledger)
         if spec.trainer_role is None or primary.role == spec.trainer_role:
             trainer_main = main
             launcher_resources = main.node.get("resources")

@@ -1,10 +1,13 @@
 """CONVERT (rules): role merge: all TrainJob nodes share one pod template, so other roles must
 match it.
 
-The primary role's template is converted; every other role is compared with it field by
-field. Equal fields need nothing; differing resources take the per-key maximum (P307);
-differing pod labels/annotations are merged, primary wins (P308); any other difference is an
-error (P306), because one of the two settings would be lost.
+One rule, in every mode (builtin or companion runtime): Trainer runs every node, rank 0
+included, from one template, the primary role's (the role with the most pods). Every other
+role is compared with it field by field. Two merges lose nothing for either role: differing
+resources take the per-key maximum (P307), differing pod labels/annotations are merged,
+primary wins (P308). Any other difference in a pod or container field, or a sidecar that only
+one role has, is an error (P306) at the path of the role whose pods would change; a differing
+replica restartPolicy is a warning (P311): every node restarts like the primary.
 """
 
 from __future__ import annotations
@@ -96,15 +99,23 @@ def _merge_containers(primary: Replica, primary_main: Container, other: Replica,
         else:
             _mismatch(primary, other, f"container {field}", path, ledger)
     sidecars = {c.name: c for c in primary.template.containers if c.index != primary_main.index}
+    theirs_names = set()
     for container in other.template.containers:
         if container.index == other_main.index:
             continue
+        theirs_names.add(container.name)
         twin = sidecars.get(container.name)
         if twin is not None and same(twin.node, container.node):
             ledger.default(container.path)
         else:
-            ledger.report("P302", container.path, f"sidecar container {container.name!r} of "
-                          f"{other.role} cannot be added by a TrainJob")
+            what = "differs from" if twin is not None else "is not on"
+            _mismatch(primary, other, f"sidecar container {container.name!r} (it {what} the "
+                      f"{primary.role} template)", container.path, ledger)
+    for name in sidecars:
+        if name not in theirs_names:
+            _mismatch(primary, other, f"sidecar container {name!r} (only the {primary.role} "
+                      f"template has it; {other.role} pods would run it too)",
+                      (*other.template.spec.path, "containers"), ledger, consume=False)
 
 
 def _merge_resources(primary: Replica, other: Replica, theirs: Any, path: FieldPath,
@@ -129,9 +140,25 @@ def _bigger(value: Any, current: Any) -> bool:
 
 
 def _mismatch(primary: Replica, other: Replica, what: str, path: FieldPath,
-              ledger: Ledger) -> None:
+              ledger: Ledger, *, consume: bool = True) -> None:
     ledger.report("P306", path, f"{other.role} and {primary.role} templates differ in {what}; "
-                  "all TrainJob nodes share one template")
+                  "all TrainJob nodes share one template", consume=consume)
+
+
+def merge_restart_policy(primary: Replica, primary_policy: str, other: Replica,
+                         other_policy: str, companion: bool, ledger: Ledger) -> None:
+    """A role whose restart policy differs from the primary's runs with the primary's."""
+    if primary_policy == other_policy:
+        return
+    carried = ""
+    if companion and primary_policy == "ExitCode":
+        carried = (" (restartPolicy Never and the podFailurePolicy that fails the job on exit "
+                   "codes 1-127)")
+    elif companion and primary_policy in ("Never", "OnFailure"):
+        carried = f" (restartPolicy {primary_policy})"
+    ledger.report("P311", (*other.path, "restartPolicy"), f"{other.role} restartPolicy "
+                  f"{other_policy} differs from {primary.role}'s {primary_policy}; every node, "
+                  f"rank 0 included, uses {primary.role}'s{carried}", consume=False)
 
 
 def _keys(first: Any, second: Any) -> list[str]:
