@@ -22,7 +22,7 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
 
 
 def _entries(folder: Path) -> list[Path]:
-    return sorted(folder.glob("catalog-*.pickle")) if folder.is_dir() else []
+    return sorted(folder.glob("catalog-*.json")) if folder.is_dir() else []
 
 
 def test_cached_catalog_equals_a_fresh_build(cache_dir: Path) -> None:
@@ -35,10 +35,10 @@ def test_cached_catalog_equals_a_fresh_build(cache_dir: Path) -> None:
 def test_unusable_entry_is_rebuilt(cache_dir: Path) -> None:
     catalog.load()
     (entry,) = _entries(cache_dir)
-    entry.write_bytes(b"not a pickle")
+    entry.write_bytes(b"not JSON")
     catalog.load.cache_clear()
     assert catalog.load() == catalog._build(catalog.mappings_dir())
-    assert entry.read_bytes() != b"not a pickle"
+    assert entry.read_bytes() != b"not JSON"
 
 
 def test_no_cache_and_unwritable_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -64,5 +64,5 @@ def test_key_follows_the_data_files(tmp_path: Path) -> None:
 def test_storing_a_new_entry_removes_older_ones(cache_dir: Path) -> None:
     assert cache.cached("thing", "a", lambda: [1], list) == [1]
     assert cache.cached("thing", "b", lambda: [2], list) == [2]
-    assert [p.name for p in cache_dir.glob("thing-*")] == ["thing-b.pickle"]
+    assert [p.name for p in cache_dir.glob("thing-*")] == ["thing-b.json"]
     assert cache.cached("thing", "b", lambda: [3], list) == [2]  # served from the cache

@@ -1,22 +1,31 @@
-"""KNOWLEDGE: A per-user cache of values that are slow to build and cheap to store (pickles).
+"""KNOWLEDGE: a private per-user cache of data that is slow to build (JSON, never code).
 
 Entries live in ``$TRAINJOB_MIGRATE_CACHE_DIR``, else ``$XDG_CACHE_HOME/trainjob-migrate``,
-else ``~/.cache/trainjob-migrate``; ``TRAINJOB_MIGRATE_NO_CACHE=1`` turns the cache off. The
-cache is only ever an optimisation: an entry that is missing, unreadable or stale is rebuilt,
-and a cache folder that cannot be written is ignored.
+else ``~/.cache/trainjob-migrate``; ``TRAINJOB_MIGRATE_NO_CACHE=1`` (or ``--no-cache``) turns
+every cache off. The cache is only ever an optimisation: an entry that is missing,
+unreadable, stale or not valid is rebuilt, and a folder that cannot be used is ignored.
+
+Entries are JSON data, validated again when they are read (a catalog entry goes through the
+same pydantic models as the data files), so no entry can run code, whoever wrote it. The
+folder is created 0700 whatever the umask, and a folder or entry that is not owned by this
+user, or that group or others may write, is never read or written (no cache then).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
-import pickle
+import stat
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+MAX_ENTRY_BYTES = 256 * 1024 * 1024  # a larger entry is not ours (or not worth reading)
 
 
 def directory() -> Path | None:
@@ -30,6 +39,42 @@ def directory() -> Path | None:
     return Path(base) / "trainjob-migrate"
 
 
+def _trusted(info: os.stat_result, kind: Callable[[int], bool]) -> bool:
+    """Owned by this user, of the expected kind, and not writable by group or others."""
+    return (kind(info.st_mode) and info.st_uid == os.geteuid()
+            and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+def private_folder(create: bool = True) -> Path | None:
+    """The cache folder if it is safe to use (created 0700 when ``create``), else None."""
+    folder = directory()
+    if folder is None:
+        return None
+    try:
+        if create and not os.path.lexists(folder):
+            _make_private(folder)
+        if not _trusted(os.stat(folder), stat.S_ISDIR):
+            return None
+    except (OSError, ValueError):
+        return None
+    return folder
+
+
+def _make_private(folder: Path) -> None:
+    """Create ``folder`` and any missing parents 0700 (mkdir's mode is masked by the umask,
+    which can only take bits away: 0700 stays 0700 under ``umask 000``)."""
+    missing = []
+    current = folder
+    while not os.path.lexists(current):
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path, 0o700)
+
+
 def key(parts: Iterable[bytes]) -> str:
     """A digest of everything an entry depends on."""
     digest = hashlib.sha256()
@@ -39,39 +84,124 @@ def key(parts: Iterable[bytes]) -> str:
     return digest.hexdigest()[:32]
 
 
+def read_json(folder: Path, name: str) -> Any:
+    """The JSON data of entry ``name``, or None when it is missing, not trusted or not JSON."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | \
+        getattr(os, "O_CLOEXEC", 0)
+    try:
+        handle = os.open(folder / name, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(handle)
+        if not _trusted(info, stat.S_ISREG) or info.st_size > MAX_ENTRY_BYTES:
+            return None
+        with os.fdopen(handle, "rb", closefd=False) as stream:
+            raw = stream.read(MAX_ENTRY_BYTES + 1)
+        return json.loads(raw)
+    except (OSError, ValueError, RecursionError):
+        return None
+    finally:
+        os.close(handle)
+
+
+def write_json(folder: Path, name: str, data: Any) -> bool:
+    """Store ``data`` as entry ``name`` atomically (a private temporary file, then renamed);
+    False when it cannot be stored (not JSON data, or the folder is not writable)."""
+    try:
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    except OSError:
+        return False
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", errors="surrogatepass") as out:
+            out.write(text)
+        os.replace(temporary, folder / name)
+    except (OSError, UnicodeError):
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        return False
+    return True
+
+
+def remove_others(folder: Path, prefix: str, keep: str) -> None:
+    """Remove this user's entries ``prefix*`` other than ``keep`` (older versions of one)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix) and name != keep:
+            try:
+                if os.lstat(folder / name).st_uid == os.geteuid():
+                    os.unlink(folder / name)
+            except OSError:
+                pass
+
+
 def cached(kind: str, digest: str, build: Callable[[], T], expected: type[T]) -> T:
     """The entry ``kind``/``digest``, built (and stored) when it is absent or unusable.
 
-    Storing a new entry removes older entries of the same kind.
+    ``expected`` is a type pydantic can validate (a model, or a dataclass of models): an
+    entry is JSON of the built value, and is validated as ``expected`` when read. Storing a
+    new entry removes older entries of the same kind (and old pickles of earlier versions).
     """
-    folder = directory()
+    folder = private_folder()
     if folder is None:
         return build()
-    path = folder / f"{kind}-{digest}.pickle"
-    try:
-        value = pickle.loads(path.read_bytes())
-        if isinstance(value, expected):
-            return value
-    except Exception:  # any unusable entry (missing, truncated, stale) is simply rebuilt
-        pass
+    name = f"{kind}-{digest}.json"
+    data = read_json(folder, name)
+    if data is not None:
+        try:
+            return _adapter(expected).validate_python(_decode(data))  # type: ignore[no-any-return]
+        except Exception:  # any entry that does not validate is rebuilt
+            pass
     value = build()
-    _store(folder, kind, path, value)
+    try:
+        encoded = _encode(_adapter(expected).dump_python(value, by_alias=True))
+    except Exception:  # a value we cannot encode is simply not stored
+        return value
+    if write_json(folder, name, encoded):
+        remove_others(folder, f"{kind}-", name)
     return value
 
 
-def _store(folder: Path, kind: str, path: Path, value: object) -> None:
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{kind}-", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                pickle.dump(value, out, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-        for old in folder.glob(f"{kind}-*.pickle"):
-            if old != path:
-                old.unlink(missing_ok=True)
-    except (OSError, pickle.PicklingError):
-        return
+def _adapter(expected: type[Any]) -> Any:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(expected)
+
+
+_PAIRS = "__pairs__"
+
+
+def _encode(value: Any) -> Any:
+    """Plain Python data as JSON data: tuples and sets become lists, a mapping with keys that
+    are not strings becomes ``{"__pairs__": [[key, value], ...]}``."""
+    if isinstance(value, dict):
+        if all(isinstance(k, str) for k in value) and _PAIRS not in value:
+            return {k: _encode(v) for k, v in value.items()}
+        return {_PAIRS: [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_encode(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise TypeError(f"cannot store {type(value).__name__} in the cache")
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        pairs = value.get(_PAIRS)
+        if len(value) == 1 and isinstance(pairs, list):
+            return {_hashable(_decode(k)): _decode(v) for k, v in pairs}
+        return {k: _decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    return value
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(_hashable(v) for v in value) if isinstance(value, list) else value
