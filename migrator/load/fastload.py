@@ -39,6 +39,10 @@ def load(text: str, pure_load: Callable[[str], Any]) -> Any | None:
     loader_class = _loader_class()
     if loader_class is None:
         return None
+    from migrator.load import nesting, yamlio
+
+    if nesting.nesting_bound(text, yamlio.MAX_SCANNED_DEPTH) > yamlio.MAX_SCANNED_DEPTH:
+        return None  # libyaml's recursion would crash; the pure loader reports it (Y104)
     header = _HEADER.match(text)
     body_start = header.end() if header else 0
     body = text[body_start:]

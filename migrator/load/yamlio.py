@@ -9,11 +9,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedBase, CommentedMap, CommentedSeq
+from ruamel.yaml.comments import (
+    Comment,
+    CommentedBase,
+    CommentedMap,
+    CommentedSeq,
+    Format,
+    LineCol,
+    merge_attrib,
+)
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.tag import Tag
 
 MAX_EXPANDED_NODES = 1_000_000
 MAX_DEPTH = 200
+# A text whose nesting bound (see nesting) exceeds this is refused before it is parsed: the
+# bound may overstate the depth a little, never understate it, and parsing stays fast up to
+# here (libyaml's C recursion crashes the process at some ten thousand levels; the pure
+# loader takes seconds at a thousand).
+MAX_SCANNED_DEPTH = 2 * MAX_DEPTH
 FAST = True  # libyaml for the documents it loads identically (see fastload); False: pure only
 
 
@@ -62,8 +76,11 @@ def load(text: str) -> Any:
     it into the same tree (``fastload`` says which); the others, and every error, by ruamel's
     pure loader.
     """
-    from migrator.load import fastload
+    from migrator.load import fastload, nesting
 
+    if nesting.nesting_bound(text, MAX_SCANNED_DEPTH) > MAX_SCANNED_DEPTH:
+        raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels (refused before "
+                            "parsing)", code="Y104")
     data = fastload.load(text, _load_pure) if FAST else None
     if data is None:
         data = _load_pure(text)
@@ -181,10 +198,40 @@ def detect_indent(text: str) -> Indent:
 
 
 def clone(node: Any) -> Any:
-    """Deep-copy a loaded subtree, keeping comments and flow style but not anchors."""
-    duplicate = copy.deepcopy(node)
+    """Deep-copy a loaded subtree, keeping comments and flow style but not anchors.
+
+    Linear in the size of the subtree: ruamel's own ``CommentedSeq.__deepcopy__`` copies the
+    sequence's comment and position records once per item (quadratic: a 10,000-item list
+    took minutes), so collections are copied here, their records once each.
+    """
+    duplicate = _clone(node, {})
     _strip_anchors(duplicate)
     return duplicate
+
+
+_RECORDS = (Comment.attrib, Format.attrib, LineCol.attrib, Tag.attrib, merge_attrib)
+
+
+def _clone(node: Any, memo: dict[int, Any]) -> Any:
+    """``copy.deepcopy`` for a loaded tree (shared nodes stay shared, as with its memo)."""
+    if type(node) in (CommentedMap, CommentedSeq):
+        done = memo.get(id(node))
+        if done is not None:
+            return done
+        duplicate = type(node)()
+        memo[id(node)] = duplicate
+        if isinstance(node, CommentedMap):
+            for key, value in node.items():
+                duplicate[key] = _clone(value, memo)
+        else:
+            duplicate.extend(_clone(value, memo) for value in node)
+        for record in _RECORDS:
+            if hasattr(node, record):
+                setattr(duplicate, record, copy.deepcopy(getattr(node, record)))
+        return duplicate
+    if type(node) in (str, int, float, bool) or node is None:
+        return node
+    return copy.deepcopy(node, memo)
 
 
 def _strip_anchors(node: Any) -> None:
