@@ -290,21 +290,30 @@ _MAIN_PROCESS = os.getpid()
 
 
 def _dying_batch(batch: list[tuple[str, str]], task: Any) -> Any:
-    """In a worker, the batch holding file 027 kills the process (as the OOM killer would)."""
+    """In a worker, the batch holding file 027 kills the process (as the OOM killer would):
+    once when TRAINJOB_TEST_DIE_ONCE names a marker file to leave, else every time (as a
+    parser crash would)."""
     from migrator.batch import parallel
 
     if os.getpid() != _MAIN_PROCESS and any("027-" in name for name, _ in batch):
-        os._exit(9)
+        marker = os.environ.get("TRAINJOB_TEST_DIE_ONCE")
+        if not marker:
+            os._exit(9)
+        if not os.path.exists(marker):
+            Path(marker).touch()
+            os._exit(9)
     return parallel._REAL_PROCESS_BATCH(batch, task)  # type: ignore[attr-defined]
 
 
 def test_a_worker_that_dies_does_not_lose_files(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    """A worker killed mid-run: its files are converted by the main process and the results
-    equal a serial run's."""
+    """A worker killed mid-run: its files are converted again (one by one, on a fresh worker)
+    and the results equal a serial run's."""
     from migrator.batch import parallel, pipeline
     from migrator.settings import ConvertOptions
+
+    monkeypatch.setenv("TRAINJOB_TEST_DIE_ONCE", str(tmp_path / "died"))
 
     tree = tmp_path / "many"
     tree.mkdir()
@@ -322,3 +331,34 @@ def test_a_worker_that_dies_does_not_lose_files(tmp_path: Path,
     assert [f.result.text if f.result else None for f in in_parallel] == \
         [f.result.text if f.result else None for f in serial]
     assert "a worker process died" in capsys.readouterr().err
+
+
+def test_a_file_that_kills_every_worker_is_reported_not_fatal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file whose conversion kills the worker every time (a crash in a parser): it is
+    reported (Y105) and left alone; this process never converts it, every other file is
+    converted as in a serial run."""
+    from migrator.batch import parallel, pipeline
+    from migrator.settings import ConvertOptions
+
+    tree = tmp_path / "many"
+    tree.mkdir()
+    cases = sorted(FIXTURES.glob("*/*.in.yaml"))
+    for index in range(40):
+        source = cases[index % len(cases)]
+        shutil.copy(source, tree / f"{index:03d}-{source.parent.name}-{source.name}")
+    found = [(str(path), path.name) for path in sorted(tree.iterdir())]
+    monkeypatch.delenv("TRAINJOB_TEST_DIE_ONCE", raising=False)
+    monkeypatch.setattr(parallel, "_REAL_PROCESS_BATCH", parallel._process_batch, raising=False)
+    monkeypatch.setattr(parallel, "_process_batch", _dying_batch)
+    options = ConvertOptions()
+    in_parallel = list(pipeline.process_paths((str(tree),), options, jobs=2, found=found))
+    serial = list(pipeline.process_paths((str(tree),), options, jobs=1, found=found))
+    assert [f.name for f in in_parallel] == [f.name for f in serial]
+    for mine, theirs in zip(in_parallel, serial, strict=True):
+        if "027-" in mine.name:
+            assert [f.code for f in mine.findings] == ["Y105"]
+            assert mine.result is not None and not mine.result.changed
+        else:
+            assert mine.result is not None and theirs.result is not None
+            assert mine.result.text == theirs.result.text
