@@ -97,6 +97,9 @@ def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary."),
         click.option("-v", "--verbose", is_flag=True, help="Also print info findings."),
         click.option("--debug", is_flag=True, help="Show tracebacks for internal errors."),
+        click.option("--no-cache", is_flag=True, help="Read and write no per-user cache "
+                     "(results of unchanged files, the validated catalog); the same as "
+                     "TRAINJOB_MIGRATE_NO_CACHE=1."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -172,7 +175,10 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
     if values["report_format"] and mode in ("stdout", "diff"):
         raise click.UsageError("--report-format prints to standard output, which this command "
                                "uses for YAML; add -o DIR or --in-place, or use check")
-    project = _project_config(values["config_path"])
+    if values["no_cache"]:
+        os.environ["TRAINJOB_MIGRATE_NO_CACHE"] = "1"  # worker processes inherit it
+    project = _project_config(values["config_path"],
+                              quiet=values["quiet"] or bool(os.environ.get("PRE_COMMIT")))
     try:
         options = ConvertOptions(
             target=_pick(values["target"], project.target, "2.2"), runtime=values["runtime"],

@@ -34,14 +34,28 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
 
     Results and their order are the same whatever ``jobs`` is; small batches stay in this
     process, and a run over ordinary manifests never loads the converter (``parallel``).
+    A run that only needs results (no destination, no texts) takes those of unchanged files
+    from the per-user results cache (``resultcache``).
     """
     if found is None:
         found = list(discovery.discover(paths, selection or Selection()))
-    if jobs <= 1 or len(found) < PARALLEL_THRESHOLD:
-        for name, relative in found:
-            yield process_file(name, relative, options, render, max_bytes, audit, destination)
-        return
-    from migrator.batch import parallel
 
-    yield from parallel.run(found, options, jobs, render, max_bytes, audit, keep_text,
-                            destination)
+    def process(files: list[tuple[str, str]]) -> Iterator[FileResult]:
+        if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
+            for name, relative in files:
+                yield process_file(name, relative, options, render, max_bytes, audit,
+                                   destination)
+            return
+        from migrator.batch import parallel
+
+        yield from parallel.run(files, options, jobs, render, max_bytes, audit, keep_text,
+                                destination)
+
+    if destination is None and not keep_text:  # results only: check, validate
+        from migrator.batch import resultcache
+
+        cached = resultcache.open_for(options, render, audit, max_bytes)
+        if cached is not None:
+            yield from cached.through(found, process)
+            return
+    yield from process(found)

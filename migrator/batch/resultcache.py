@@ -1,0 +1,241 @@
+"""BATCH stage: a private per-user cache of check and validate results, so that a repeated run
+over a mostly unchanged tree reads (and converts) only the files that changed.
+
+Like ruff's cache: one JSON entry per run configuration (format, tool version, the code and
+mapping data it runs, the versions of ruamel.yaml and pydantic, the options and the files
+they name, the mode, the working directory), holding per file the stat it had when it was
+processed and its slim result (statuses and findings, never file contents). JSON data only,
+decoded into plain result values: nothing in the cache can run code. It lives in the private
+per-user folder of ``knowledge.cache`` (0700, refused when another user could write it).
+
+Choice: a file is unchanged when its (size, mtime_ns, ctime_ns, inode, device) are the ones
+recorded; its content is not hashed (a warm run then reads nothing but the cache). Writing a
+file always updates its ctime, which no tool can set back. A file changed within
+``RACY_SECONDS`` of being processed is not recorded (its timestamps may not tell a second
+change apart: "racily clean" in git's terms), so it is processed again next time. Results are
+identical with and without the cache (a test holds the corpus to it); ``--no-cache`` or
+``TRAINJOB_MIGRATE_NO_CACHE=1`` turns it off.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from migrator.batch import helm
+from migrator.load import sources
+from migrator.results import DocumentResult, FileResult, Finding, Severity, TextResult
+from migrator.settings import ConvertOptions
+
+FORMAT = 1
+RACY_SECONDS = 2  # a file changed this recently may change again unseen within its mtime
+MAX_ENTRIES = 1_000_000  # files per entry; beyond this, files not seen in a run are dropped
+STALE_DAYS = 30  # entries of other configurations unused this long are removed
+Stamp = tuple[int, int, int, int, int]
+
+
+class ResultCache:
+    """The cached results of one run configuration (one JSON entry)."""
+
+    def __init__(self, folder: Path, name: str, files: dict[str, list[Any]]) -> None:
+        self.folder, self.name, self.files = folder, name, files
+        self.dirty = False
+        self.hits = 0
+
+    def through(self, found: list[tuple[str, str]],
+                process: Callable[[list[tuple[str, str]]], Iterator[FileResult]]
+                ) -> Iterator[FileResult]:
+        """The results of ``found`` in order: cached ones for unchanged files, ``process``
+        (called once, with the other files in order) for the rest, which are recorded."""
+        plan: list[tuple[str, Stamp | None, FileResult | None]] = []
+        misses: list[tuple[str, str]] = []
+        for name, relative in found:
+            path, stamp = _stamp(name)
+            hit = None
+            if stamp is not None:
+                entry = self.files.get(path)
+                if entry is not None and tuple(entry[:5]) == stamp:
+                    hit = _decode(name, relative, entry[5])
+            if hit is None:
+                misses.append((name, relative))
+            plan.append((path, stamp, hit))
+        fresh = process(misses) if misses else iter(())
+        now = time.time_ns()
+        for path, stamp, hit in plan:
+            if hit is not None:
+                self.hits += 1
+                yield hit
+                continue
+            result = next(fresh)
+            if stamp is not None and now - max(stamp[1], stamp[2]) > RACY_SECONDS * 10**9:
+                self._record(path, stamp, result)
+            elif path in self.files:
+                del self.files[path]
+                self.dirty = True
+            yield result
+        self.save(len(found))
+
+    def _record(self, path: str, stamp: Stamp, result: FileResult) -> None:
+        payload = _encode(result)
+        if payload is None:
+            self.files.pop(path, None)
+        else:
+            self.files[path] = [*stamp, payload]
+        self.dirty = True
+
+    def save(self, seen: int) -> None:
+        from migrator.knowledge import cache
+
+        if not self.dirty:
+            return
+        if len(self.files) > MAX_ENTRIES:  # keep the most recently added
+            for path in list(self.files)[:len(self.files) - max(seen, MAX_ENTRIES // 2)]:
+                del self.files[path]
+        cache.write_json(self.folder, self.name, {"format": FORMAT, "files": self.files})
+        self.dirty = False
+        _remove_stale(self.folder, self.name)
+
+
+def open_for(options: ConvertOptions, render: bool, audit: bool,
+             max_bytes: int) -> ResultCache | None:
+    """The cache for a run with these settings, or None when caching is off or the cache
+    folder cannot be trusted."""
+    from migrator.knowledge import cache
+
+    folder = cache.private_folder()
+    if folder is None:
+        return None
+    parts = [f"format {FORMAT} render {render} audit {audit} max {max_bytes}".encode(),
+             repr(options).encode(), os.getcwd().encode("utf-8", "surrogateescape"),
+             sys.version.encode(), *_code_stamps(),
+             *_file_stamps((*options.runtime_files, *options.crds,
+                            *options.local_runtime_files))]
+    name = f"results-{cache.key(parts)}.json"
+    data = cache.read_json(folder, name)
+    files = data.get("files") if isinstance(data, dict) and data.get("format") == FORMAT \
+        else None
+    return ResultCache(folder, name, files if isinstance(files, dict) else {})
+
+
+def _stamp(name: str) -> tuple[str, Stamp | None]:
+    if name == sources.STDIN or name.startswith(helm.PREFIX):  # stdin, a rendered chart
+        return name, None
+    path = os.path.abspath(name)
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return path, None
+    if not stat.S_ISREG(info.st_mode):
+        return path, None
+    return path, (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
+def _code_stamps() -> list[bytes]:
+    """What the results depend on besides the options: this package's code and mapping data
+    (each file's path, size and mtime), the tool version, ruamel.yaml and pydantic."""
+    import importlib.util
+
+    import migrator
+
+    package = Path(migrator.__file__).resolve().parent
+    roots = [package, package.parent / "mappings"]
+    parts = [migrator.__version__.encode()]
+    for root in roots:
+        for folder, _, names in sorted(os.walk(root)):
+            parts.extend(_file_stamp(os.path.join(folder, entry)) for entry in sorted(names)
+                         if entry.endswith((".py", ".yaml", ".yml", ".json")))
+    for module in ("ruamel.yaml", "pydantic", "pydantic_core", "_ruamel_yaml"):
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            spec = None
+        parts.append(_file_stamp(spec.origin) if spec is not None and spec.origin else
+                     module.encode())
+    return parts
+
+
+def _file_stamps(paths: tuple[str, ...]) -> list[bytes]:
+    parts = []
+    for path in paths:
+        if os.path.isdir(path):
+            for folder, _, names in sorted(os.walk(path)):
+                parts += [_file_stamp(os.path.join(folder, n)) for n in sorted(names)]
+        else:
+            parts.append(_file_stamp(path))
+    return parts
+
+
+def _file_stamp(path: str) -> bytes:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return f"{path} missing".encode("utf-8", "surrogateescape")
+    return f"{path} {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns}".encode(
+        "utf-8", "surrogateescape")
+
+
+def _remove_stale(folder: Path, keep: str) -> None:
+    cutoff = time.time() - STALE_DAYS * 86400
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith("results-") and n != keep]
+    except OSError:
+        return
+    for name in names:
+        try:
+            info = os.lstat(folder / name)
+            if info.st_mtime < cutoff and info.st_uid == os.geteuid():
+                os.unlink(folder / name)
+        except OSError:
+            pass
+
+
+# --------------------------------------------------------------------- results as JSON data
+
+
+def _encode(file: FileResult) -> list[Any] | None:
+    """A slim result as JSON data, or None when it is not to be cached (unreadable, written,
+    rendered, or holding values JSON does not carry exactly)."""
+    import json
+
+    if file.unreadable is not None or file.write_error is not None or file.virtual \
+            or file.written or file.result is None:
+        return None
+    slim = file.slim()
+    assert slim.result is not None
+    if not slim.result.documents:
+        return [slim.documents_scanned, bool(slim.changed)]
+    documents = [[d.index, d.line, d.status, d.source, d.output, [list(m) for m in d.mappings],
+                  d.values, [[f.code, f.severity.value, f.path, f.message, f.hint, f.line,
+                              f.column] for f in d.findings], d.reportable]
+                 for d in slim.result.documents]
+    payload = [slim.documents_scanned, bool(slim.changed), documents]
+    try:
+        again = json.loads(json.dumps(payload, allow_nan=False))
+        if _decode(file.name, file.relative, again) != slim:
+            return None  # a value JSON does not carry exactly (a date, a tuple): not cached
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return payload
+
+
+def _decode(name: str, relative: str, payload: Any) -> FileResult | None:
+    """The slim result of a cache entry, or None when the entry is not one."""
+    try:
+        scanned, changed = payload[0], payload[1]
+        documents = [DocumentResult(
+            index=d[0], line=d[1], status=d[2], text="", source=d[3], output=d[4],
+            mappings=[(m[0], m[1]) for m in d[5]], values=d[6],
+            findings=[Finding(f[0], Severity(f[1]), f[2], f[3], f[4], f[5], f[6])
+                      for f in d[7]], reportable=d[8])
+            for d in (payload[2] if len(payload) > 2 else [])]
+        if not isinstance(scanned, int) or not isinstance(changed, bool):
+            return None
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
+    return FileResult(name, relative, None, None, TextResult("", documents), scanned=scanned,
+                      was_changed=changed)
