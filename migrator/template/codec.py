@@ -90,9 +90,19 @@ class Codec:
 
     def _walk(self, branch: Branch, world: World, ctx: Ctx, out: list[str],
               lines: list[int]) -> None:
+        skip_until = -1
         for item in branch.items:
             if isinstance(item, int):
+                if item <= skip_until:
+                    continue
                 unit = self.template.units[item]
+                if unit.quoted_until > unit.index and not unit.in_scalar:
+                    text = self._quoted(unit, ctx)
+                    if text is not None:
+                        out.append(text)
+                        lines.append(unit.line)
+                        skip_until = unit.quoted_until
+                        continue
                 for offset, text in enumerate(self._unit(unit, ctx)):
                     out.append(text)
                     lines.append(unit.line + offset)
@@ -110,6 +120,24 @@ class Codec:
                     inner = ctx + (chosen.header.body,)
                 self._walk(chosen, world, inner, out, lines)
 
+    def _quoted(self, unit: Unit, ctx: Ctx) -> str | None:
+        """A quoted scalar over several lines with actions inside becomes one placeholder (its
+        line breaks and the blank lines of its actions are part of its value)."""
+        units = self.template.units[unit.index:unit.quoted_until + 1]
+        first = min((unit.text.find(q) for q in "'\"" if q in unit.text), default=-1)
+        if first < 0 or any(self.template.actions[i].start < 0 for i in unit.actions):
+            return None
+        acts_before = [i for i in unit.actions
+                       if unit.text.find(self.template.actions[i].text) < first]
+        if acts_before or not any(u.actions for u in units):
+            return None
+        last = units[-1].text
+        close = last.rfind(unit.text[first])
+        text = "\n".join([unit.text[first:]] + [u.text for u in units[1:-1]] + [last[:close + 1]])
+        act = Action(-1, -1, text, "", "value")
+        slot = self.slot("str", act, unit.line, ctx, indent=first)
+        return unit.text[:first] + slot.token + last[close + 1:]
+
     def _unit(self, unit: Unit, ctx: Ctx) -> list[str]:
         acts = [self.template.actions[i] for i in unit.actions]
         if unit.in_scalar or unit.kind == "blank":
@@ -121,10 +149,10 @@ class Codec:
             slot = self.slot("line", act, unit.line, ctx, shape=shape, indent=indent,
                              prefix=unit.text[:col])
             return [_line_placeholder(slot, indent)]
-        for act in acts:
-            if act.kind == "control":
-                raise Unsupported(f"the control action {act.text} shares its line with YAML "
-                                  "text", unit.line, act.text)
+        if not _balanced(acts):
+            bad = next(a for a in acts if a.kind == "control")
+            raise Unsupported(f"the control action {bad.text} shares its line with YAML "
+                              "text", unit.line, bad.text)
         whole = _WHOLE.match(self._inline(unit, acts, ctx, probe=True))
         if whole and whole.group(3).strip("\"'") == "\x00" and acts[-1].outputs:
             key = whole.group(2).strip("\"'")
@@ -209,7 +237,7 @@ class Codec:
     def decode(self, text: str) -> str:
         """Put every action back in converted text; raises Unsupported when one was mangled."""
         out: list[str] = []
-        for line in text.split("\n"):
+        for line in _join_items(text.split("\n")):
             form = _LINE_FORM.match(line)
             if form:
                 slot = self.by_id.get(int(form.group(2)))
@@ -222,15 +250,28 @@ class Codec:
                 raise Unsupported("the converter rewrote the text around a template fragment",
                                   slot.line if slot else 0, slot.action.text if slot else "")
             line = _INT_TOKEN.sub(self._int_back, line)
-            line = STR_TOKEN.sub(self._str_back, line)
+            line = STR_TOKEN.sub(lambda m, line=line: self._str_back(m, line), line)
             out.append(line)
         return "\n".join(out)
 
-    def _str_back(self, match: re.Match[str]) -> str:
+    def _str_back(self, match: re.Match[str], line: str = "") -> str:
         slot = self.by_id.get(int(match.group(1)))
         if slot is None:
             raise Unsupported("unknown placeholder in the converted output", 0)
-        return slot.action.text
+        if "\n" not in slot.action.text:
+            return slot.action.text
+        # a multi-line quoted scalar: its continuation lines move with it (folding ignores
+        # their indentation, YAML only needs them deeper than the key)
+        delta = match.start() - slot.indent
+        lines = slot.action.text.split("\n")
+        moved = [lines[0]]
+        for cont in lines[1:]:
+            if delta >= 0:
+                moved.append(" " * delta + cont)
+            else:
+                cut = min(-delta, len(cont) - len(cont.lstrip(" ")))
+                moved.append(cont[cut:])
+        return "\n".join(moved)
 
     def _int_back(self, match: re.Match[str]) -> str:
         value = int(match.group(1))
@@ -278,6 +319,26 @@ class _Shifted:
         self.text = codec._inline(unit, acts, ctx) if acts else unit.text
 
 
+def _join_items(lines: list[str]) -> list[str]:
+    """``-`` on a line of its own followed by the item's first field becomes ``- field`` again
+    (worlds are compared with items split; a control line after the dash keeps it split)."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.strip() == "-" and i + 1 < len(lines):
+            nxt = lines[i + 1]
+            pad = len(line) - 1
+            if nxt.startswith(" " * (pad + 2)) and nxt[pad + 2:pad + 3] not in (" ", "") \
+                    and not nxt.lstrip().startswith("{{"):
+                out.append(line + " " + nxt[pad + 2:])
+                i += 2
+                continue
+        out.append(line)
+        i += 1
+    return out
+
+
 def decode_int(value: int, ints: list[Slot]) -> tuple[list[Slot], int] | None:
     """Which stand-ins (one or two) plus a small constant make ``value``."""
     for slot in ints:
@@ -290,6 +351,23 @@ def decode_int(value: int, ints: list[Slot]) -> tuple[list[Slot], int] | None:
             if abs(rest) <= INT_SLACK:
                 return [first, second], rest
     return None
+
+
+def _balanced(acts: list[Action]) -> bool:
+    """Control actions that open and close within one line stay inline (opaque text)."""
+    depth = 0
+    for act in acts:
+        if act.kind != "control":
+            continue
+        if act.keyword in ("if", "with", "range"):
+            depth += 1
+        elif act.keyword == "end":
+            depth -= 1
+        elif act.keyword != "else":
+            return False
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _expression(act: Action) -> str:

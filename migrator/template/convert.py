@@ -19,6 +19,7 @@ NOT_COMPUTABLE = "Y111"
 KEPT_LEGACY = "Y112"
 VALUE_CHECKED_LATER = "Y113"
 MAX_LEGACY = 4
+_LEGACY_KIND = re.compile(r"kind:\s*[\"']?(PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob)\b")
 _ENV = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -69,7 +70,14 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
         return None
     try:
         actions = tokenize(text, dialect)
-        template = structure.build(text, actions, enums=dialect == "go")
+        defines: list[str] = []
+        if dialect == "go":
+            body_text, defines = structure.lift_defines(text, actions)
+            if defines:
+                actions = tokenize(body_text, dialect)
+        else:
+            body_text = text
+        template = structure.build(body_text, actions, enums=dialect == "go")
     except TemplateSyntaxError:
         return None
     except Unsupported as exc:
@@ -98,7 +106,7 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
     except Unsupported as exc:
         return _refused(text, dialect, exc)
     ref_out, ref_docs = folded.worlds[tuple(sorted(forced.items()))]
-    header = [a.text for a in template.root.neutral]
+    header = defines + [a.text for a in template.root.neutral]
     out_text = "\n".join(header + [body]) if header else body
     if legacy:
         cond = legacy[0][0] if len(legacy) == 1 else \
@@ -123,6 +131,13 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
         ("skipped" if any(d.status == "skipped" for d in ref_docs) else "unchanged")
     if status != "converted":
         out_text = text
+        named = [d for d in defines if _LEGACY_KIND.search(d)]
+        if named and not ref_docs:
+            head = named[0].split("}}", 1)[0] + "}}"
+            notes.append(Note(NOT_CARRIED, "", "template construct not carried: the legacy job "
+                              f"is inside {head}; named templates are not converted (the "
+                              "templates that include it are judged where they include it; "
+                              "or render the chart first)", 1))
     outcome = Outcome(status, out_text if render else text, dialect, notes, ref_docs,
                       _provenance(codec, ref_out), len(folded.worlds),
                       _value_paths(codec.encode(forced).text))

@@ -34,6 +34,7 @@ class Unit:
     actions: list[int]  # indices into the action list
     kind: UnitKind = "line"
     in_scalar: bool = False
+    quoted_until: int = -1  # a quoted scalar opens here and closes in unit ``quoted_until``
 
     @property
     def indent(self) -> int:
@@ -77,6 +78,41 @@ class Template:
     units: list[Unit]
     root: Branch
     blocks: list[Block]
+
+
+def lift_defines(text: str, actions: list[Action]) -> tuple[str, list[str]]:
+    """Top-level ``{{ define }}`` blocks (they emit nothing where they stand) are lifted out:
+    the text keeps their line count, the definitions go verbatim to the top of the output."""
+    spans: list[tuple[int, int]] = []
+    depth = 0
+    opened: Action | None = None
+    for act in actions:
+        if act.kind != "control":
+            continue
+        if act.keyword in ("if", "with", "range", "define", "block"):
+            if depth == 0 and act.keyword == "define":
+                opened = act
+            depth += 1
+        elif act.keyword == "end":
+            depth -= 1
+            if depth == 0 and opened is not None:
+                end = act.end
+                if text.startswith("\n", end):
+                    end += 1
+                spans.append((opened.start, end))
+                opened = None
+    if not spans:
+        return text, []
+    kept: list[str] = []
+    pos = 0
+    lifted = []
+    for start, end in spans:
+        kept.append(text[pos:start])
+        kept.append("\n" * text.count("\n", start, end))
+        lifted.append(text[start:end].rstrip("\n"))
+        pos = end
+    kept.append(text[pos:])
+    return "".join(kept), lifted
 
 
 def build(text: str, actions: list[Action], enums: bool = False) -> Template:
@@ -173,7 +209,16 @@ def _kind(chunk: str, pos: int, mine: list[int], actions: list[Action]) -> UnitK
 def _mark_scalars(units: list[Unit], actions: list[Action], text: str) -> None:
     """Units inside a YAML block scalar (``|``/``>``) are scalar text: their actions are inline."""
     owner: int | None = None
+    quote = ""
+    opener: Unit | None = None
     for unit in units:
+        if quote:  # inside a quoted scalar that spans lines: everything is scalar text
+            unit.in_scalar = True
+            if _closes(_plain(unit, actions), quote):
+                quote = ""
+                if opener is not None:
+                    opener.quoted_until = unit.index
+            continue
         if owner is not None:
             if unit.kind == "blank" or unit.indent > owner:
                 unit.in_scalar = True
@@ -181,6 +226,38 @@ def _mark_scalars(units: list[Unit], actions: list[Action], text: str) -> None:
             owner = None
         if unit.kind == "line" and _BLOCK_SCALAR.search(_plain(unit, actions)):
             owner = unit.indent
+        elif unit.kind == "line":
+            quote = _opens(_plain(unit, actions))
+            opener = unit if quote else None
+
+
+_VALUE_START = re.compile(r"^\s*(?:- +)?(?:[^\s'\"#][^:#]*:[ \t]+|- +|)(['\"])")
+
+
+def _opens(text: str) -> str:
+    """The quote character of a quoted scalar that starts on this line and does not end on it."""
+    match = _VALUE_START.match(text)
+    if not match:
+        return ""
+    quote = match.group(1)
+    rest = text[match.end():]
+    return "" if _closes(rest, quote) else quote
+
+
+def _closes(text: str, quote: str) -> bool:
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote == '"' and ch == "\\":
+            i += 2
+            continue
+        if ch == quote:
+            if quote == "'" and text[i + 1:i + 2] == "'":
+                i += 2
+                continue
+            return True
+        i += 1
+    return False
 
 
 def _plain(unit: Unit, actions: list[Action]) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
+from migrator import ConvertOptions
 from tests.templates.contract import compare, legacy_templates, render_chart, value_sets
 
 pytest.importorskip("helm_python")
@@ -20,7 +21,14 @@ CHARTS = {
     "mlbatch-pytorchjob-generator": "project-codeflare-mlbatch/tools/pytorchjob-generator/chart",
     "nemo-training": "nvidia-nemo-framework-launcher/launcher_scripts/nemo_launcher/core/"
                      "k8s_templates/training",
+    "nemo-peft": "nvidia-nemo-framework-launcher/launcher_scripts/nemo_launcher/core/"
+                 "k8s_templates/peft",
+    "nemo-data-preparation": "nvidia-nemo-framework-launcher/launcher_scripts/nemo_launcher/"
+                             "core/k8s_templates/data_preparation",
 }
+# MPI jobs need a generated runtime on Trainer 2.2 (K105 otherwise), as for rendered input
+OPTIONS = {name: ConvertOptions(companion_runtimes=True)
+           for name in ("arena-mpijob", "nemo-data-preparation")}
 
 
 def _base(chart: Path) -> dict[str, Any]:
@@ -41,7 +49,8 @@ def test_every_value_set_keeps_the_contract(shared: Path, name: str) -> None:
     assert templates, f"no legacy-job template found in {chart}"
     for template in templates:
         source = template.read_text(encoding="utf-8")
-        outcome = convert_template(source)
+        options = OPTIONS.get(name)
+        outcome = convert_template(source, options=options)
         assert outcome is not None
         rel = template.relative_to(chart).as_posix()
         if not (chart / "templates").is_dir():
@@ -55,7 +64,7 @@ def test_every_value_set_keeps_the_contract(shared: Path, name: str) -> None:
         for label, values in sets:
             rendered = _one(render_chart(chart, values), rel)
             after = _one(render_chart(chart, values, {rel: outcome.text}), rel)
-            verdict = compare(after, rendered, outcome)
+            verdict = compare(after, rendered, outcome, options)
             assert verdict.ok, f"{name} {rel} {label}:\n" + "\n".join(verdict.problems)
 
 
