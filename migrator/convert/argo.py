@@ -21,9 +21,11 @@ from typing import Any
 
 from ruamel.yaml.scalarstring import LiteralScalarString
 
+from migrator import paths
 from migrator.convert import snippets as notes
 from migrator.load import masking
 from migrator.load import textscan as scan
+from migrator.paths import FieldPath
 from migrator.results import Finding
 from migrator.settings import ConvertOptions
 
@@ -183,28 +185,29 @@ class Converted:
     converted: int = 0
 
 
-def templates_path(root: Any) -> tuple[str, ...]:
-    return ("spec", "workflowSpec", "templates") if root.get("kind") == "CronWorkflow" \
-        else ("spec", "templates")
-
-
-def convert(root: Any, options: ConvertOptions, line_offset: int = 0) -> Converted:
-    """Convert, in place in ``root``, each resource template whose manifest is a legacy job,
-    and rewrite its success/failure conditions. ``line_offset`` is the line before the
-    object's first line in its file."""
+def convert(root: Any, manifests: list[FieldPath], options: ConvertOptions,
+            line_offset: int = 0) -> Converted:
+    """Convert, in place in ``root``, each resource template whose manifest (at one of
+    ``manifests``, the paths mappings/kinds.yaml names) is a legacy job, and rewrite its
+    success/failure conditions. ``line_offset`` is the line before the object's first line
+    in its file."""
     outcome = Converted([], [])
-    node: Any = root
-    for part in templates_path(root):
-        node = node.get(part) if isinstance(node, dict) else None
-    if not isinstance(node, list):
-        return outcome
-    prefix = ".".join(templates_path(root))
-    for index, template in enumerate(node):
-        resource = template.get("resource") if isinstance(template, dict) else None
-        if isinstance(resource, dict) and isinstance(resource.get("manifest"), str) \
-                and "kubeflow.org" in resource["manifest"]:
-            _resource(resource, f"{prefix}[{index}].resource", options, line_offset, outcome)
+    for path in manifests:
+        resource: Any = root
+        for part in path[:-1]:
+            found = (isinstance(resource, dict) and part in resource) or (
+                isinstance(resource, list) and isinstance(part, int) and part < len(resource))
+            resource = resource[part] if found else None
+        if isinstance(resource, dict) and isinstance(resource.get(path[-1]), str) \
+                and "kubeflow.org" in resource[path[-1]]:
+            _resource(resource, paths.render(path[:-1]), options, line_offset, outcome)
     return outcome
+
+
+def is_workflow(text: str) -> bool:
+    """The document is an Argo workflow kind: its ``{{...}}`` are Argo parameters, not a
+    template language."""
+    return _WORKFLOW.search(text) is not None and _API.search(text) is not None
 
 
 def _resource(resource: Any, at: str, options: ConvertOptions, line_offset: int,
@@ -255,6 +258,9 @@ def _resource(resource: Any, at: str, options: ConvertOptions, line_offset: int,
                 f"{', '.join(repr(u) for u in rewrite.untranslated)}", line))
 
 
+_WORKFLOW = re.compile(r"^kind:[ \t]*[\"']?(?:Workflow|WorkflowTemplate|ClusterWorkflowTemplate|"
+                       r"CronWorkflow)[\"']?[ \t]*(?:#.*)?$", re.M)
+_API = re.compile(r"^apiVersion:[ \t]*[\"']?argoproj\.io/", re.M)
 _SUSPENDED = re.compile(r"^\s*suspend:\s*true\s*$", re.M)
 
 

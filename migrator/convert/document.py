@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from migrator.check import crdschema, validate
-from migrator.convert import embedded, emit, engine, upgrade
+from migrator.convert import argo, embedded, emit, engine, snippets, status, upgrade
 from migrator.convert.classify import classify
 from migrator.convert.ledger import Ledger
 from migrator.convert.rules import companion
@@ -42,7 +42,8 @@ def _process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions
     if not chunk.has_content or not detect.is_candidate(chunk.body):
         return unchanged
     language = detect.template_syntax(chunk.body)
-    if language is not None and detect.mentions_training_kind(chunk.body):
+    if language is not None and detect.mentions_training_kind(chunk.body) \
+            and not argo.is_workflow(chunk.body):  # Argo's {{...}} are its parameters
         return _skipped(chunk, index, catalog, "Y103",
                         f"the document is a {language}; render it before converting (or use "
                         "--helm for a chart)", {"kind": detect.training_kind(chunk.body)})
@@ -84,7 +85,8 @@ def _classified(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: 
         return _skipped(chunk, index, catalog, code, message, source)
     if found.verdict in ("current", "embeds-current"):
         unchanged.source, unchanged.reportable = source, True
-    return unchanged
+    # a legacy job written out in a string value (a script's heredoc, a test snapshot)
+    return snippets.text_jobs(root, chunk.line, index, chunk.text, source) or unchanged
 
 
 def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
@@ -92,6 +94,9 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     target = catalog.target(options.target)
     ledger = Ledger(root, catalog.codes, line_offset=chunk.line - 1)
     draft = engine.convert(root, mapping, catalog.pod, target, options, ledger)
+    live = status.finding(root, chunk.line - 1)  # a job from a cluster dump
+    if live is not None:
+        ledger.findings.append(live)
     result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
                             mappings=ledger.mappings, findings=ledger.findings,
                             values=ledger.values)

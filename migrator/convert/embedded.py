@@ -1,5 +1,5 @@
 """CONVERT: legacy jobs embedded in other objects (Katib Experiment trial specs and trial-template
-ConfigMaps, AppWrapper components, v1 Lists).
+ConfigMaps, AppWrapper components, v1 Lists such as cluster dumps, Argo resource templates).
 
 Each embedded job is converted by the same engine (without a companion runtime: there is no
 place for a second object) and replaced in place; the embedding object keeps its comments and
@@ -14,7 +14,7 @@ from typing import Any
 
 from migrator import paths
 from migrator.check import validate
-from migrator.convert import emit, engine
+from migrator.convert import argo, emit, engine, status
 from migrator.convert.ledger import Ledger
 from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
@@ -49,6 +49,10 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
     """Convert every embedded legacy job of ``root``; returns (document, findings, mappings,
     number of jobs converted)."""
     doc = yamlio.clone(root)
+    if spec.api_group == argo.GROUP:
+        outcome = argo.convert(doc, _expand(doc, spec.paths, strings=True), options,
+                               line_offset)
+        return doc, outcome.findings, outcome.mappings, outcome.converted
     findings: list[Finding] = []
     mappings: list[tuple[str, str]] = []
     converted = 0
@@ -61,6 +65,9 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
         if mapping is None:
             continue
         prefix = paths.render(path)
+        live = status.finding(job, offset, prefix)  # a job from a cluster dump
+        if live is not None:
+            findings.append(live)
         ledger = Ledger(job, catalog.codes, line_offset=offset)
         draft = engine.convert(job, mapping, catalog.pod, target, options, ledger, embedded=True)
         findings += [_prefixed(f, prefix) for f in ledger.findings]

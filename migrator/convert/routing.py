@@ -24,6 +24,11 @@ def handles(name: str) -> bool:
         is not None)
 
 
+def needs_no_group(name: str) -> bool:
+    """A kustomization or patch file may convert without naming a Kubeflow group."""
+    return not name.lower().endswith(SUFFIXES)
+
+
 def convert(name: str, text: str, options: ConvertOptions | None = None,
             render: bool = True) -> TextResult | None:
     """The conversion of ``text`` read from ``name``; None for an ordinary YAML file."""

@@ -65,10 +65,15 @@ def live_state(job: Any) -> Live | None:
     return None
 
 
-def finding(job: Any, line: int | None, path: str = "") -> Finding | None:
-    """The finding a dumped job's status calls for, if it came from a cluster."""
+def finding(job: Any, line_offset: int, path: str = "") -> Finding | None:
+    """The finding a dumped job's status calls for (None for a manifest without status);
+    ``line_offset`` is the line before the job's first line in its file."""
+    from migrator.load import yamlio
+
     live = live_state(job)
     if live is None:
         return None
+    line, column = yamlio.position(job, "status")
     return notes.finding(live.code, f"{path}.status" if path else "status",
-                         live.message(str(job.get("kind"))), line)
+                         live.message(str(job.get("kind"))),
+                         line_offset + line if line is not None else None, column)

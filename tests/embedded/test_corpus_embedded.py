@@ -14,10 +14,12 @@ import pytest
 from migrator.convert import argo, markdown
 from migrator.load import textscan as scan
 from migrator.load import yamlio
+from migrator.paths import FieldPath
 from migrator.settings import ConvertOptions
 from tests.test_corpus import CRD_FILES, trainer_objects
 
 ARGO_EXAMPLE = "argoproj-argo-workflows/examples/k8s-resource-log-selector.yaml"
+MANIFESTS: list[FieldPath] = [("spec", "templates", 0, "resource", "manifest")]
 KUEUE_PAGE = "kubernetes-sigs-kueue-v0.15.0/site/content/en/docs/tasks/run/trainjobs.md"
 
 
@@ -106,7 +108,7 @@ def test_kueue_page_shortcodes_survive(shared: Path) -> None:
 def test_argo_example_converts_with_conditions(shared: Path) -> None:
     text = (shared / "corpus" / ARGO_EXAMPLE).read_text(encoding="utf-8")
     root = yamlio.load(text)
-    outcome = argo.convert(root, ConvertOptions(runtime="tensorflow"))
+    outcome = argo.convert(root, MANIFESTS, ConvertOptions(runtime="tensorflow"))
     assert outcome.converted == 1
     resource: Any = root["spec"]["templates"][0]["resource"]
     assert resource["successCondition"] == "status.conditions.0.type == Complete"
@@ -119,12 +121,12 @@ def test_argo_example_converts_with_conditions(shared: Path) -> None:
     codes = {f.code for f in outcome.findings}
     assert {"E801", "E806"} <= codes
     again = yamlio.load(yamlio.dump(root, yamlio.detect_indent(text)))
-    assert argo.convert(again, ConvertOptions(runtime="tensorflow")).converted == 0
+    assert argo.convert(again, MANIFESTS, ConvertOptions(runtime="tensorflow")).converted == 0
 
 
 def test_argo_example_without_a_runtime_is_reported(shared: Path) -> None:
     root = yamlio.load((shared / "corpus" / ARGO_EXAMPLE).read_text(encoding="utf-8"))
-    outcome = argo.convert(root, ConvertOptions())
+    outcome = argo.convert(root, MANIFESTS, ConvertOptions())
     assert outcome.converted == 0
     assert "K105" in {f.code for f in outcome.findings}  # TFJob: no runtime for TensorFlow
     assert root["spec"]["templates"][0]["resource"]["successCondition"].startswith(
