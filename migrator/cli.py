@@ -12,6 +12,7 @@ import click
 
 from migrator.errors import ExitCode, MigratorError
 from migrator.report import REPORTERS, format_of, suffix_list
+from migrator.report.terminal import color_wanted
 from migrator.results import FileResult, Unreadable, exit_code
 from migrator.settings import (
     DEFAULT_MANAGER,
@@ -207,7 +208,7 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
         backup=values.get("backup"), ignore=project.ignore,
         baseline=values["baseline"] or project.baseline,
         write_baseline=values["write_baseline"],
-        color=color == "always" or (color == "auto" and sys.stdout.isatty()),
+        color=color_wanted(sys.stdout, color),
         progress=mode not in ("stdout", "diff") and sys.stderr.isatty() and not values["quiet"],
         terse=under_pre_commit,
         github=os.environ.get("GITHUB_ACTIONS") == "true",

@@ -133,9 +133,9 @@ def test_validate_command(tmp_path: Path) -> None:
     shutil.copy(goldens.FIXTURES / "pytorchjob" / "full.v2.2.out.yaml", tmp_path / "c.yaml")
     proc = run("validate", ".", cwd=tmp_path)
     assert proc.returncode == 1
-    assert "a.yaml:11:3: error V602 unknown field 'labels'" in proc.stderr
-    assert "b.yaml:2: TrainJob/bert-ft: rejected by Trainer 2.2 (1 error)" in proc.stderr
-    assert "c.yaml:2: TrainJob/bert-ft: valid for Trainer 2.2" in proc.stderr
+    assert "a.yaml:11:3: error V602 unknown field 'labels'" in proc.stdout  # validate's results
+    assert "b.yaml:2: TrainJob/bert-ft: rejected by Trainer 2.2 (1 error)" in proc.stdout
+    assert "c.yaml:2: TrainJob/bert-ft: valid for Trainer 2.2" in proc.stdout
     assert run("validate", "b.yaml", "c.yaml", "--target", "2.3", cwd=tmp_path).returncode == 0
     assert (tmp_path / "a.yaml").read_text() == (
         goldens.FIXTURES / "trainer-upgrades" / "trainjob-v2.1.in.yaml").read_text()
@@ -323,7 +323,7 @@ def test_hand_broken_trainjob_gets_one_line_per_problem(tmp_path: Path) -> None:
     (tmp_path / "broken.yaml").write_text(BROKEN)
     proc = run("validate", "broken.yaml", cwd=tmp_path)
     assert proc.returncode == 1
-    errors = [line for line in proc.stderr.splitlines() if ": error V6" in line]
+    errors = [line for line in proc.stdout.splitlines() if ": error V6" in line]
     assert [line.split(": error ")[1][:4] for line in errors] == ["V603", "V602", "V602", "V604"]
     assert errors[0].startswith("broken.yaml:4:3:")
     assert "numNodes" in errors[1]

@@ -33,15 +33,14 @@ def test_check_exit_codes_and_lines(tmp_path: Path) -> None:
     proc = run("check", "jobs", cwd=tree)
     assert proc.returncode == 1
     assert "jobs/legacy.yaml:1: PyTorchJob/minimal: would convert to TrainJob/minimal" in \
-        proc.stderr
-    assert proc.stdout == ""
+        proc.stdout  # check's results go to stdout, the summary alone to stderr
+    assert len(proc.stderr.splitlines()) == 1
     assert (tree / "jobs" / "legacy.yaml").read_text() == LEGACY.read_text()
     assert run("check", "jobs/clean.yaml", str(CURRENT), cwd=tree).returncode == 0
     assert run("check", "missing.yaml", cwd=tree).returncode == 2
     failing = run("check", str(FAILING), cwd=tree)
     assert failing.returncode == 1
-    assert "needs manual migration (1 error" in failing.stderr
-    assert "K105" in failing.stderr
+    assert "needs manual work (K105) — see: trainjob-migrate explain K105" in failing.stdout
 
 
 def test_check_is_terse_under_pre_commit(tmp_path: Path) -> None:
@@ -50,10 +49,12 @@ def test_check_is_terse_under_pre_commit(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "migrator", "check", str(FAILING), "jobs"],
                           cwd=tree, env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == 1
-    lines = proc.stderr.splitlines()
-    assert lines[0].endswith("TFJob/tf-simple: needs manual migration")
-    assert "K105" not in proc.stderr
-    assert "convert --in-place" in lines[-1]
+    lines = proc.stdout.splitlines()  # one line per document, each saying what to do
+    assert lines[0].endswith("TFJob/tf-simple: needs manual work (K105) — see: "
+                             "trainjob-migrate explain K105")
+    assert "convert --in-place" not in lines[0]
+    assert lines[1].endswith("— fix: trainjob-migrate convert --in-place jobs/legacy.yaml")
+    assert len(lines) == 2
 
 
 def test_diff_and_convert_diff(tmp_path: Path) -> None:
@@ -81,17 +82,17 @@ def test_gitignore_include_exclude(tmp_path: Path) -> None:
     shutil.copy(LEGACY, tree / "jobs" / "nested" / "keep.skip.yaml")
     shutil.copy(LEGACY, tree / "jobs" / "job.manifest")
     proc = run("check", ".", cwd=tree)
-    assert "ignored.yaml" not in proc.stderr
-    assert "also.skip.yaml" not in proc.stderr
-    assert "jobs/nested/keep.skip.yaml" in proc.stderr
-    assert "job.manifest" not in proc.stderr
+    assert "ignored.yaml" not in proc.stdout
+    assert "also.skip.yaml" not in proc.stdout
+    assert "jobs/nested/keep.skip.yaml" in proc.stdout
+    assert "job.manifest" not in proc.stdout
     everything = run("check", ".", "--no-gitignore", cwd=tree)
-    assert "ignored.yaml" in everything.stderr
+    assert "ignored.yaml" in everything.stdout
     included = run("check", ".", "--include", "*.manifest", cwd=tree)
-    assert "jobs/job.manifest" in included.stderr
-    assert "legacy.yaml" not in included.stderr
+    assert "jobs/job.manifest" in included.stdout
+    assert "legacy.yaml" not in included.stdout
     excluded = run("check", ".", "--exclude", "jobs/legacy.yaml", cwd=tree)
-    assert "legacy.yaml" not in excluded.stderr
+    assert "legacy.yaml" not in excluded.stdout
     named = run("check", "jobs/legacy.yaml", "--exclude", "jobs/*", cwd=tree)
     assert named.returncode == 0
 
@@ -104,8 +105,8 @@ def test_changed_since_limits_the_files(tmp_path: Path) -> None:
     subprocess.run([*git, "commit", "-qm", "base"], cwd=tree, check=True)
     shutil.copy(LEGACY, tree / "jobs" / "new.yaml")
     proc = run("check", ".", "--changed-since", "HEAD", cwd=tree)
-    assert "jobs/new.yaml" in proc.stderr
-    assert "jobs/legacy.yaml" not in proc.stderr
+    assert "jobs/new.yaml" in proc.stdout
+    assert "jobs/legacy.yaml" not in proc.stdout
     bad = run("check", ".", "--changed-since", "no-such-ref", cwd=tree)
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr
@@ -258,8 +259,8 @@ def test_helm_charts_are_skipped_or_rendered(tmp_path: Path) -> None:
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: demo\nversion: 0.1.0\n")
     (chart / "templates" / "job.yaml").write_text(CHART_TEMPLATE)
     skipped = run("check", "chart", cwd=tmp_path)
-    assert "chart/templates/job.yaml:1: PyTorchJob: not converted" in skipped.stderr
-    assert "Y103" in run("check", "chart", "-v", cwd=tmp_path).stderr
+    assert "chart/templates/job.yaml:1: PyTorchJob: not converted" in skipped.stdout
+    assert "Y103" in run("check", "chart", "-v", cwd=tmp_path).stdout
     missing = run("check", "chart", "--helm", cwd=tmp_path)
     assert missing.returncode == 2
     assert "needs the helm program" in missing.stderr
@@ -282,7 +283,7 @@ def test_size_cap_is_configurable(tmp_path: Path) -> None:
     shutil.copy(LEGACY, tmp_path / "job.yaml")
     proc = run("check", "job.yaml", "--max-file-size", "100", cwd=tmp_path)
     assert proc.returncode == 2
-    assert "larger than the 100-byte cap" in proc.stderr
+    assert "larger than the 100-byte cap" in proc.stdout
     assert run("check", "job.yaml", cwd=tmp_path).returncode == 1
 
 

@@ -1,28 +1,54 @@
-"""BATCH: run a batch: select files, process them, write outputs and reports, print, exit code."""
+"""BATCH: run a batch: select files, process them, write outputs and reports, print, exit code.
+
+check and validate print their results to stdout (unless it carries a report); convert's
+per-document lines, progress and the summary go to stderr. Every printed line is escaped
+(control characters, undecodable names); on a GitHub Actions runner stdout and stderr are
+guarded so that no untrusted text becomes a workflow command. Reports are written
+atomically; one that cannot be written is one line (Y107) and exit code 2.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from migrator import report as reports
 from migrator.batch import discovery, pipeline, writer
 from migrator.batch.progress import Progress
-from migrator.report import diffs
-from migrator.report import jsonreport as report
+from migrator.report import diffs, jsonreport, terminal
 from migrator.report.baseline import IgnoreRule, Suppressor, load_baseline, write_baseline
-from migrator.results import FileResult, Severity, exit_code, needs_attention
+from migrator.report.safety import (
+    GuardedStream,
+    ReportWriteError,
+    append_text,
+    file_label,
+    printable,
+    write_data,
+    write_report,
+)
+from migrator.results import FileResult, Finding, Severity, exit_code
 from migrator.settings import RunSettings
 
-if TYPE_CHECKING:
-    pass
+WRITE_FAILED_HINT = "Free space or fix permissions and run the tool again; nothing was " \
+    "half-written."
 
 
 def run(settings: RunSettings) -> int:
+    restore = _guard_streams(settings.github)
+    try:
+        return _run(settings)
+    finally:
+        restore()
+
+
+def _run(settings: RunSettings) -> int:
     started = time.monotonic()
     minimum = Severity.INFO if settings.verbose else \
         Severity.ERROR if settings.quiet else Severity.WARNING
@@ -42,6 +68,19 @@ def run(settings: RunSettings) -> int:
     reviewing = bool(wanted - {"json", None})
     reviewed: list[Any] = []  # review.ReviewDocument, imported only when needed
     files: list[FileResult] = []
+    stdout_free = settings.mode not in ("stdout", "diff") and not settings.report_format
+    # check and validate: their lines are the results (``check . > out.txt``); convert's
+    # lines are a log of what was written, next to the summary on stderr
+    to_stdout = stdout_free and settings.mode in ("check", "validate")
+    lines = terminal.Lines(sys.stdout if to_stdout else sys.stderr,
+                           settings.color if to_stdout else terminal.color_wanted(sys.stderr))
+    annotations = None
+    if settings.github:
+        from migrator.report import github
+
+        annotations = github.Annotations(Severity.INFO if settings.verbose else
+                                         Severity.WARNING,
+                                         sys.stdout if stdout_free else sys.stderr)
     try:
         for file in pipeline.process_paths(settings.paths, options, jobs=settings.jobs,
                                            found=found, render=settings.mode != "check",
@@ -50,12 +89,11 @@ def run(settings: RunSettings) -> int:
                                            keep_text=settings.mode in ("stdout", "diff")
                                            or reviewing,
                                            destination=_destination(settings)):
-            file = suppressor.apply(file)
+            file = _with_write_failure(suppressor.apply(file))
             _show(file, settings)
-            if file.write_error is not None:
-                print(f"{file.name}: error Y106 cannot write the result: "
-                      f"{file.write_error} (the input is unchanged)", file=sys.stderr)
-            _print(file, settings, minimum)
+            _print(file, settings, minimum, lines)
+            if annotations is not None:
+                annotations.add_all(file.name, _findings(file))
             if reviewing:
                 from migrator.batch import explain
                 from migrator.report import review
@@ -65,28 +103,110 @@ def run(settings: RunSettings) -> int:
             progress.advance()
     finally:
         progress.close()
-    target = settings.options.target
-    built = report.build(files, target)
+    if annotations is not None:
+        annotations.close()
+    seconds = time.monotonic() - started
+    built = jsonreport.build(files, settings.options.target)
+    context = reports.Context(settings.options.target, seconds, _full_report(settings))
+    failed = 0
     for path in settings.reports:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(reports.write(reports.format_of(str(path)), built, reviewed, target),
-                        encoding="utf-8")
+        text = reports.write(reports.format_of(str(path)), built, reviewed, context)
+        failed += _write(partial(write_report, path, text))
     if settings.report_format:
-        sys.stdout.write(reports.write(settings.report_format, built, reviewed, target))
+        write_data(sys.stdout, reports.write(settings.report_format, built, reviewed, context),
+                   github=settings.github)
     if settings.write_baseline is not None:
         count = write_baseline(settings.write_baseline, files)
-        print(f"wrote {count} findings to baseline {settings.write_baseline}", file=sys.stderr)
+        print(printable(f"wrote {count} findings to baseline {settings.write_baseline}"),
+              file=sys.stderr)
     if settings.github:
-        from migrator.report import github
-
-        github.append_step_summary(built)
-    line = report.summary_line(built["summary"], time.monotonic() - started)
+        failed += _step_summary(built)
+    line = terminal.summary_line(built["summary"], time.monotonic() - started,
+                                 check=settings.mode == "check")
     if suppressor.suppressed:
         line += f"; {suppressor.suppressed} accepted findings suppressed"
-    if settings.terse and settings.mode == "check" and needs_attention(files):
-        line += "; run `trainjob-migrate convert --in-place` on these files"
     print(line, file=sys.stderr)
-    return exit_code(files, settings.fail_on, legacy_fails=settings.mode in ("check", "diff"))
+    code = exit_code(files, settings.fail_on, legacy_fails=settings.mode in ("check", "diff"))
+    return 2 if failed else code
+
+
+def _write(action: Callable[[], None]) -> int:
+    """Run one report write; a failure is one line on stderr (Y107). Returns 1 if it failed."""
+    try:
+        action()
+    except ReportWriteError as exc:
+        print(f"{printable(exc.path)}: error Y107 cannot write the report: "
+              f"{printable(exc.reason)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _step_summary(built: dict[str, Any]) -> int:
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return 0
+    from migrator.report import github
+
+    return _write(lambda: append_text(Path(path), github.step_summary(built)))
+
+
+def _full_report(settings: RunSettings) -> str | None:
+    """Where the complete report of this run is, for reports that shorten (Markdown)."""
+    for kind in ("html", "json"):
+        for path in settings.reports:
+            if reports.format_of(str(path)) == kind:
+                return str(path)
+    return None
+
+
+def _guard_streams(github: bool) -> Callable[[], None]:
+    """Undecodable text never stops a print; on Actions, every line is guarded."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+    if not github:
+        return lambda: None
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = GuardedStream(saved[0]), GuardedStream(saved[1])
+
+    def restore() -> None:
+        for guard in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                guard.flush()
+        sys.stdout, sys.stderr = saved
+
+    return restore
+
+
+def _with_write_failure(file: FileResult) -> FileResult:
+    """A conversion that could not be written is not converted: its documents are failed
+    with a Y106 finding, in every report and on the terminal."""
+    if file.write_error is None or file.result is None:
+        return file
+    finding = Finding("Y106", Severity.ERROR, "", f"cannot write the result: "
+                      f"{file.write_error} (the input is unchanged)", WRITE_FAILED_HINT)
+    documents, marked = [], False
+    for doc in file.result.documents:
+        if doc.reportable and doc.status == "converted":
+            doc = replace(doc, status="failed", findings=[*doc.findings, finding])
+            marked = True
+        documents.append(doc)
+    if not marked:
+        for index, doc in enumerate(documents):
+            if doc.reportable:
+                documents[index] = replace(doc, findings=[*doc.findings, finding])
+                break
+    return replace(file, result=replace(file.result, documents=documents), was_changed=False)
+
+
+def _findings(file: FileResult) -> list[Finding]:
+    if file.unreadable is not None:
+        return [Finding("Y102", Severity.ERROR, "", f"cannot read file: "
+                        f"{file.unreadable.reason}", "Check the path, permissions and encoding.")]
+    return [f for doc in (file.result.documents if file.result else []) if doc.reportable
+            for f in doc.findings]
 
 
 def _runtime_files(found: list[tuple[str, str]]) -> tuple[str, ...]:
@@ -134,30 +254,64 @@ def _show(file: FileResult, settings: RunSettings) -> None:
     if settings.mode == "stdout":
         text = file.result.text
         if len(settings.paths) > 1 or Path(settings.paths[0]).is_dir():
-            text = f"---\n# Source: {file.name}\n{text}"
-        sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+            text = f"---\n# Source: {printable(file.name)}\n{text}"
+        write_data(sys.stdout, text if text.endswith("\n") or not text else text + "\n",
+                   github=settings.github)
     elif settings.mode == "diff":
-        sys.stdout.write(diffs.unified(file.name, file.source.text, file.result.text,
-                                       color=settings.color))
+        write_data(sys.stdout, diffs.unified(printable(file.name), file.source.text,
+                                             file.result.text, color=settings.color),
+                   github=settings.github)
 
 
-def _print(file: FileResult, settings: RunSettings, minimum: Severity) -> None:
+def _print(file: FileResult, settings: RunSettings, minimum: Severity,
+           lines: terminal.Lines) -> None:
+    if file.unreadable is not None:
+        lines.print(terminal.unreadable_line(file.name, file.unreadable.reason), "error")
+        return
+    documents = [d for d in (file.result.documents if file.result else []) if d.reportable]
+    findings = [f for d in documents for f in terminal.ordered(d.findings)]
     if settings.mode == "validate":
-        lines = [] if settings.quiet else report.validate_lines(file, settings.options.target)
-        lines += report.finding_lines(file, minimum)
+        if not settings.quiet:
+            for doc in documents:
+                lines.print(terminal.validate_line(file.name, doc, settings.options.target))
     elif settings.mode == "check":
-        lines = report.check_lines(file, terse=settings.terse)
-        if not settings.terse:
-            lines += report.finding_lines(file, minimum if settings.verbose else Severity.ERROR)
+        for doc in documents:
+            if doc.status != "unchanged":
+                errors = any(f.severity is Severity.ERROR for f in doc.findings)
+                lines.print(terminal.check_line(file.name, doc), "error" if errors else None)
+        if settings.terse:
+            return
+        if not settings.verbose:
+            minimum = Severity.ERROR
+    elif settings.mode == "in-place" and settings.terse and not settings.verbose:
+        line = _fix_hook_line(file, documents)  # pre-commit: one line per file
+        if line:
+            lines.print(line)
+        return
     else:
-        lines = [] if settings.quiet else report.document_lines(file)
-        lines += report.finding_lines(file, minimum)
-    if settings.mode == "in-place" and file.written:
-        lines.insert(0, f"rewrote {file.name}")
-    for line in lines:
-        print(line, file=sys.stderr)
-    if settings.github:
-        from migrator.report import github
+        if settings.mode == "in-place" and file.written:
+            lines.print(printable(f"rewrote {file.name}"))
+        if not settings.quiet:
+            for doc in documents:
+                lines.print(terminal.document_line(file.name, doc))
+    for finding in findings:
+        if finding.severity.rank >= minimum.rank:
+            lines.print(terminal.finding_line(file.name, finding), finding.severity.value)
 
-        github.write_annotations(file, Severity.WARNING if not settings.verbose else Severity.INFO,
-                           sys.stdout if settings.mode not in ("stdout", "diff") else sys.stderr)
+
+def _fix_hook_line(file: FileResult, documents: list[Any]) -> str | None:
+    """The fix hook's line for a file: rewritten (with what to check), or why it was not."""
+    findings = [f for d in documents for f in d.findings]
+    tally = terminal.tally(findings)
+    errors = terminal.codes_of(findings, Severity.ERROR)
+    warnings = terminal.codes_of(findings, Severity.WARNING)
+    label = file_label(file.name)
+    if file.written:
+        converted = sum(1 for d in documents if d.status == "converted")
+        check = f"; check {', '.join(warnings)}" if warnings else ""
+        return printable(f"{label}: rewrote {converted} document{'s' if converted != 1 else ''}"
+                         f"{f' ({tally})' if tally else ''}{check}")
+    if errors:
+        return printable(f"{label}: not rewritten, needs manual work ({', '.join(errors)}) — "
+                         f"see: trainjob-migrate explain {errors[0]}")
+    return None

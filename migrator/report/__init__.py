@@ -9,44 +9,61 @@ JUnit XML) and read ``review.ReviewDocument`` values.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from migrator.report.review import ReviewDocument
 
+
+@dataclass(frozen=True)
+class Context:
+    """What a writer knows about the run besides its documents."""
+
+    target: str
+    seconds: float = 0.0
+    full_report: str | None = None  # where this run's full report is (for shortened ones)
+
+
 # built: the JSON report (``jsonreport.build``); reviewed: the review documents of the run.
-Writer = Callable[[dict[str, Any], list["ReviewDocument"], str], str]
+Writer = Callable[[dict[str, Any], list["ReviewDocument"], Context], str]
 
 
-def _json(built: dict[str, Any], reviewed: list[ReviewDocument], target: str) -> str:
+def _codes() -> dict[str, Any]:
+    from migrator.knowledge.catalog import load
+
+    return dict(load().codes)
+
+
+def _json(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:
     from migrator.report import jsonreport
 
     return jsonreport.to_json(built)
 
 
-def _markdown(built: dict[str, Any], reviewed: list[ReviewDocument], target: str) -> str:
+def _markdown(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:
     from migrator.report import markdown
 
-    return markdown.render(reviewed, built["summary"], target)
+    return markdown.render(reviewed, built["summary"], context.target, _codes(),
+                           full_report=context.full_report)
 
 
-def _html(built: dict[str, Any], reviewed: list[ReviewDocument], target: str) -> str:
+def _html(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:
     from migrator.report import html
 
-    return html.render(reviewed, built["summary"], target)
+    return html.render(reviewed, built["summary"], context.target, _codes())
 
 
-def _sarif(built: dict[str, Any], reviewed: list[ReviewDocument], target: str) -> str:
-    from migrator.knowledge.catalog import load
+def _sarif(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:
     from migrator.report import sarif
 
-    return sarif.render(reviewed, load().codes)
+    return sarif.render(reviewed, _codes())
 
 
-def _junit(built: dict[str, Any], reviewed: list[ReviewDocument], target: str) -> str:
+def _junit(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:
     from migrator.report import junit
 
-    return junit.render(reviewed)
+    return junit.render(reviewed, context.seconds)
 
 
 REPORTERS: dict[str, Writer] = {
@@ -76,6 +93,6 @@ def suffix_list() -> str:
 
 
 def write(kind: str | None, built: dict[str, Any], reviewed: list[ReviewDocument],
-          target: str) -> str:
+          context: Context) -> str:
     """One report in format ``kind`` (an unknown or missing kind writes the JSON report)."""
-    return REPORTERS.get(kind or "json", _json)(built, reviewed, target)
+    return REPORTERS.get(kind or "json", _json)(built, reviewed, context)

@@ -1,131 +1,376 @@
-"""REPORT: A self-contained HTML report: no network, no external assets.
+"""REPORT: a self-contained HTML report for reviewers — no network, strict CSP.
 
-Per document: the header, the findings table (filterable by severity), the provenance table,
-the effective-pod differences, and the old and new YAML side by side with changed lines
-highlighted.
+An overview first (documents by status, findings by code with names and severities, each
+linking to its documents), a sticky filter bar (status, severity, code, text), then the
+documents: failed → converted with warnings → converted → skipped; skipped and unchanged
+documents without findings are one table row each. A document's findings, provenance,
+effective-pod differences and aligned side-by-side diff are rendered in the browser when it
+is opened, from one embedded JSON table in which every distinct string (a message, a hint, a
+YAML text) is stored once — so thousands of documents stay within a few megabytes.
 """
 
 from __future__ import annotations
 
+import base64
 import difflib
-import html
-from typing import Any
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
-from migrator.report.review import ReviewDocument
+from migrator.report.markup import html_text, shorten
+from migrator.report.review import ReviewDocument, group
+
+PATH_WIDTH = 72
+GROUPS = (("failed", "failed or with errors"), ("warnings", "converted with warnings"),
+          ("converted", "converted"), ("skipped", "skipped with findings"),
+          ("unchanged", "skipped or unchanged, no findings"))
+
+
+class CodeInfo(Protocol):
+    name: str
+    severity: str
+    summary: str
+
 
 STYLE = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1f2328}
-header{padding:16px 24px;background:#f6f8fa;border-bottom:1px solid #d0d7de}
-main{padding:0 24px 40px}h1{font-size:20px;margin:0 0 6px}h2{font-size:16px;margin:28px 0 8px}
-h3{font-size:14px;margin:16px 0 6px}code,pre,td.src{font:12px/1.4 ui-monospace,Menlo,monospace}
-table{border-collapse:collapse;width:100%;margin:6px 0}th,td{border:1px solid #d0d7de;
-padding:4px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f6f8fa}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1f2328}
+header{padding:14px 24px 8px;background:#f6f8fa}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:17px;margin:22px 0 8px}
+h3{font-size:14px;margin:0;font-weight:600}
+main{padding:0 24px 40px}
+code,.mono{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+nav.filters{position:sticky;top:0;z-index:5;background:#fff;border-bottom:1px solid #d0d7de;
+padding:8px 24px;display:flex;flex-wrap:wrap;gap:6px 16px;align-items:center}
+nav.filters label{white-space:nowrap}nav.filters input[type=search]{width:16em}
+table{border-collapse:collapse;margin:6px 0}
+th,td{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#f6f8fa;white-space:nowrap}
+td.msg{overflow-wrap:break-word;min-width:12em}
+.nw{white-space:nowrap}
+code.path{overflow-wrap:anywhere}
 .sev-error{color:#cf222e;font-weight:600}.sev-warning{color:#9a6700;font-weight:600}
-.sev-info{color:#57606a}.filters label{margin-right:14px}.doc{border:1px solid #d0d7de;
-border-radius:6px;padding:4px 14px 14px;margin:18px 0}.side{display:grid;
-grid-template-columns:1fr 1fr;gap:8px}.side pre{margin:0;overflow:auto;border:1px solid #d0d7de;
-padding:6px;background:#fff}.side div.line{white-space:pre}.del{background:#ffebe9}
-.add{background:#dafbe1}.muted{color:#57606a}
+.sev-info{color:#57606a}
+.badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:12px;
+border:1px solid #d0d7de}
+.st-failed,.st-errors{background:#ffebe9;border-color:#ff818266}
+.st-warnings{background:#fff8c5}.st-converted{background:#dafbe1}
+.doc{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:10px 0;
+content-visibility:auto;contain-intrinsic-size:auto 60px}
+.doc h3 a.anchor{color:#8c959f;text-decoration:none;margin-right:4px}
+.doc .title{margin:0 6px}.counts{color:#57606a;font-weight:400}
+details.doc-body>summary{cursor:pointer;color:#0969da;margin-top:4px}
+.body h4{font-size:13px;margin:12px 0 4px}
+.scroll{overflow-x:auto;max-width:100%}
+table.sbs{width:100%;table-layout:fixed}
+table.sbs td{border:0;padding:0 6px;font:12px/1.45 ui-monospace,SFMono-Regular,Menlo,monospace;
+white-space:pre-wrap;overflow-wrap:anywhere}
+table.sbs col.ln{width:3.5em}
+table.sbs td.ln{text-align:right;color:#8c959f;white-space:nowrap;
+user-select:none}
+table.sbs tr.dl td.del{background:#ffebe9}table.sbs tr.dl td.add{background:#dafbe1}
+table.sbs tr.fold td{background:#ddf4ff;color:#57606a;cursor:pointer;text-align:center}
+.muted{color:#57606a}.empty{color:#57606a;font-style:italic}
+[hidden]{display:none!important}
 """
 
 SCRIPT = """
-function applyFilters(){
-  var boxes=document.querySelectorAll('.filters input[type=checkbox]');
-  var shown={};boxes.forEach(function(b){shown[b.value]=b.checked;});
-  document.querySelectorAll('tr.finding').forEach(function(row){
-    row.style.display=shown[row.getAttribute('data-severity')]?'':'none';});
+(function(){
+'use strict';
+var data=JSON.parse(document.getElementById('report-data').textContent),S=data.s;
+var CONTEXT=3;
+function $(q,r){return (r||document).querySelector(q);}
+function $$(q,r){return Array.prototype.slice.call((r||document).querySelectorAll(q));}
+function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;
+  if(text!==undefined&&text!==null)e.textContent=text;return e;}
+function cell(row,cls,text,title){var td=el('td',cls,text);if(title)td.title=title;
+  row.appendChild(td);return td;}
+function table(heads){var t=el('table'),h=el('tr');heads.forEach(function(x){
+  h.appendChild(el('th',null,x));});var th=el('thead');th.appendChild(h);t.appendChild(th);
+  var b=el('tbody');t.appendChild(b);return [t,b];}
+var SEV=['error','warning','info'];
+function findings(box,d){
+  if(!d.f.length)return;
+  box.appendChild(el('h4',null,'Findings'));
+  var tb=table(['severity','code','where','message','fix']);
+  d.f.forEach(function(f){var tr=el('tr','finding');tr.dataset.severity=SEV[f[1]];
+    cell(tr,'nw sev-'+SEV[f[1]],SEV[f[1]]);
+    var c=cell(tr,'nw');var code=el('code',null,S[f[0]]);c.appendChild(code);
+    var where=S[f[2]]+(f[3]?' (line '+f[3]+')':'');
+    var w=cell(tr,null);var wc=el('code','path',where.length>60?'\\u2026'+where.slice(-59):where);
+    wc.title=where;w.appendChild(wc);
+    cell(tr,'msg',S[f[4]]);cell(tr,'msg',S[f[5]]);tb[1].appendChild(tr);});
+  box.appendChild(tb[0]);
+  box.appendChild(el('p','empty filtered-note',
+    'All findings of this document are hidden by the severity filter.'));
 }
-document.addEventListener('DOMContentLoaded',function(){
-  var hidden=(location.hash.match(/hide=([a-z,]+)/)||[,''])[1].split(',');
-  document.querySelectorAll('.filters input[type=checkbox]').forEach(function(b){
-    if(hidden.indexOf(b.value)>=0){b.checked=false;}
-    b.addEventListener('change',applyFilters);});
-  applyFilters();
-  document.body.setAttribute('data-ready','1');
-});
+function provenance(box,d){
+  if(!d.m||!d.m.length)return;
+  box.appendChild(el('h4',null,'Provenance: where each value came from'));
+  var tb=table(['from','to','value']);
+  d.m.forEach(function(m){var tr=el('tr');
+    [m[0],m[1]].forEach(function(i){var c=cell(tr,null);c.appendChild(el('code','path',S[i]));});
+    var v=cell(tr,null);if(m[2]>=0)v.appendChild(el('code',null,S[m[2]]));tb[1].appendChild(tr);});
+  var s=el('div','scroll');s.appendChild(tb[0]);box.appendChild(s);
+}
+function differences(box,d){
+  if(!d.x||!d.x.length)return;
+  box.appendChild(el('h4',null,'Effective pods: what Trainer will run vs the legacy pods'));
+  var ul=el('ul');d.x.forEach(function(i){var li=el('li');li.appendChild(el('code',null,S[i]));
+    ul.appendChild(li);});box.appendChild(ul);
+}
+function row(tb,a,i,b,j,kind){var tr=el('tr','dl');
+  cell(tr,'ln',i>=0?String(i+1):'');cell(tr,kind&&i>=0?'del':'',i>=0?a[i]:'');
+  cell(tr,'ln',j>=0?String(j+1):'');cell(tr,kind&&j>=0?'add':'',j>=0?b[j]:'');tb.appendChild(tr);}
+function fold(tb,a,b,i1,j1,n){var tr=el('tr','fold');var td=el('td',null,
+  '\\u22ef '+n+' unchanged line'+(n===1?'':'s'));td.colSpan=4;tr.appendChild(td);
+  td.addEventListener('click',function(){var frag=document.createDocumentFragment();
+    for(var k=0;k<n;k++)row(frag,a,i1+k,b,j1+k,false);tr.replaceWith(frag);});tb.appendChild(tr);}
+function diff(box,d){
+  if(!d.o)return;
+  var a=S[d.b].split('\\n'),b=S[d.a].split('\\n');
+  box.appendChild(el('h4',null,d.st==='converted'?'Old and new YAML':'Source YAML'));
+  var t=el('table','sbs'),cg=el('colgroup');
+  ['ln','','ln',''].forEach(function(c){var col=el('col');if(c)col.className=c;
+    cg.appendChild(col);});
+  t.appendChild(cg);var tb=el('tbody');t.appendChild(tb);
+  var whole=d.o.length===1;
+  d.o.forEach(function(op,n){var tag=op[0],i1=op[1],i2=op[2],j1=op[3],j2=op[4];
+    if(tag===0){var len=i2-i1,head=n===0?0:CONTEXT,tail=n===d.o.length-1?0:CONTEXT;
+      if(!whole&&len>head+tail+1){for(var k=0;k<head;k++)row(tb,a,i1+k,b,j1+k,false);
+        fold(tb,a,b,i1+head,j1+head,len-head-tail);
+        for(k=len-tail;k<len;k++)row(tb,a,i1+k,b,j1+k,false);}
+      else for(k=0;k<len;k++)row(tb,a,i1+k,b,j1+k,false);return;}
+    var m=Math.max(i2-i1,j2-j1);for(var q=0;q<m;q++)
+      row(tb,a,i1+q<i2?i1+q:-1,b,j1+q<j2?j1+q:-1,true);});
+  box.appendChild(t);
+}
+function render(details){
+  var box=$('.body',details);if(box.dataset.done)return;box.dataset.done='1';
+  var d=data.d[+details.dataset.i];
+  findings(box,d);if(d.st==='converted'){provenance(box,d);}differences(box,d);diff(box,d);
+  severityFilter(box);
+}
+function hiddenSeverities(){return $$('input.sev-filter').filter(function(b){return !b.checked;})
+  .map(function(b){return b.value;});}
+function severityFilter(box){var hide=hiddenSeverities(),rows=$$('tr.finding',box),shown=0;
+  rows.forEach(function(r){r.hidden=hide.indexOf(r.dataset.severity)>=0;if(!r.hidden)shown++;});
+  var t=rows.length?rows[0].closest('table'):null;if(t)t.hidden=shown===0;
+  var note=$('.filtered-note',box);if(note)note.hidden=!(rows.length&&shown===0);}
+var docs=$$('section.doc'),others=$$('tr.other');
+function apply(){
+  var st=$('#f-status').value,code=$('#f-code').value,q=$('#f-text').value.toLowerCase();
+  var hide=hiddenSeverities(),shown=0;
+  docs.forEach(function(s){var codes=s.dataset.codes.split(' ');
+    var sevs=s.dataset.sev?s.dataset.sev.split(' '):[];
+    var ok=(!st||s.dataset.status===st)&&(!code||codes.indexOf(code)>=0)&&
+      (!q||s.textContent.toLowerCase().indexOf(q)>=0||s.dataset.codes.toLowerCase().indexOf(q)>=0)&&
+      (!sevs.length||sevs.some(function(x){return hide.indexOf(x)<0;}));
+    s.hidden=!ok;if(ok)shown++;});
+  others.forEach(function(r){r.hidden=!!code||(!!st&&r.dataset.status!==st)||
+    (!!q&&r.textContent.toLowerCase().indexOf(q)<0);});
+  $$('.body').forEach(severityFilter);
+  $('#f-count').textContent=shown+' of '+docs.length+' documents shown';
+}
+function fromHash(){var h=decodeURIComponent(location.hash.slice(1));
+  if(h.indexOf('doc-')===0){var target=document.getElementById(h);
+    if(target){var det=$('details.doc-body',target);if(det)det.open=true;}return;}
+  var values={};h.split('&').forEach(function(p){var kv=p.split('=');
+    if(kv.length===2)values[kv[0]]=kv[1];});
+  if('code' in values||'status' in values||'hide' in values||'q' in values){
+    $('#f-code').value=values.code||'';$('#f-status').value=values.status||'';
+    $('#f-text').value=values.q||'';var hide=(values.hide||'').split(',');
+    $$('input.sev-filter').forEach(function(b){b.checked=hide.indexOf(b.value)<0;});
+    apply();var list=document.getElementById('documents');
+    if(list&&document.readyState!=='loading'&&(values.code||values.status))list.scrollIntoView();}
+}
+function toHash(){var parts=[];var c=$('#f-code').value,s=$('#f-status').value,q=$('#f-text').value;
+  var hide=hiddenSeverities();if(s)parts.push('status='+s);if(c)parts.push('code='+c);
+  if(hide.length)parts.push('hide='+hide.join(','));if(q)parts.push('q='+encodeURIComponent(q));
+  history.replaceState(null,'',parts.length?'#'+parts.join('&'):location.pathname);apply();}
+$$('#filters select,#filters input').forEach(function(x){
+  x.addEventListener(x.type==='search'?'input':'change',toHash);});
+$$('details.doc-body').forEach(function(d){d.addEventListener('toggle',function(){
+  if(d.open)render(d);});if(d.open)render(d);});
+window.addEventListener('hashchange',fromHash);
+fromHash();apply();
+document.body.dataset.ready='1';
+})();
 """
 
 
-def render(documents: list[ReviewDocument], summary: dict[str, Any], target: str) -> str:
+def _hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()) \
+        .decode("ascii") + "'"
+
+
+CSP = (f"default-src 'none'; style-src {_hash(STYLE)}; script-src {_hash(SCRIPT)}; "
+       "img-src data:; base-uri 'none'; form-action 'none'")
+
+
+class _Strings:
+    """Every distinct string of the report once; documents refer to them by number."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self.index: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        found = self.index.get(text)
+        if found is None:
+            found = self.index[text] = len(self.items)
+            self.items.append(text)
+        return found
+
+
+def render(documents: Sequence[ReviewDocument], summary: Mapping[str, Any], target: str,
+           codes: Mapping[str, CodeInfo]) -> str:
+    grouped = {name: [d for d in documents if group(d) == name] for name, _ in GROUPS}
+    ordered = [d for name, _ in GROUPS[:4] for d in grouped[name]]
+    strings = _Strings()
+    payload = [_payload(doc, strings) for doc in ordered]
+    anchors = _anchors(documents)
     docs, findings = summary["documents"], summary["findings"]
+    total = sum(docs.values())
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             "<title>trainjob-migrate report</title>",
-             '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-             "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">",
-             f"<style>{STYLE}</style></head><body>",
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+             "<title>trainjob-migrate report</title>", f"<style>{STYLE}</style></head><body>",
              "<header><h1>trainjob-migrate report</h1>",
-             f"<div>Target: Kubeflow Trainer {_e(target)} · {summary['files']} files · "
-             f"{docs['converted']} converted · {docs['unchanged']} unchanged · "
-             f"{docs['skipped']} skipped · {docs['failed']} failed</div>",
-             f"<div>Findings: <span class='sev-error'>{findings['error']} error</span> · "
-             f"<span class='sev-warning'>{findings['warning']} warning</span> · "
-             f"<span class='sev-info'>{findings['info']} info</span></div>",
-             '<div class="filters" id="filters">Show: ' + "".join(
-                 f'<label><input type="checkbox" value="{s}" checked> {s}</label>'
-                 for s in ("error", "warning", "info")) + "</div></header><main>"]
-    for number, doc in enumerate(documents):
-        parts.append(_document(doc, number))
-    parts += ["</main>", f"<script>{SCRIPT}</script>", "</body></html>"]
+             f"<div>Target: Kubeflow Trainer {html_text(target)} · {summary['files']} files, "
+             f"{total} documents · findings: <span class='sev-error'>{findings['error']} "
+             f"error</span> · <span class='sev-warning'>{findings['warning']} warning</span> · "
+             f"<span class='sev-info'>{findings['info']} info</span></div></header>",
+             _filters(summary), "<main>", _overview(grouped, summary, codes),
+             '<section id="documents"><h2>Documents</h2>']
+    if not ordered:
+        parts.append("<p class='empty'>No document needs a look.</p>")
+    parts += [_section(doc, number, anchors[id(doc)]) for number, doc in enumerate(ordered)]
+    parts.append("</section>")
+    parts.append(_others(grouped["unchanged"], anchors))
+    blob = json.dumps({"s": strings.items, "d": payload}, ensure_ascii=True,
+                      separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e") \
+        .replace("&", "\\u0026")
+    parts += ["</main>", f'<script type="application/json" id="report-data">{blob}</script>',
+              f"<script>{SCRIPT}</script>", "</body></html>"]
     return "\n".join(parts) + "\n"
 
 
-def _document(doc: ReviewDocument, number: int) -> str:
-    counts = doc.counts()
-    where = f"{doc.file}:{doc.line}" if doc.line else doc.file
-    parts = [f'<section class="doc" id="doc-{number}">',
-             f"<h2><code>{_e(where)}</code> — {_e(doc.title)}</h2>",
-             f"<div class='muted'>status: <b>{_e(doc.status)}</b> · "
-             + " · ".join(f"{n} {s}" for s, n in counts.items()) + "</div>"]
-    if doc.findings:
-        parts += ["<h3>Not carried over / to check</h3>", '<table class="findings"><thead><tr>'
-                  "<th>severity</th><th>code</th><th>where</th><th>message</th><th>fix</th>"
-                  "</tr></thead><tbody>"]
-        for finding in doc.ordered_findings():
-            sev = finding.severity.value
-            at = f"{finding.path} (line {finding.line})" if finding.line else finding.path
-            parts.append(f'<tr class="finding" data-severity="{sev}"><td class="sev-{sev}">'
-                         f"{sev}</td><td><code>{_e(finding.code)}</code></td><td><code>"
-                         f"{_e(at)}</code></td><td>{_e(finding.message)}</td><td>"
-                         f"{_e(finding.hint)}</td></tr>")
-        parts.append("</tbody></table>")
-    if doc.mappings:
-        parts += ["<h3>Provenance</h3>", '<table class="provenance"><thead><tr><th>from</th>'
-                  "<th>to</th><th>value</th></tr></thead><tbody>"]
-        for source, target in doc.mappings:
-            value = doc.values.get(source)
-            parts.append(f"<tr><td><code>{_e(source)}</code></td><td><code>{_e(target)}</code>"
-                         f"</td><td>{_e('' if value is None else str(value))}</td></tr>")
-        parts.append("</tbody></table>")
-    if doc.differences:
-        parts += ["<h3>Effective pods: what Trainer will run vs the legacy pods</h3>",
-                  "<ul class='differences'>"]
-        parts += [f"<li><code>{_e(d.describe())}</code></li>" for d in doc.differences]
-        parts.append("</ul>")
-    if doc.status == "converted":
-        parts += ["<h3>Old and new YAML</h3>", _side_by_side(doc.before, doc.after)]
+def _filters(summary: Mapping[str, Any]) -> str:
+    statuses = "".join(f'<option value="{name}">{label}</option>' for name, label in GROUPS[:4])
+    codes = "".join(f'<option value="{html_text(code)}">{html_text(code)}</option>'
+                    for code in sorted(summary.get("codes") or {}))
+    severities = "".join(f'<label class="sev-{s}"><input type="checkbox" class="sev-filter" '
+                         f'value="{s}" checked> {s}</label>' for s in ("error", "warning", "info"))
+    return ('<nav id="filters" class="filters" aria-label="filters">'
+            f'<label>status <select id="f-status"><option value="">all</option>{statuses}'
+            f'</select></label>{severities}<label>code <select id="f-code"><option value="">'
+            f'all</option>{codes}</select></label><label>search <input id="f-text" '
+            f'type="search" placeholder="file, kind, name, code"></label>'
+            '<span id="f-count" class="muted"></span></nav>')
+
+
+def _overview(grouped: Mapping[str, Sequence[ReviewDocument]], summary: Mapping[str, Any],
+              codes: Mapping[str, CodeInfo]) -> str:
+    rows = []
+    for name, label in GROUPS:
+        count = len(grouped[name])
+        link = f'<a href="#status={name}">{label}</a>' if count and name != "unchanged" else \
+            (f'<a href="#others">{label}</a>' if count else label)
+        rows.append(f'<tr><td class="nw"><span class="badge st-{name}">{name}</span></td>'
+                    f"<td>{link}</td><td>{count}</td></tr>")
+    parts = ['<section id="overview"><h2>Overview</h2><div class="scroll">',
+             "<table class='statuses'><thead><tr><th>status</th><th>documents</th><th>count"
+             "</th></tr></thead><tbody>", *rows, "</tbody></table></div>"]
+    counted = summary.get("codes") or {}
+    if counted:
+        parts += ["<h2>Findings by code</h2><div class='scroll'><table class='codes'><thead>"
+                  "<tr><th>code</th><th>name</th><th>severity</th><th>findings</th><th>what it "
+                  "means</th></tr></thead><tbody>"]
+        order = {"error": 0, "warning": 1, "info": 2}
+        for code, count in sorted(counted.items(), key=lambda item: (
+                order.get(codes[item[0]].severity if item[0] in codes else "", 3), item[0])):
+            info = codes.get(code)
+            severity = info.severity if info else ""
+            parts.append(f'<tr id="code-{html_text(code)}"><td class="nw"><a href="#code='
+                         f'{html_text(code)}"><code>{html_text(code)}</code></a></td>'
+                         f'<td class="nw">{html_text(info.name) if info else ""}</td>'
+                         f'<td class="nw sev-{severity}">{severity}</td><td>{count}</td>'
+                         f'<td class="msg">{html_text(info.summary) if info else ""}</td></tr>')
+        parts.append("</tbody></table></div>")
     parts.append("</section>")
     return "\n".join(parts)
 
 
-def _side_by_side(before: str, after: str) -> str:
-    old, new = before.splitlines(), after.splitlines()
-    left, right = [], []
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            left += [_line(line, "") for line in old[i1:i2]]
-            right += [_line(line, "") for line in new[j1:j2]]
-            continue
-        left += [_line(line, "del") for line in old[i1:i2]]
-        right += [_line(line, "add") for line in new[j1:j2]]
-    return ('<div class="side"><pre class="old">' + "".join(left) + '</pre><pre class="new">'
-            + "".join(right) + "</pre></div>")
+def _section(doc: ReviewDocument, number: int, anchor: str) -> str:
+    counts = doc.counts()
+    where = f"{doc.file}:{doc.line}" if doc.line else doc.file
+    codes = " ".join(sorted({f.code for f in doc.findings}))
+    severities = " ".join(s for s, n in counts.items() if n)
+    tally = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
+    name = group(doc)
+    return (f'<section class="doc" id="{anchor}" data-status="{name}" '
+            f'data-codes="{html_text(codes)}" data-sev="{severities}">'
+            f'<h3><a class="anchor" href="#{anchor}" title="link to this document">#</a>'
+            f'<code class="path" title="{html_text(where)}">'
+            f"{html_text(shorten(where, PATH_WIDTH))}</code><span class='title'>"
+            f"{html_text(doc.title)}</span><span class='badge nw st-{name}'>"
+            f"{html_text(doc.status)}</span> <span class='counts'>{tally}</span></h3>"
+            f'<details class="doc-body" data-i="{number}"><summary>findings'
+            f"{', provenance and diff' if doc.status == 'converted' else ' and source'}"
+            f'</summary><div class="body"></div></details></section>')
 
 
-def _line(text: str, kind: str) -> str:
-    css = f"line {kind}".strip()
-    return f'<div class="{css}">{_e(text) or " "}</div>'
+def _others(documents: Sequence[ReviewDocument], anchors: Mapping[int, str]) -> str:
+    if not documents:
+        return ""
+    rows = []
+    for doc in documents:
+        where = f"{doc.file}:{doc.line}" if doc.line else doc.file
+        rows.append(f'<tr class="other" id="{anchors[id(doc)]}" data-status="{doc.status}">'
+                    f'<td><code class="path" title="{html_text(where)}">'
+                    f"{html_text(shorten(where, PATH_WIDTH))}</code></td><td>"
+                    f"{html_text(doc.title)}</td><td class='nw'>{html_text(doc.status)}</td></tr>")
+    return (f'<section id="others"><h2>Skipped or unchanged, nothing to check '
+            f"({len(documents)})</h2><div class='scroll'><table><thead><tr><th>file</th>"
+            "<th>object</th><th>status</th></tr></thead><tbody>" + "".join(rows)
+            + "</tbody></table></div></section>")
 
 
-def _e(text: str) -> str:
-    return html.escape(text, quote=True)
+def _payload(doc: ReviewDocument, strings: _Strings) -> dict[str, Any]:
+    severity = {"error": 0, "warning": 1, "info": 2}
+    item: dict[str, Any] = {"st": doc.status, "f": [
+        [strings(f.code), severity[f.severity.value], strings(f.path), f.line or 0,
+         strings(f.message), strings(f.hint)] for f in doc.ordered_findings()]}
+    if doc.status == "converted" and doc.mappings:
+        item["m"] = [[strings(source), strings(target),
+                      strings(str(doc.values[source])) if source in doc.values else -1]
+                     for source, target in doc.mappings]
+    if doc.differences:
+        item["x"] = [strings(d.describe()) for d in doc.differences]
+    if doc.before or doc.after:
+        before, after = doc.before.rstrip("\n"), doc.after.rstrip("\n")
+        item["b"], item["a"] = strings(before), strings(after)
+        matcher = difflib.SequenceMatcher(a=before.split("\n"), b=after.split("\n"),
+                                          autojunk=False)
+        tags = {"equal": 0, "replace": 1, "delete": 2, "insert": 3}
+        item["o"] = [[tags[tag], i1, i2, j1, j2] for tag, i1, i2, j1, j2 in
+                     matcher.get_opcodes()]
+    return item
+
+
+def _anchors(documents: Sequence[ReviewDocument]) -> dict[int, str]:
+    """A stable anchor per document (from its file and index), unique within the report."""
+    seen: set[str] = set()
+    anchors = {}
+    for doc in documents:
+        digest = hashlib.sha1(f"{doc.file}\0{doc.index}".encode("utf-8", "surrogateescape"),
+                              usedforsecurity=False).hexdigest()[:10]
+        anchor, number = f"doc-{digest}", 1
+        while anchor in seen:
+            number += 1
+            anchor = f"doc-{digest}-{number}"
+        seen.add(anchor)
+        anchors[id(doc)] = anchor
+    return anchors

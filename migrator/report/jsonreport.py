@@ -1,9 +1,11 @@
-"""REPORT: the JSON report (the machine contract) and the terminal lines."""
+"""REPORT: the JSON report (the machine contract) and its JSON Schema."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from migrator.results import FileResult, Finding, Severity
@@ -62,96 +64,19 @@ def summary(files: list[FileResult], documents: list[dict[str, Any]]) -> dict[st
 
 
 def to_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, sort_keys=False) + "\n"
+    """The report as text: ASCII-only JSON, so undecodable file names cannot break it."""
+    return json.dumps(report, indent=2, sort_keys=False, ensure_ascii=True) + "\n"
+
+
+def schema() -> dict[str, Any]:
+    """The report's JSON Schema: packaged in the wheel next to this module, else the
+    checkout's ``schemas/report.schema.json``."""
+    packaged = resources.files("migrator.report").joinpath("report.schema.json")
+    if packaged.is_file():
+        return dict(json.loads(packaged.read_text(encoding="utf-8")))
+    checkout = Path(__file__).resolve().parents[2] / "schemas" / "report.schema.json"
+    return dict(json.loads(checkout.read_text(encoding="utf-8")))
 
 
 def _ordered(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (-f.severity.rank, f.line or 0, f.code))
-
-
-def finding_lines(file: FileResult, minimum: Severity) -> list[str]:
-    """``file:line:col: severity CODE message`` lines, errors first."""
-    if file.unreadable is not None:
-        return [f"{file.name}: error Y102 cannot read file: {file.unreadable.reason}"]
-    lines = []
-    for doc in file.result.documents if file.result else []:
-        for finding in _ordered(doc.findings):
-            if finding.severity.rank >= minimum.rank:
-                where = file.name
-                if finding.line is not None:
-                    where += f":{finding.line}"
-                    if finding.column is not None:
-                        where += f":{finding.column}"
-                path = f" [{finding.path}]" if finding.path else ""
-                lines.append(f"{where}: {finding.severity.value} {finding.code} "
-                             f"{finding.message}{path}")
-    return lines
-
-
-def document_lines(file: FileResult) -> list[str]:
-    """One line per reported document: what happened to it."""
-    lines = []
-    for doc in file.result.documents if file.result else []:
-        if not doc.reportable:
-            continue
-        kind = object_label(doc.source)
-        counts = Counter(f.severity.value for f in doc.findings)
-        tally = ", ".join(f"{counts[s.value]} {s.value}" for s in reversed(Severity)
-                          if counts[s.value])
-        tail = f" ({tally})" if tally else ""
-        if doc.status == "converted" and doc.output:
-            lines.append(f"{file.name}:{doc.line}: {kind} → {object_label(doc.output)}{tail}")
-        else:
-            lines.append(f"{file.name}:{doc.line}: {kind} {doc.status}{tail}")
-    return lines
-
-
-def check_lines(file: FileResult, *, terse: bool = False) -> list[str]:
-    """``check``: one line per document that is legacy or needs attention."""
-    if file.unreadable is not None:
-        return [f"{file.name}: error Y102 cannot read file: {file.unreadable.reason}"]
-    lines = []
-    for doc in file.result.documents if file.result else []:
-        if not doc.reportable or doc.status == "unchanged":
-            continue
-        counts = Counter(f.severity.value for f in doc.findings)
-        if doc.status == "converted" and doc.output:
-            what = f"would convert to {object_label(doc.output)}"
-        elif counts["error"]:
-            what = "needs manual migration"
-        else:
-            what = "not converted"
-        tally = ", ".join(f"{counts[s.value]} {s.value}" for s in reversed(Severity)
-                          if counts[s.value])
-        tail = f" ({tally})" if tally and not terse else ""
-        lines.append(f"{file.name}:{doc.line}: {object_label(doc.source)}: {what}{tail}")
-    return lines
-
-
-def object_label(identity: dict[str, Any]) -> str:
-    """``Kind/name``, or just ``Kind`` for objects without a name (a List)."""
-    name, kind = identity.get("name"), identity.get("kind") or "document"
-    return f"{kind}/{name}" if name else str(kind)
-
-
-def validate_lines(file: FileResult, target: str) -> list[str]:
-    """``validate``: one line per Trainer object."""
-    if file.unreadable is not None:
-        return [f"{file.name}: error Y102 cannot read file: {file.unreadable.reason}"]
-    lines = []
-    for doc in file.result.documents if file.result else []:
-        if not doc.reportable:
-            continue
-        errors = sum(1 for f in doc.findings if f.severity is Severity.ERROR)
-        verdict = f"rejected by Trainer {target} ({errors} error{'s' if errors != 1 else ''})" \
-            if errors else f"valid for Trainer {target}"
-        lines.append(f"{file.name}:{doc.line}: {object_label(doc.source)}: {verdict}")
-    return lines
-
-
-def summary_line(report_summary: dict[str, Any], seconds: float) -> str:
-    docs, findings = report_summary["documents"], report_summary["findings"]
-    return (f"{report_summary['files']} files: {docs['converted']} converted, "
-            f"{docs['unchanged']} unchanged, {docs['skipped']} skipped, {docs['failed']} failed; "
-            f"findings: {findings['error']} error, {findings['warning']} warning, "
-            f"{findings['info']} info ({seconds:.2f}s)")

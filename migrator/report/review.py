@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from migrator.load import stream
-from migrator.report.jsonreport import object_label
+from migrator.report.terminal import object_label
 from migrator.results import FileResult, Finding, Severity
 
 if TYPE_CHECKING:
@@ -55,6 +55,26 @@ class ReviewDocument:
 
     def ordered_findings(self) -> list[Finding]:
         return sorted(self.findings, key=lambda f: (-f.severity.rank, f.line or 0, f.code))
+
+
+def group(doc: ReviewDocument) -> str:
+    """Where a document goes in a report: ``failed`` (or with errors), ``warnings``
+    (converted with warnings), ``converted``, ``skipped`` (with findings), or ``unchanged``
+    (skipped or unchanged without findings: summarised, not shown in full)."""
+    counts = doc.counts()
+    if doc.status == "failed" or counts["error"]:
+        return "failed"
+    if doc.status == "converted":
+        return "warnings" if counts["warning"] else "converted"
+    return "skipped" if doc.findings else "unchanged"
+
+
+GROUP_RANK = {"failed": 0, "warnings": 1, "converted": 2, "skipped": 3, "unchanged": 4}
+
+
+def rank(doc: ReviewDocument) -> int:
+    """Sort key: errors first, then warnings, then clean conversions, then the rest."""
+    return GROUP_RANK[group(doc)]
 
 
 def collect(file: FileResult, explained: Mapping[int, Any]) -> list[ReviewDocument]:

@@ -186,22 +186,32 @@ def markdown_outside_code(text: str) -> str:
     return "\n".join(_strip_spans(line) for line in kept)
 
 
+PUNCTUATION = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
 def _strip_spans(line: str) -> str:
+    """The line without code spans and backslash escapes (``\\<`` is literal text)."""
     result, position = [], 0
-    while True:
-        start = line.find("`", position)
-        if start < 0:
-            result.append(line[position:])
-            return "".join(result)
-        run = len(line[start:]) - len(line[start:].lstrip("`"))
-        closer = re.compile(r"(?<!`)" + "`" * run + r"(?!`)")
-        found = closer.search(line, start + run)
-        if found is None:  # a lone backtick run is literal text
-            result.append(line[position:start + run])
-            position = start + run
+    while position < len(line):
+        char = line[position]
+        if char == "\\" and position + 1 < len(line) and line[position + 1] in PUNCTUATION:
+            result.append("·")
+            position += 2
             continue
-        result.append(line[position:start])
+        if char != "`":
+            result.append(char)
+            position += 1
+            continue
+        run = len(line[position:]) - len(line[position:].lstrip("`"))
+        closer = re.compile(r"(?<!`)" + "`" * run + r"(?!`)")
+        found = closer.search(line, position + run)
+        if found is None:  # a lone backtick run is literal text
+            result.append("·" * run)
+            position += run
+            continue
+        result.append("·")
         position = found.end()
+    return "".join(result)
 
 
 ALLOWED_MARKDOWN_TAGS = {"details", "summary", "code", "br", "b", "sub", "sup", "span", "a"}

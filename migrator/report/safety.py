@@ -1,0 +1,225 @@
+"""REPORT: text that is safe to print, embed and write — control characters and
+unencodable text escaped, GitHub workflow commands neutralised, reports written atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import secrets
+import stat
+import tempfile
+from pathlib import Path
+from typing import TextIO
+
+# Characters escaped in every line the tool prints and in every report: C0/C1 controls
+# (except tab), line and paragraph separators, bidirectional overrides (they reorder what a
+# reviewer sees), surrogates (undecodable file-name bytes) and the two non-characters.
+UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                    "\ud800-\udfff\ufffe\uffff]")
+# The same, but keeping line breaks (multi-line report text such as YAML).
+UNSAFE_KEEP_LINES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029"
+                               "\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+NAMED = {"\n": "\\n", "\r": "\\r", "\x1b": "\\e"}
+
+# The Actions runner splits output at \r, \n and \r\n, trims white space and runs a line
+# that then starts with "::" as a workflow command.
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+COMMAND_LINE = re.compile(r"(^|\r\n|\r|\n)([^\S\r\n]*)::")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in NAMED:
+        return NAMED[char]
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """One line of text a terminal, a log or a report cell shows as it is."""
+    return UNSAFE.sub(_escape, text)
+
+
+def printable_lines(text: str) -> str:
+    """Multi-line text (YAML, messages) with everything but line breaks escaped."""
+    return UNSAFE_KEEP_LINES.sub(_escape, text)
+
+
+def file_label(name: str) -> str:
+    """A file name as shown to people and CI: printable, without a leading ``./``."""
+    while name.startswith("./"):
+        name = name[2:]
+    return printable(name)
+
+
+def has_command_line(text: str) -> bool:
+    """Whether the runner would read a line of ``text`` as a workflow command."""
+    return COMMAND_LINE.search(text) is not None
+
+
+def neutralise(text: str, replacement: str = "%3A:") -> str:
+    """Lines that would start with ``::`` get their first colon replaced (``%3A`` in
+    terminal lines, a character reference such as ``&#58;`` in HTML and XML)."""
+    return COMMAND_LINE.sub(lambda m: m.group(1) + m.group(2) + replacement, text)
+
+
+class GuardedStream(io.TextIOBase):
+    """A text stream for stdout/stderr on a GitHub Actions runner: every complete line is
+    neutralised; ``raw`` writes the tool's own workflow commands unchanged."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream = stream
+        self._pending = ""
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self.stream.encoding
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._pending += text
+        cut = max(self._pending.rfind("\n"), self._pending.rfind("\r"))
+        if cut >= 0:
+            done, self._pending = self._pending[:cut + 1], self._pending[cut + 1:]
+            self.stream.write(neutralise(printable_lines(done)))
+        return len(text)
+
+    def raw(self, text: str) -> None:
+        """Write the tool's own workflow commands (already escaped by their writer)."""
+        self.flush()
+        self.stream.write(text)
+        self.stream.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            self.stream.write(neutralise(printable_lines(self._pending)))
+            self._pending = ""
+        self.stream.flush()
+
+
+def write_raw(stream: TextIO, text: str) -> None:
+    """Write unchanged through a guard (or to a plain stream)."""
+    if isinstance(stream, GuardedStream):
+        stream.raw(text)
+    else:
+        stream.write(text)
+
+
+def write_data(stream: TextIO, text: str, *, github: bool) -> bool:
+    """Write machine output (YAML, a diff, a report) unchanged.
+
+    On an Actions runner, output that the runner would parse and that holds a line it
+    would run as a workflow command is wrapped in ``::stop-commands::TOKEN`` … ``::TOKEN::``
+    with a fresh random token. Returns whether it was wrapped. Output redirected to a
+    regular file is never wrapped (the runner does not read it).
+    """
+    if github and has_command_line(text) and not _is_regular_file(stream):
+        token = secrets.token_hex(16)
+        write_raw(stream, f"::stop-commands::{token}\n")
+        write_raw(stream, text if text.endswith(("\n", "\r")) else text + "\n")
+        write_raw(stream, f"::{token}::\n")
+        return True
+    write_raw(stream, text)
+    return False
+
+
+def _is_regular_file(stream: TextIO) -> bool:
+    target = stream.stream if isinstance(stream, GuardedStream) else stream
+    try:
+        return stat.S_ISREG(os.fstat(target.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
+
+
+class ReportWriteError(Exception):
+    """A report (or the step summary) could not be written; the message is one line."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{printable(path)}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def encode(text: str) -> bytes:
+    """UTF-8 for a report; text that cannot be encoded (lone surrogates) is escaped."""
+    return printable_lines(text).encode("utf-8", "backslashreplace")
+
+
+def write_report(path: Path, text: str) -> None:
+    """Write a report atomically: a temporary file in the target's folder renamed over it.
+
+    The folder must exist (it is never created); an existing report keeps its mode, a new
+    one gets the umask's; a device or FIFO (``/dev/stdout``) is written directly. On any
+    failure the earlier report is untouched, no temporary file is left, and
+    ``ReportWriteError`` says why in one line.
+    """
+    data = encode(text)
+    name = os.fspath(path)
+    try:
+        target = Path(os.path.realpath(name))
+        folder = target.parent
+        try:
+            existing = os.stat(target)
+        except FileNotFoundError:
+            existing = None
+        if existing is not None and stat.S_ISDIR(existing.st_mode):
+            raise ReportWriteError(name, "is a directory")
+        if existing is not None and not stat.S_ISREG(existing.st_mode):
+            with open(target, "wb") as handle:
+                handle.write(data)
+            return
+        if not folder.is_dir():
+            raise ReportWriteError(name, f"the folder {printable(str(path.parent))} does not "
+                                   "exist (create it first)")
+        mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
+        _replace(target, data, mode)
+    except ReportWriteError:
+        raise
+    except OSError as exc:
+        raise ReportWriteError(name, exc.strerror or str(exc)) from None
+
+
+def _replace(target: Path, data: bytes, mode: int) -> None:
+    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                             suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def append_text(path: Path, text: str) -> None:
+    """Append to a file that must exist or be creatable (``$GITHUB_STEP_SUMMARY``)."""
+    try:
+        with open(path, "ab") as handle:
+            handle.write(encode(text))
+    except OSError as exc:
+        raise ReportWriteError(os.fspath(path), exc.strerror or str(exc)) from None
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
