@@ -1,13 +1,16 @@
 """CLI: the project config file: ``.trainjob-migrate.yaml`` or ``[tool.trainjob-migrate]``.
 
 Found by walking up from the working directory (the first directory holding either file
-wins; a pyproject.toml without the table is passed over), or named with ``--config``.
+wins; a pyproject.toml without the table is passed over) as far as the repository root and
+only through folders the user controls (``search``), or named with ``--config``.
 Command-line options override it. Unknown keys are errors, so typos do not go unnoticed.
 The config is validated by hand (it is small) so that reading it never imports pydantic.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,15 +45,79 @@ class ProjectConfig:
     baseline: Path | None = None
 
 
+@dataclass(frozen=True)
+class Search:
+    """The outcome of the config search: the file to apply (if any) and the config files
+    passed over because they cannot be trusted (one line each, for the user)."""
+
+    path: Path | None = None
+    passed_over: tuple[str, ...] = ()
+
+
 def find(start: Path) -> Path | None:
-    """The nearest config file at or above ``start``."""
+    """The nearest trusted config file at or above ``start`` (see ``search``)."""
+    return search(start).path
+
+
+def search(start: Path) -> Search:
+    """Look for a config file in ``start`` and the folders above it.
+
+    The first folder holding a config file (``.trainjob-migrate.yaml``, or a pyproject.toml
+    with the table) wins. The search stops after the repository root (a folder holding
+    ``.git``) and does not enter a folder that another user owns or that others may write
+    (like a 1777 /tmp): whoever can plant a file there must not configure this run. A config
+    file that is not trusted in the same way is passed over, and said so.
+    """
+    passed: list[str] = []
     for folder in (start, *start.parents):
-        candidate = folder / YAML_NAME
-        if candidate.is_file():
-            return candidate
-        pyproject = folder / PYPROJECT
-        if pyproject.is_file() and _pyproject_table(pyproject) is not None:
-            return pyproject
+        try:
+            why = _untrusted(os.stat(folder))
+        except OSError:
+            break
+        if why is not None:
+            passed += [f"{candidate}: not applied, its folder is {why}"
+                       for candidate in _candidates(folder)]
+            break
+        for candidate in _candidates(folder):
+            try:
+                why = _untrusted(os.stat(candidate))
+            except OSError:
+                continue
+            if why is not None:
+                passed.append(f"{candidate}: not applied, the file is {why}")
+                continue
+            return Search(candidate, tuple(passed))
+        if os.path.lexists(folder / ".git"):
+            break  # the repository root: what is above it is not the project's
+    return Search(None, tuple(passed))
+
+
+def _candidates(folder: Path) -> list[Path]:
+    """The config files in ``folder`` (a pyproject.toml only when it has the table)."""
+    found = []
+    candidate = folder / YAML_NAME
+    if candidate.is_file():
+        found.append(candidate)
+    pyproject = folder / PYPROJECT
+    if pyproject.is_file():
+        try:
+            if _pyproject_table(pyproject) is not None:
+                found.append(pyproject)
+        except ConfigError:
+            pass  # not ours to judge: only a pyproject.toml with the table is a config
+    return found
+
+
+def _untrusted(info: os.stat_result) -> str | None:
+    """Why a file or folder with this stat may hold a config planted by someone else:
+    owned by another user (root is trusted), or writable by others or by a group other
+    than the user's own. None when it is trusted."""
+    if info.st_uid not in (os.geteuid(), 0):
+        return f"owned by another user (uid {info.st_uid})"
+    if info.st_mode & stat.S_IWOTH:
+        return "writable by every user"
+    if info.st_mode & stat.S_IWGRP and info.st_gid != os.getegid():
+        return f"writable by group {info.st_gid}"
     return None
 
 

@@ -10,6 +10,7 @@ pre-commit too). pathspec is imported only when a walk meets a .gitignore or a g
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -166,27 +167,51 @@ def _git_root(folder: Path) -> Path | None:
     return None
 
 
+# git never runs a program named by the repository's own config for these commands.
+_GIT = ("git", "-c", "core.fsmonitor=false")
+
+
 def _with_changes(selection: Selection) -> Selection:
     """Resolve --changed-since into the set of changed or new files (realpaths)."""
     ref = selection.changed_since or ""
-    commands = (["git", "diff", "--name-only", "--diff-filter=ACMR", ref, "--"],
-                ["git", "ls-files", "--others", "--exclude-standard"])
     try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True,
-                             text=True, check=True).stdout.strip()
+        top = _git("rev-parse", "--show-toplevel").rstrip("\n")
+        commit = _commit(ref)
         names: set[str] = set()
-        for command in commands:
-            out = subprocess.run(command, capture_output=True, text=True, check=True, cwd=top)
-            names.update(os.path.realpath(os.path.join(top, line))
-                         for line in out.stdout.splitlines() if line)
+        for command in (("diff", "-z", "--no-ext-diff", "--no-textconv", "--name-only",
+                         "--diff-filter=ACMR", commit, "--"),
+                        ("ls-files", "-z", "--others", "--exclude-standard")):
+            names.update(os.path.realpath(os.path.join(top, name))
+                         for name in _git(*command, cwd=top).split("\0") if name)
     except FileNotFoundError:
         raise SelectionError("--changed-since needs git, which is not installed") from None
     except subprocess.CalledProcessError as exc:
-        detail = (exc.stderr or "").strip().splitlines()
+        detail = os.fsdecode(exc.stderr or b"").strip().splitlines()
         raise SelectionError(f"--changed-since {ref}: {detail[-1] if detail else 'git failed'}"
                              ) from None
     return Selection(selection.include, selection.exclude, selection.gitignore, ref,
                      frozenset(names))
+
+
+def _commit(ref: str) -> str:
+    """The commit ``ref`` names, as a full hash; anything that is not a revision (such as
+    a value starting with ``-``, which git would take as an option) is refused."""
+    if not ref or ref.startswith("-") or any(ord(c) < 32 for c in ref):
+        raise SelectionError(f"--changed-since {ref!r}: not a git revision")
+    try:
+        commit = _git("rev-parse", "--verify", "--quiet", "--end-of-options",
+                      f"{ref}^{{commit}}").strip()
+    except subprocess.CalledProcessError:
+        commit = ""
+    if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit):
+        raise SelectionError(f"--changed-since {ref}: no such commit in this repository")
+    return commit
+
+
+def _git(*args: str, cwd: str | None = None) -> str:
+    """git's output (file names as the file system has them: no newline translation)."""
+    return os.fsdecode(subprocess.run([*_GIT, *args], capture_output=True, check=True,
+                                      cwd=cwd).stdout)
 
 
 def _join(key: str, name: str) -> str:

@@ -59,7 +59,7 @@ def render(chart: str, relative: str) -> SourceText | Unreadable:
     """``helm template`` of ``chart``, as a source text (or why it could not be rendered)."""
     name = f"{chart}/{RENDERED}"
     try:
-        proc = subprocess.run([require(), "template", chart], capture_output=True,
+        proc = subprocess.run([require(), "template", "--", chart], capture_output=True,
                               timeout=TIMEOUT_SECONDS, check=False)
     except (OSError, subprocess.TimeoutExpired, HelmError) as exc:
         return Unreadable(name, f"helm template failed: {exc}", relative)

@@ -1,54 +1,250 @@
-"""BATCH: write results: atomic in-place replacement and mirrored output trees."""
+"""BATCH: write results: atomic replacement, and mirrored output trees that follow no link.
+
+Every file the tool writes goes through ``_replace``: the new content goes to a temporary
+file in the target's folder (unnamed, ``O_TMPFILE``, where the system offers it), is flushed
+and given its permission bits, then named and renamed over the target, while SIGINT, SIGTERM
+and SIGHUP are held back. Whatever stops the run, the target is the old file or the complete
+new one and no temporary file is left; only a SIGKILL landing between naming and renaming
+can leave the complete new content under a ``.NAME.*.tmp`` name.
+
+Output trees (``-o DIR``) are entered one folder at a time from a descriptor, with
+``O_NOFOLLOW``: a link anywhere below DIR (to a file, a folder, or nothing) is refused,
+never followed. DIR itself is the user's choice and may be a link.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import secrets
+import signal
 import stat
-import tempfile
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from migrator.load import sources
 
 if TYPE_CHECKING:
     from migrator.results import FileResult
 
+_HELD = tuple(getattr(signal, name) for name in ("SIGHUP", "SIGTERM", "SIGINT")
+              if hasattr(signal, name))  # SIGINT last: restored last
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_TMPFILE = getattr(os, "O_TMPFILE", 0) if os.path.isdir("/proc/self/fd") else 0
+_TEMP_NAME_BYTES = 200  # room for the ".NAME.XXXXXXXX.tmp" decoration within NAME_MAX
+
 
 def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Replace ``path`` with ``data`` via a temporary file in the same directory + rename.
+    """Replace ``path`` with ``data`` (temporary file in the same folder + rename).
 
-    The file's permission bits are kept; on any failure the original file is untouched and
-    the temporary file is removed. ``durable`` flushes the data to disk before the rename, so
-    a crash cannot leave an empty file where the user's file was (needed when replacing
-    inputs; a fresh output tree can be written again).
+    A link at ``path`` is written through (the link stays a link), as the user named it.
+    An existing file keeps its permission bits (and owner, where allowed); a new one gets
+    0666 less the umask. On any failure ``path`` is untouched and no temporary file is left.
     """
-    if path.is_symlink():  # write through the link: the link itself stays a link
+    if path.is_symlink():
         path = Path(os.path.realpath(path))
-    mode = None
-    with contextlib.suppress(FileNotFoundError):
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    folder = _open_folder(path.parent)
     try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            if durable:
-                out.flush()
-                os.fsync(out.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+        current = _existing(folder, path.name, str(path))
+        mode, owner = (stat.S_IMODE(current.st_mode), (current.st_uid, current.st_gid)) \
+            if current is not None else (None, None)
+        _replace(folder, path.name, data, mode=mode, owner=owner, durable=durable)
+    finally:
+        os.close(folder)
 
 
 def mirrored_path(output_dir: Path, relative: str) -> Path:
-    """Where a file goes below ``output_dir``; never outside it."""
-    parts = [p for p in Path(relative).parts if p not in ("", ".", "..", "/")]
-    target = output_dir.joinpath(*parts) if parts else output_dir / "stdin.yaml"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return target
+    """Where a file goes below ``output_dir`` (never outside it); nothing is created."""
+    parts = _parts(relative)
+    return output_dir.joinpath(*parts)
+
+
+def write_below(output_dir: Path, relative: str, data: bytes, *, like: str | None) -> Path:
+    """Write ``data`` at ``relative`` below ``output_dir`` without following any link below it.
+
+    Missing folders are created. A link (or anything but a folder) where a folder is needed,
+    or a link or non-file where the file goes, is refused with an OSError naming it. The new
+    file gets the mode of the file ``like`` (the input) less the umask, as ``cp`` does.
+    """
+    parts = _parts(relative)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    folder = _open_folder(output_dir)
+    shown = str(output_dir)
+    try:
+        for part in parts[:-1]:
+            shown = os.path.join(shown, part)
+            child = _enter(folder, part, shown)
+            os.close(folder)
+            folder = child
+        _existing(folder, parts[-1], os.path.join(shown, parts[-1]))  # a file is replaced
+        _replace(folder, parts[-1], data, mode=_input_mode(like), owner=None, durable=False,
+                 umask=True)
+    finally:
+        os.close(folder)
+    return output_dir.joinpath(*parts)
+
+
+def _parts(relative: str) -> list[str]:
+    parts = [p for p in Path(relative).parts if p not in ("", ".", "..", "/", os.sep)]
+    return parts or ["stdin.yaml"]
+
+
+def _open_folder(path: Path) -> int:
+    """A descriptor of a folder the user named (links in its path are followed)."""
+    return os.open(path, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+
+
+def _enter(folder: int, name: str, shown: str) -> int:
+    """The descriptor of subfolder ``name`` of ``folder``, created if missing; never a link."""
+    for _ in range(3):
+        try:
+            return os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=folder)
+        except FileNotFoundError:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o777, dir_fd=folder)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                raise _refused(folder, name, shown, "a folder") from None
+            raise
+    raise OSError(errno.ENOENT, f"{shown} keeps disappearing")
+
+
+def _existing(folder: int, name: str, shown: str) -> os.stat_result | None:
+    """What is at ``name`` (not following a link): None if nothing, its stat if a regular
+    file; anything else (a link, a folder, a FIFO) is refused."""
+    try:
+        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        raise _refused(folder, name, shown, "a file", info)
+    return info
+
+
+def _refused(folder: int, name: str, shown: str, wanted: str,
+             info: os.stat_result | None = None) -> OSError:
+    if info is None:
+        with contextlib.suppress(OSError):
+            info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        return OSError(errno.ELOOP, f"{shown} is a symbolic link in the output folder "
+                       "(links there are never followed)")
+    kind = sources.kind_of(info.st_mode) if info is not None else "not there"
+    return OSError(errno.EEXIST, f"{shown} is {kind}, where {wanted} must go")
+
+
+def _input_mode(name: str | None) -> int:
+    """The permission bits an output copies from its input (0666 for standard input)."""
+    if name is None or name == sources.STDIN:
+        return 0o666
+    try:
+        return stat.S_IMODE(os.stat(name).st_mode) & 0o777
+    except OSError:
+        return 0o666
+
+
+def _replace(folder: int, name: str, data: bytes, *, mode: int | None,
+             owner: tuple[int, int] | None, durable: bool, umask: bool = False) -> None:
+    """Atomically replace ``name`` in ``folder`` with ``data``.
+
+    ``mode`` None: 0666 less the umask; with ``umask`` the umask applies to ``mode`` too,
+    else ``mode`` is set exactly. ``owner`` is kept where the system allows.
+    """
+    with _signals_held():
+        handle, temp = _temporary(folder, name, 0o666 if mode is None or not umask else mode)
+        try:
+            _write_all(handle, data)
+            if owner is not None:
+                with contextlib.suppress(OSError):
+                    os.fchown(handle, *owner)
+            if mode is not None and not umask:
+                os.fchmod(handle, mode & 0o777)
+            if durable:
+                os.fsync(handle)
+            if temp is None:  # name the unnamed file, then rename it at once
+                temp = _temp_name(name)
+                try:
+                    os.link(f"/proc/self/fd/{handle}", temp, dst_dir_fd=folder,
+                            follow_symlinks=True)
+                except BaseException:
+                    temp = None  # not ours to remove
+                    raise
+            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            temp = None
+        finally:
+            os.close(handle)
+            if temp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp, dir_fd=folder)
+
+
+def _write_all(handle: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(handle, view):]
+
+
+def _temporary(folder: int, name: str, mode: int) -> tuple[int, str | None]:
+    """A new file for ``name``'s content: unnamed (``O_TMPFILE``) when the system offers
+    it, else an exclusive ``.NAME.RANDOM.tmp`` (None: unnamed)."""
+    if _TMPFILE:
+        try:
+            return os.open(".", _TMPFILE | os.O_WRONLY | _CLOEXEC, mode, dir_fd=folder), None
+        except OSError:
+            pass  # not offered by this file system: a named temporary file
+    while True:
+        temp = _temp_name(name)
+        try:
+            return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
+                           mode, dir_fd=folder), temp
+        except FileExistsError:
+            continue
+
+
+def _temp_name(name: str) -> str:
+    base = name.encode("utf-8", "surrogateescape")[:_TEMP_NAME_BYTES]
+    return f".{base.decode('utf-8', 'surrogateescape')}.{secrets.token_hex(4)}.tmp"
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP back while the block runs, then deliver them.
+
+    Handlers can only be changed in the main thread; elsewhere the block runs unprotected
+    (the tool writes from main threads only: its own and its worker processes').
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous: dict[int, Any] = {}
+
+    def hold(signum: int, frame: object) -> None:
+        received.append(signum)
+
+    try:
+        for signum in _HELD:
+            if signal.getsignal(signum) is not None:  # None: set outside Python, leave it
+                previous[signum] = signal.signal(signum, hold)
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(received):
+            _deliver(signum, previous[signum])
+
+
+def _deliver(signum: int, handler: Callable[[int, Any], Any] | int | None) -> None:
+    if callable(handler):
+        handler(signum, None)  # KeyboardInterrupt for SIGINT, as if it came now
+    elif handler == signal.SIG_DFL:
+        signal.raise_signal(signum)  # the default action: end the process
 
 
 @dataclass(frozen=True)
@@ -69,14 +265,34 @@ class Destination:
         if self.output_dir is not None:
             if not file.changed:
                 return False
-            target = mirrored_path(self.output_dir, file.relative)
-            atomic_write(target, file.source.encode(file.result.text), durable=False)
+            write_below(self.output_dir, file.relative,
+                        sources.encode(file.source, file.result.text), like=file.name)
             return True
         if not file.writable:
             return False
         if not os.path.lexists(file.name):  # removed while we worked: do not resurrect it
             raise FileNotFoundError(2, "the file disappeared during the run")
-        if self.backup:
-            atomic_write(Path(file.name + self.backup), file.source.raw)
-        atomic_write(Path(file.name), file.source.encode(file.result.text))
+        target = Path(os.path.realpath(file.name))  # through a link: the link stays a link
+        folder = _open_folder(target.parent)
+        try:
+            current = _existing(folder, target.name, str(target))
+            if current is None:
+                raise FileNotFoundError(2, "the file disappeared during the run")
+            mode, owner = stat.S_IMODE(current.st_mode), (current.st_uid, current.st_gid)
+            if self.backup:
+                _write_backup(Path(file.name + self.backup), file.source.raw, mode, owner)
+            _replace(folder, target.name, sources.encode(file.source, file.result.text),
+                     mode=mode, owner=owner, durable=True)
+        finally:
+            os.close(folder)
         return True
+
+
+def _write_backup(path: Path, data: bytes, mode: int, owner: tuple[int, int]) -> None:
+    """The original next to the input; whatever is at that name (a link too) is replaced,
+    never followed."""
+    folder = _open_folder(path.parent)
+    try:
+        _replace(folder, path.name, data, mode=mode, owner=owner, durable=True)
+    finally:
+        os.close(folder)

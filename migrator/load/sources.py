@@ -1,45 +1,85 @@
-"""LOAD: read and decode input files; the only module that reads user files."""
+"""LOAD: read and decode input files; the only module that reads user files.
+
+Only regular files are read: what a path names is checked before it is opened (a FIFO or
+a device is never opened for reading, so it cannot block the run or feed it without end),
+and again on the opened descriptor, which is opened non-blocking in case the path changed
+in between. Every input, standard input included, is read up to a byte cap.
+"""
 
 from __future__ import annotations
 
+import bisect
+import codecs
+import difflib
 import os
+import stat
 import sys
+from typing import BinaryIO
 
+from migrator.load import stream
 from migrator.results import BOMS, SourceText, Unreadable
 
-__all__ = ["MAX_BYTES", "STDIN", "SourceText", "Unreadable", "decode", "read"]
+__all__ = ["MAX_BYTES", "STDIN", "SourceText", "Unreadable", "decode", "encode", "head",
+           "kind_of", "read", "read_bytes"]
 
 STDIN = "-"
 MAX_BYTES = 10 * 1024 * 1024
+_CHUNK = 1 << 20
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+               | getattr(os, "O_CLOEXEC", 0))
+
+# Byte-order marks, longest first: a UTF-32-LE mark begins with the UTF-16-LE one.
+_MARKS = {
+    "utf-32-le": codecs.BOM_UTF32_LE,
+    "utf-32-be": codecs.BOM_UTF32_BE,
+    **BOMS,
+}
+
+
+class NotRegular(OSError):
+    """The path names something other than a regular file (a FIFO, a device, a folder)."""
+
+
+def kind_of(mode: int) -> str:
+    """What a file of this ``st_mode`` is, in words (for messages)."""
+    kinds = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a folder"),
+             (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISSOCK, "a socket"))
+    return next((words for test, words in kinds if test(mode)), "a special file")
 
 
 def read(name: str, relative: str = "", max_bytes: int = MAX_BYTES) -> SourceText | Unreadable:
-    """Read and decode one input (``-`` is standard input); larger files are refused."""
+    """Read and decode one input (``-`` is standard input); larger inputs are refused."""
     try:
-        if name == STDIN:
-            data = sys.stdin.buffer.read()
-        else:
-            data = _read_capped(name, max_bytes)
-            if data is None:
-                return Unreadable(name, f"file is larger than the {max_bytes}-byte cap "
-                                  "(--max-file-size)", relative)
+        data = _read_stream(sys.stdin.buffer, max_bytes) if name == STDIN \
+            else read_bytes(name, max_bytes)
+    except NotRegular as exc:
+        return Unreadable(name, str(exc), relative)
     except OSError as exc:
         return Unreadable(name, exc.strerror or str(exc), relative)
+    if data is None:
+        what = "standard input" if name == STDIN else "file"
+        return Unreadable(name, f"{what} is larger than the {max_bytes}-byte cap "
+                          "(--max-file-size)", relative)
     return decode(name, data, relative)
 
 
-def _read_capped(name: str, max_bytes: int) -> bytes | None:
-    """A file's bytes, or None when it holds more than ``max_bytes`` (checked before reading
-    and while reading, so a file that grows is caught too). Unbuffered: a batch reads
-    thousands of small files, and the plain system calls are several times cheaper."""
-    handle = os.open(name, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+def read_bytes(name: str, max_bytes: int = MAX_BYTES) -> bytes | None:
+    """A regular file's bytes, or None when it holds more than ``max_bytes`` (checked before
+    and while reading, so a file that grows is caught too). Raises NotRegular for anything
+    but a regular file (links are followed), OSError when it cannot be read. Unbuffered: a
+    batch reads thousands of small files, and the plain system calls are cheaper."""
+    _require_regular(os.stat(name).st_mode)
+    handle = os.open(name, _OPEN_FLAGS)
     try:
-        size = os.fstat(handle).st_size
-        if size > max_bytes:
+        info = os.fstat(handle)
+        _require_regular(info.st_mode)  # the path may have changed since the stat
+        if info.st_size > max_bytes:
             return None
         parts: list[bytes] = []
         total = 0
-        while chunk := os.read(handle, size + 1 if not parts else 1 << 20):
+        while chunk := os.read(handle, info.st_size + 1 if not parts else _CHUNK):
             parts.append(chunk)
             total += len(chunk)
             if total > max_bytes:
@@ -49,11 +89,49 @@ def _read_capped(name: str, max_bytes: int) -> bytes | None:
         os.close(handle)
 
 
+def head(name: str, limit: int) -> bytes | None:
+    """The first ``limit`` bytes of a regular file, or None when it cannot be read (never
+    blocks, never reads a FIFO or a device)."""
+    try:
+        _require_regular(os.stat(name).st_mode)
+        handle = os.open(name, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            return None
+        return os.read(handle, limit)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+
+
+def _require_regular(mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise NotRegular(f"not a regular file ({kind_of(mode)}); only regular files are read"
+                         + ("; use - to read standard input" if stat.S_ISFIFO(mode) else ""))
+
+
+def _read_stream(stream_in: BinaryIO, max_bytes: int) -> bytes | None:
+    """Up to ``max_bytes`` of a stream (None when there is more)."""
+    parts: list[bytes] = []
+    total = 0
+    while chunk := stream_in.read(min(_CHUNK, max_bytes + 1 - total)):
+        parts.append(chunk)
+        total += len(chunk)
+        if total > max_bytes:
+            return None
+    return b"".join(parts)
+
+
 def decode(name: str, data: bytes, relative: str = "") -> SourceText | Unreadable:
-    """Decode bytes as UTF-8 or UTF-16 (BOM kept), normalising newlines to ``\\n``."""
+    """Decode bytes as UTF-8, or UTF-16 / UTF-32 with a byte-order mark (kept), normalising
+    newlines to ``\\n``. Text holding NUL characters is refused (binary data, or an
+    encoding that was guessed wrong)."""
     raw = data
     encoding, bom = "utf-8", False
-    for candidate, mark in BOMS.items():
+    for candidate, mark in _MARKS.items():
         if data.startswith(mark):
             encoding, bom, data = candidate, True, data[len(mark):]
             break
@@ -63,7 +141,81 @@ def decode(name: str, data: bytes, relative: str = "") -> SourceText | Unreadabl
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         return Unreadable(name, f"not valid {encoding.upper()} (byte {exc.start})", relative)
+    if "\x00" in text:
+        return Unreadable(name, f"binary file (NUL characters in its {encoding.upper()} text)",
+                          relative)
     newline = "\r\n" if "\r\n" in text else "\n"
     if newline != "\n":
         text = text.replace("\r\n", "\n")
     return SourceText(name, text, newline, encoding, bom, relative, raw)
+
+
+def encode(source: SourceText, text: str) -> bytes:
+    """Encode ``text`` (``\\n`` newlines) the way ``source`` was encoded: same encoding and
+    byte-order mark, same line endings. In a file that mixes LF and CRLF, the documents
+    that did not change are emitted exactly as read, and new or changed ones take the line
+    ending of the documents they replace."""
+    if source.newline != "\n":
+        original = _original_text(source)
+        if original is not None and original.count("\n") != original.count("\r\n"):
+            text = _mixed(source.text, original, text)
+        else:
+            text = text.replace("\n", source.newline)
+    data = text.encode(source.encoding)
+    return _MARKS[source.encoding] + data if source.bom else data
+
+
+def _original_text(source: SourceText) -> str | None:
+    """The source's text as read, line endings untouched (None if it cannot be had)."""
+    data = source.raw[len(_MARKS[source.encoding]):] if source.bom else source.raw
+    try:
+        text = data.decode(source.encoding)
+    except UnicodeDecodeError:
+        return None
+    return text if text.replace("\r\n", "\n") == source.text else None
+
+
+def _mixed(normalised: str, original: str, text: str) -> str:
+    """``text`` with line endings taken from ``original`` document by document."""
+    before = stream.split(normalised)
+    pieces = _original_pieces(original, [chunk.text for chunk in before])
+    after = stream.split(text)
+    matcher = difflib.SequenceMatcher(None, [c.text for c in before], [c.text for c in after],
+                                      autojunk=False)
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out += pieces[i1:i2]
+            continue
+        if i1 == i2:  # inserted: like the document before (or after) it
+            near = pieces[max(i1 - 1, 0):i1] or pieces[i1:i1 + 1]
+            out += [chunk.text.replace("\n", _dominant(near)) for chunk in after[j1:j2]]
+            continue
+        for k, chunk in enumerate(after[j1:j2]):  # replaced: each by its share of the old
+            old = pieces[i1 + k * (i2 - i1) // (j2 - j1)]
+            out.append(chunk.text.replace("\n", _dominant([old])))
+    return "".join(out)
+
+
+def _original_pieces(original: str, chunks: list[str]) -> list[str]:
+    """The slices of ``original`` that the normalised ``chunks`` came from."""
+    # Normalised offset of each CRLF's "\n": the i-th CRLF at original offset r sits at r - i.
+    crlf: list[int] = []
+    start = original.find("\r\n")
+    while start >= 0:
+        crlf.append(start - len(crlf))
+        start = original.find("\r\n", start + 2)
+    pieces: list[str] = []
+    offset = begin = 0
+    for chunk in chunks:
+        offset += len(chunk)
+        end = offset + bisect.bisect_left(crlf, offset)
+        pieces.append(original[begin:end])
+        begin = end
+    return pieces
+
+
+def _dominant(pieces: list[str]) -> str:
+    crlf = sum(piece.count("\r\n") for piece in pieces)
+    lf = sum(piece.count("\n") for piece in pieces) - crlf
+    return "\r\n" if crlf >= lf else "\n"

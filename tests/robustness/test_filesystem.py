@@ -75,22 +75,11 @@ def test_target_that_disappears_is_not_resurrected(tmp_path: Path,
 def test_disk_full_during_write_leaves_the_input(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "job.yaml").write_text(GOOD)
-    real_fdopen = os.fdopen
 
-    class FullDisk:
-        def __init__(self, handle: object) -> None:
-            self.handle = handle
+    def full_disk(handle: int, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
 
-        def __enter__(self) -> FullDisk:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self.handle.close()  # type: ignore[attr-defined]
-
-        def write(self, data: bytes) -> int:
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(writer.os, "fdopen", lambda fd, mode: FullDisk(real_fdopen(fd, mode)))
+    monkeypatch.setattr(writer, "_write_all", full_disk)
     assert runner.run(_settings(tmp_path, "job.yaml")) == 2
     assert (tmp_path / "job.yaml").read_text() == GOOD
     assert _leftovers(tmp_path) == []
@@ -100,7 +89,7 @@ def test_interrupt_during_in_place_write_is_atomic(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "job.yaml").write_text(GOOD)
 
-    def interrupted(src: object, dst: object) -> None:
+    def interrupted(src: object, dst: object, **dir_fds: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(writer.os, "replace", interrupted)

@@ -1,13 +1,14 @@
 """Interrupt a run at every line the writer executes, and check what it leaves behind.
 
-``python -m tests.security.interrupt_driver SIGNAL SCENARIO WORKDIR`` forks one child per
-position: the child runs the CLI over a fresh tree and, at the N-th line executed in the
-writer module (``writer.py``), sends itself SIGNAL (``SIGINT`` like Ctrl-C, ``SIGKILL``
-like an OOM kill or a cancelled CI job). The parent then checks the tree: every input is
-the original or the complete conversion, every backup or output is absent or complete, and
-nothing else is there. It stops at the first position the run completes without reaching.
-Prints one JSON object: positions tried, the anomalies found (position and description),
-and how many positions left a complete stray temporary file (SIGKILL only).
+``python -m tests.security.interrupt_driver SIGNAL SCENARIO WORKDIR [STRIDE [OFFSET]]``
+forks one child per position (every STRIDE-th, from OFFSET; default all). The child runs
+the CLI over a fresh tree and, at the N-th line executed in the writer module
+(``writer.py``), sends itself SIGNAL (``SIGINT`` like Ctrl-C, ``SIGKILL`` like an OOM kill
+or a cancelled CI job). The parent then checks the tree: every input is the original or
+the complete conversion, every backup or output is absent or complete, and nothing else is
+there. It stops at the first position the run completes without reaching. Prints one JSON
+object: positions tried, the anomalies found (position and description), and how many
+positions left a complete stray temporary file (SIGKILL only).
 """
 
 from __future__ import annotations
@@ -31,17 +32,21 @@ SCENARIOS: dict[str, list[str]] = {
 MAX_POSITIONS = 2000
 
 
-def main(signal_name: str, scenario: str, workdir: Path) -> dict[str, Any]:
+def main(signal_name: str, scenario: str, workdir: Path, stride: int = 1,
+         offset: int = 1) -> dict[str, Any]:
     from migrator import convert_text
     from migrator.cli import main as cli
 
     done = convert_text(JOB).text
+    _warm_up(workdir / "warm-up", SCENARIOS[scenario], cli)  # children fork with it all loaded
     signum = getattr(signal, signal_name)
     anomalies: list[str] = []
     stray = 0
-    position = 0
+    position = offset - stride
+    tried = 0
     while position < MAX_POSITIONS:
-        position += 1
+        position += stride
+        tried += 1
         case = workdir / str(position)
         case.mkdir()
         for name in NAMES:
@@ -59,7 +64,22 @@ def main(signal_name: str, scenario: str, workdir: Path) -> dict[str, Any]:
         anomalies += [f"position {position}: {p}" for p in problems]
         if finished:
             break
-    return {"positions": position, "anomalies": anomalies, "complete_stray_temps": stray}
+    return {"positions": position, "tried": tried, "anomalies": anomalies,
+            "complete_stray_temps": stray}
+
+
+def _warm_up(folder: Path, args: list[str], cli: Any) -> None:
+    folder.mkdir()
+    for name in NAMES:
+        (folder / name).write_text(JOB)
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        cli.main(args=args, prog_name="trainjob-migrate", standalone_mode=False)
+    except SystemExit:
+        pass
+    finally:
+        os.chdir(here)
 
 
 def _child(case: Path, position: int, signum: int, args: list[str], cli: Any) -> None:
@@ -135,4 +155,5 @@ def _inspect(case: Path, scenario: str, done: str) -> tuple[list[str], int]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(sys.argv[1], sys.argv[2], Path(sys.argv[3]))))
+    print(json.dumps(main(sys.argv[1], sys.argv[2], Path(sys.argv[3]),
+                          *(int(arg) for arg in sys.argv[4:6]))))

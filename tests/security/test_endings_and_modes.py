@@ -60,14 +60,14 @@ def test_every_untouched_document_is_byte_identical(documents: list[tuple[str, s
     position = 0
     for (doc, newline), piece in zip(documents, raw, strict=True):
         if doc is JOB:
-            mark = _lines("TrainJob", newline)
+            mark = _lines("kind: TrainJob\n", newline)
             found = data.find(mark, position)
             assert found >= 0, data
             end = data.find(b"---", found)
             body = data[found: end if end >= 0 else len(data)]
             assert (b"\r\n" in body) == (newline == CRLF)
             assert (b"\n" in body.replace(b"\r\n", b"")) == (newline == LF)
-            position = found
+            position = found + len(mark)
         else:
             found = data.find(piece, position)
             assert found >= 0, (piece, data)

@@ -6,11 +6,16 @@ at all. With SIGKILL (nothing can clean up) no file may be partial either; a com
 of the new content may remain under its temporary name only if the kill lands in the
 instant between giving the finished file a name and renaming it, so at most one position
 per written file.
+
+CI tries every third position (from a random start); ``TRAINJOB_INTERRUPT_STRIDE=1`` tries
+them all.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -19,11 +24,14 @@ import pytest
 
 from tests.security.support import ROOT, env
 
+STRIDE = int(os.environ.get("TRAINJOB_INTERRUPT_STRIDE", "3"))
+
 
 def _drive(signal_name: str, scenario: str, workdir: Path) -> dict[str, object]:
+    offset = random.randrange(1, STRIDE + 1)
     proc = subprocess.run([sys.executable, "-m", "tests.security.interrupt_driver", signal_name,
-                           scenario, str(workdir)], cwd=ROOT, env=env(), capture_output=True,
-                          text=True, timeout=600, check=False)
+                           scenario, str(workdir), str(STRIDE), str(offset)], cwd=ROOT,
+                          env=env(), capture_output=True, text=True, timeout=600, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     result: dict[str, object] = json.loads(proc.stdout.splitlines()[-1])
     return result
@@ -35,7 +43,7 @@ def test_ctrl_c_at_any_line_of_a_write(tmp_path: Path, scenario: str) -> None:
     assert result["anomalies"] == []
     assert result["complete_stray_temps"] == 0
     assert isinstance(result["positions"], int)
-    assert result["positions"] > 5  # it did write
+    assert result["positions"] > 20  # it did write
 
 
 @pytest.mark.parametrize("scenario", ["in-place", "backup", "output"])
