@@ -128,8 +128,12 @@ def convert(**values: Any) -> None:
         raise click.UsageError("use either -o/--output-dir or --in-place, not both")
     if values["in_place"] and "-" in values["paths"]:
         raise click.UsageError("--in-place cannot rewrite standard input")
-    if values["backup"] and not values["in_place"]:
+    if values["backup"] is not None and not values["in_place"]:
         raise click.UsageError("--backup needs --in-place")
+    if values["backup"] is not None and (not values["backup"] or "/" in values["backup"]
+                                         or os.sep in values["backup"]):
+        raise click.UsageError("--backup takes a file-name suffix such as .orig (not empty, "
+                               "no path separator)")
     mode: OutputMode = "diff" if values["as_diff"] else "in-place" if values["in_place"] else \
         "directory" if values["output_dir"] is not None else "stdout"
     _run(mode, values)
@@ -246,18 +250,28 @@ def _preload(options: ConvertOptions) -> None:
         raise click.UsageError(str(exc)) from None
 
 
-def _project_config(explicit: Path | None) -> Any:
+def _project_config(explicit: Path | None, *, quiet: bool) -> Any:
+    """The config to apply (named, or found by the trusted search), said on standard error."""
     from migrator import config
 
     try:
         if explicit is not None:
             if not explicit.is_file():
                 raise click.UsageError(f"config file {explicit} does not exist")
-            return config.load(explicit)
-        found = config.find(Path.cwd())
-        return config.load(found) if found is not None else config.ProjectConfig()
+            found: Path | None = explicit
+        else:
+            search = config.search(Path.cwd())
+            for line in search.passed_over:
+                click.echo(f"warning: {line} (name it with --config to use it)", err=True)
+            found = search.path
+        if found is None:
+            return config.ProjectConfig()
+        loaded = config.load(found)
     except MigratorError as exc:
         raise click.UsageError(str(exc)) from None
+    if not quiet:
+        click.echo(f"using config {found}", err=True)
+    return loaded
 
 
 def _pick(cli_value: Any, config_value: Any, default: Any) -> Any:
