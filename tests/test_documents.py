@@ -51,7 +51,7 @@ spec:
                  id="embedded-in-configmap"),
     pytest.param("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nspec:\n  templates:\n"
                  "  - resource:\n      manifest: |\n        apiVersion: kubeflow.org/v1\n"
-                 "        kind: PyTorchJob\n", "skipped", "K104", id="embedded-in-argo"),
+                 "        kind: PyTorchJob\n", "failed", "K103", id="embedded-in-argo"),
 ])
 def test_bad_or_unsupported_input_is_a_finding(text: str, status: str, code: str) -> None:
     result = convert_text(text)

@@ -16,18 +16,12 @@ that starts suspended (Kueue suspends the jobs it queues).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from ruamel.yaml.scalarstring import LiteralScalarString
-
-from migrator import paths
 from migrator.convert import snippets as notes
-from migrator.load import masking
 from migrator.load import textscan as scan
-from migrator.paths import FieldPath
 from migrator.results import Finding
-from migrator.settings import ConvertOptions
 
 KINDS = frozenset({"Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow"})
 GROUP = "argoproj.io"
@@ -176,71 +170,20 @@ def _rewrite(expression: str, wanted: str, indexes: tuple[int, ...]) -> Rewrite:
     return Rewrite(", ".join(r.render() for r in new), True)
 
 
-@dataclass
-class Converted:
-    """What converting the resource templates of one Argo object did."""
-
-    findings: list[Finding]
-    mappings: list[tuple[str, str]]
-    converted: int = 0
-
-
-def convert(root: Any, manifests: list[FieldPath], options: ConvertOptions,
-            line_offset: int = 0) -> Converted:
-    """Convert, in place in ``root``, each resource template whose manifest (at one of
-    ``manifests``, the paths mappings/kinds.yaml names) is a legacy job, and rewrite its
-    success/failure conditions. ``line_offset`` is the line before the object's first line
-    in its file."""
-    outcome = Converted([], [])
-    for path in manifests:
-        resource: Any = root
-        for part in path[:-1]:
-            found = (isinstance(resource, dict) and part in resource) or (
-                isinstance(resource, list) and isinstance(part, int) and part < len(resource))
-            resource = resource[part] if found else None
-        if isinstance(resource, dict) and isinstance(resource.get(path[-1]), str) \
-                and "kubeflow.org" in resource[path[-1]]:
-            _resource(resource, paths.render(path[:-1]), options, line_offset, outcome)
-    return outcome
-
-
 def is_workflow(text: str) -> bool:
     """The document is an Argo workflow kind: its ``{{...}}`` are Argo parameters, not a
     template language."""
     return _WORKFLOW.search(text) is not None and _API.search(text) is not None
 
 
-def _resource(resource: Any, at: str, options: ConvertOptions, line_offset: int,
-              outcome: Converted) -> None:
-    from migrator.convert.text import convert_text
-
-    manifest: str = resource["manifest"]
-    first = line_offset + _line(resource, "manifest")
-    masked = masking.mask(manifest, masking.ARGO_PARAMETER)
-    result = convert_text(masked.text, options=replace(options, companion_runtimes=False))
-    where = f"{at}.manifest"
-    documents = [d for d in result.documents if d.reportable]
-    outcome.findings += [notes.shifted(f, first - 1, where) for d in documents
-                         for f in d.findings]
-    outcome.mappings += [(f"{where}.{src}", f"{where} (TrainJob) {dst}")
-                         for d in documents for src, dst in d.mappings]
-    if not result.changed or any(d.status == "failed" for d in documents):
-        if not any(d.findings for d in documents):
-            outcome.findings += [notes.finding("E808", where, f"the {kind} in this manifest "
-                                               "is not converted", first + line)
-                                 for line, kind in scan.legacy_jobs(manifest)]
-        return
-    restored = masked.restore(result.text)
-    if restored is None:
-        outcome.findings.append(notes.finding(
-            "E805", where, "the converted manifest would lose an Argo parameter; convert it "
-            "by hand", first))
-        return
-    resource["manifest"] = LiteralScalarString(restored)
-    outcome.converted += 1
-    outcome.findings.append(notes.finding("E801", where, "the embedded job was converted to "
-                                          "a TrainJob in place", first))
-    suspended = bool(_SUSPENDED.search(restored) or "kueue.x-k8s.io/queue-name" in restored)
+def rewrite_conditions(resource: Any, at: str, trainjob: str,
+                       line_offset: int = 0) -> list[Finding]:
+    """Rewrite, in place, the success/failure conditions of the resource template
+    ``resource`` (at path ``at``) whose manifest is now the TrainJob text ``trainjob``."""
+    findings: list[Finding] = []
+    if not isinstance(resource, dict):
+        return findings
+    suspended = bool(_SUSPENDED.search(trainjob) or "kueue.x-k8s.io/queue-name" in trainjob)
     for key in ("successCondition", "failureCondition"):
         expression = resource.get(key)
         if not isinstance(expression, str):
@@ -250,12 +193,13 @@ def _resource(resource: Any, at: str, options: ConvertOptions, line_offset: int,
         line = line_offset + _line(resource, key)
         if rewrite.changed:
             resource[key] = rewrite.expression
-            outcome.findings.append(notes.finding(
+            findings.append(notes.finding(
                 "E806", f"{at}.{key}", f"{expression!r} -> {rewrite.expression!r}", line))
         elif rewrite.untranslated:
-            outcome.findings.append(notes.finding(
+            findings.append(notes.finding(
                 "E807", f"{at}.{key}", "a TrainJob has no "
                 f"{', '.join(repr(u) for u in rewrite.untranslated)}", line))
+    return findings
 
 
 _WORKFLOW = re.compile(r"^kind:[ \t]*[\"']?(?:Workflow|WorkflowTemplate|ClusterWorkflowTemplate|"

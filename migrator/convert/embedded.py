@@ -19,7 +19,7 @@ from migrator.convert.ledger import Ledger
 from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
 from migrator.knowledge.specs import EmbeddingSpec
-from migrator.load import yamlio
+from migrator.load import masking, yamlio
 from migrator.paths import FieldPath
 from migrator.results import Finding, Severity
 from migrator.settings import ConvertOptions
@@ -49,17 +49,17 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
     """Convert every embedded legacy job of ``root``; returns (document, findings, mappings,
     number of jobs converted)."""
     doc = yamlio.clone(root)
-    if spec.api_group == argo.GROUP:
-        outcome = argo.convert(doc, _expand(doc, spec.paths, strings=True), options,
-                               line_offset)
-        return doc, outcome.findings, outcome.mappings, outcome.converted
     findings: list[Finding] = []
     mappings: list[tuple[str, str]] = []
     converted = 0
     options = replace(options, companion_runtimes=False)
     target = catalog.target(options.target)
+    workflow = spec.api_group == argo.GROUP
     for path in _expand(root, spec.paths, strings=spec.strings):
-        job, offset = _job_at(root, path, line_offset)
+        # an Argo manifest's {{...}} parameters are hidden while the job is converted
+        masked = masking.mask(str(paths.get(root, path)), masking.ARGO_PARAMETER) \
+            if workflow else None
+        job, offset = _job_at(root, path, line_offset, masked.text if masked else None)
         key = (job.get("apiVersion"), job.get("kind")) if isinstance(job, dict) else None
         mapping = catalog.legacy.get(key) if key is not None else None  # type: ignore[arg-type]
         if mapping is None:
@@ -79,8 +79,19 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
         findings += [_prefixed(f, prefix) for f in
                      validate.check(yamlio.plain(trainjob), target, catalog.codes,
                                     runtimeindex.defaults(target), embedded=True)]
-        _put(doc, path, _as_string(trainjob) if isinstance(paths.get(root, path), str)
-             else trainjob)
+        value = _as_string(trainjob) if isinstance(paths.get(root, path), str) else trainjob
+        if masked is not None:
+            restored = masked.restore(str(value))
+            if restored is None:
+                findings.append(_finding(catalog, "E805", prefix, "the converted manifest "
+                                         "would lose an Argo parameter; convert it by hand",
+                                         line_offset, root, path))
+                continue
+            value = _literal(restored.rstrip("\n") + ("\n" if masked.text.endswith("\n")
+                                                       else ""))  # keeps its chomping
+            findings += argo.rewrite_conditions(paths.get(doc, path[:-1]),
+                                                paths.render(path[:-1]), restored, line_offset)
+        _put(doc, path, value)
         converted += 1
         findings.append(_finding(catalog, CONVERTED, prefix, f"the embedded {mapping.source.kind} "
                                  "was converted to a TrainJob in place", line_offset, root, path))
@@ -119,9 +130,11 @@ def _expand(root: Any, patterns: list[str], *, strings: bool = False) -> list[Fi
     return found
 
 
-def _job_at(root: Any, path: FieldPath, line_offset: int) -> tuple[Any, int]:
-    """The job at ``path`` and the line offset of its text; a string is parsed as YAML."""
-    value = paths.get(root, path)
+def _job_at(root: Any, path: FieldPath, line_offset: int,
+            text: str | None = None) -> tuple[Any, int]:
+    """The job at ``path`` (or in ``text``, the value at ``path`` as edited) and the line
+    offset of its text; a string is parsed as YAML."""
+    value = paths.get(root, path) if text is None else text
     if not isinstance(value, str):
         return value, line_offset
     if "kubeflow.org" not in value:
@@ -134,6 +147,12 @@ def _job_at(root: Any, path: FieldPath, line_offset: int) -> tuple[Any, int]:
     line, _ = yamlio.position(paths.get(root, path[:-1]), key) \
         if not isinstance(key, tuple) else (None, None)
     return job, line_offset + (line or 0)
+
+
+def _literal(text: str) -> Any:
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    return LiteralScalarString(text)
 
 
 def _as_string(trainjob: Any) -> Any:
