@@ -30,6 +30,12 @@ class Explanation:
     runtime: str
     differences: list[effective.Difference] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    legacy: effective.Pods = field(default_factory=effective.Pods)  # the legacy roles' pods
+
+    @property
+    def unnamed(self) -> list[effective.Difference]:
+        """Differences no finding of the document names (the oracle's failures)."""
+        return [d for d in self.differences if not d.named_by]
 
 
 def explain(text: str, catalog: Catalog, options: ConvertOptions) -> list[Explanation]:
@@ -54,10 +60,11 @@ def explain(text: str, catalog: Catalog, options: ConvertOptions) -> list[Explan
         runtime_doc, pods, label, described = _runtime(
             companion, runtimes.get((kind, ref["name"])), target, ref["name"], kind)
         policy = target.frameworks[mapping.framework].policy
-        launcher_as_node = bool(paths.get(runtime_doc, ("spec", "mlPolicy", "mpi",
-                                                        "runLauncherAsNode")))
+        mpi = paths.get(runtime_doc, ("spec", "mlPolicy", "mpi")) or {}
         rendered = effective.render(trainjob, pods, policy, target,
-                                    launcher_as_node=launcher_as_node)
+                                    launcher_as_node=bool(mpi.get("runLauncherAsNode")),
+                                    ssh_path=mpi.get("sshAuthMountPath"),
+                                    slots=mpi.get("numProcPerNode"))
         legacy = effective.legacy_pods(root, mapping)
         title = (f"{source.get('kind')}/{source.get('name')} → TrainJob/"
                  f"{trainjob.get('metadata', {}).get('name')}")
@@ -65,8 +72,9 @@ def explain(text: str, catalog: Catalog, options: ConvertOptions) -> list[Explan
         if not described:
             notes.append(f"runtime {ref['name']} is not described in the catalog; pass it with "
                          "--runtimes to compare its template too")
-        explanations.append(Explanation(chunk.line, title, label,
-                                        effective.compare(legacy, rendered), notes))
+        differences = effective.attribute(effective.compare(legacy, rendered), doc.findings,
+                                          legacy)
+        explanations.append(Explanation(chunk.line, title, label, differences, notes, legacy))
     return explanations
 
 

@@ -29,6 +29,7 @@ class EnvItem(_Spec):
     name: str
     value: str
     when: Condition | None = None
+    carry: bool = False  # a companion runtime sets it too (a literal Trainer does not set)
 
 
 class Port(_Spec):

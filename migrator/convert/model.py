@@ -20,7 +20,7 @@ from pydantic import (
     ValidationError,
 )
 
-from migrator.convert import quantity
+from migrator.check import quantity
 from migrator.convert.ledger import Ledger
 from migrator.knowledge.specs import MappingSpec
 from migrator.paths import FieldPath

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from migrator import paths
-from migrator.convert import quantity
+from migrator.check import quantity
 from migrator.convert.ledger import Ledger
 from migrator.convert.rules.transforms import gpu_count
 from migrator.load import yamlio

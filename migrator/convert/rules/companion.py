@@ -13,7 +13,7 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
 
-from migrator.convert import quantity
+from migrator.check import quantity
 from migrator.convert.draft import Companion, Draft
 from migrator.convert.model import Container, Replica
 from migrator.convert.rules.contract import string_env

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from migrator.check import operators
+from migrator.check import effective, operators
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container, LegacyJob, Replica
@@ -20,7 +20,7 @@ from migrator.knowledge.specs import MappingSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
 
-CARRIED, REPLACED, OPERATOR_FILES = "F524", "F525", "F526"
+CARRIED, REPLACED, OPERATOR_FILES, OPERATOR_ENV = "F524", "F525", "F526", "F529"
 WORKER_ROLE = "Worker"
 LAUNCHER_JOB = "launcher"
 
@@ -34,12 +34,47 @@ def adapt(job: LegacyJob, spec: MappingSpec, draft: Draft, ledger: Ledger,
     operator = operators.load().get(spec.id)
     if operator is None:
         return
+    facts = effective.job_facts(job.root, spec)
+    missing: list[str] = []
     for replica in job.replicas:
         main = mains.get(replica.role)
         if main is not None and replica.role == WORKER_ROLE:
             _worker_command(replica, main, operator, draft, ledger)
+        if main is not None:
+            missing += _role_env(replica, main, operator, facts, draft, ledger)
         _mounts(replica, operator, draft, ledger)
         _files(replica, operator, ledger)
+    if missing:
+        ledger.report(OPERATOR_ENV, ("kind",), f"the legacy operator set {', '.join(missing)}, "
+                      "which Trainer does not set (--companion-runtimes sets them)",
+                      consume=False)
+
+
+def _role_env(replica: Replica, main: Container, operator: operators.Operator,
+              facts: operators.JobFacts, draft: Draft, ledger: Ledger) -> list[str]:
+    """Literal operator env Trainer does not set: added to the companion template of the
+    role, or returned (as NAME=value) to be reported."""
+    additions = operator.role(replica.role)
+    items = [i for i in (additions.env if additions else []) if i.carry and facts.holds(i.when)]
+    companion = draft.companion
+    template = companion.templates.get(replica.job) if companion is not None else None
+    node = _container(template, main.index) if template is not None else None
+    if not isinstance(node, dict):
+        return [f"{i.name}={facts.render(i.value)!r} ({replica.role})" for i in items]
+    env = node.get("env")
+    if not isinstance(env, list):
+        env = node["env"] = yamlio.new_seq()
+    present = {e.get("name") for e in env if isinstance(e, dict)}
+    for item in items:
+        if item.name not in present:
+            env.append(yamlio.new_map([("name", item.name),
+                                       ("value", yamlio.quoted(facts.render(item.value)))]))
+            ledger.mappings.append((f"(legacy operator contract) {item.name}",
+                                    f"TrainingRuntime/{companion.name if companion else ''}: "
+                                    f"replicatedJobs[name={replica.job}] container node env"))
+    if not env:
+        del node["env"]
+    return []
 
 
 def _worker_command(replica: Replica, main: Container, operator: operators.Operator,

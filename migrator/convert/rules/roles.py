@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from migrator import paths
-from migrator.convert import quantity
+from migrator.check import quantity
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container, Replica

@@ -1,4 +1,4 @@
-"""CONVERT: Kubernetes resource quantities (``500m``, ``64Gi``, ``1e3``) as exact decimals."""
+"""CHECK: Kubernetes resource quantities (``500m``, ``64Gi``, ``1e3``) as exact decimals."""
 
 from __future__ import annotations
 
