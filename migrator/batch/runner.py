@@ -22,6 +22,7 @@ from typing import Any
 from migrator import report as reports
 from migrator.batch import discovery, pipeline, writer
 from migrator.batch.progress import Progress
+from migrator.load import sources
 from migrator.report import diffs, jsonreport, terminal
 from migrator.report.baseline import IgnoreRule, Suppressor, load_baseline, write_baseline
 from migrator.report.safety import (
@@ -215,12 +216,9 @@ def _runtime_files(found: list[tuple[str, str]]) -> tuple[str, ...]:
     for name, _ in found:
         if name == "-" or name.startswith("helm-chart:"):
             continue
-        try:
-            with open(name, "rb") as handle:
-                if b"TrainingRuntime" in handle.read(4 * 1024 * 1024):
-                    hits.append(name)
-        except OSError:
-            continue
+        start = sources.head(name, 4 * 1024 * 1024)  # regular files only: a FIFO never blocks
+        if start is not None and b"TrainingRuntime" in start:
+            hits.append(name)
     return tuple(hits)
 
 

@@ -73,6 +73,11 @@ def run(args: Sequence[str], cwd: Path, *, timeout: float = 120, stdin: IO[Any] 
                                        proc.stderr.decode("utf-8", "replace"))
 
 
+def said(proc: subprocess.CompletedProcess[str]) -> str:
+    """Everything a run printed (result lines go to stdout or stderr depending on the command)."""
+    return proc.stderr + proc.stdout
+
+
 def tree(folder: Path) -> dict[str, bytes | str]:
     """Every entry below ``folder`` (not following links): file bytes, ``-> target`` for links,
     ``<dir>`` for folders; what a test compares before and after a run."""

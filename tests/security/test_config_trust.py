@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.support import JOB, run
+from tests.security.support import JOB, run, said
 
 # Applied, this config hides the legacy job: `check job.yaml` exits 0 instead of 1.
 HIDING = "exclude: [job.yaml]\n"
@@ -36,8 +36,8 @@ def test_config_in_a_world_writable_ancestor_is_not_applied(tmp_path: Path) -> N
     (shared / ".trainjob-migrate.yaml").write_text(HIDING)
     project = _project(shared / "me" / "project")
     proc = run(["check", "job.yaml"], cwd=project)
-    assert proc.returncode == 1, proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 1, said(proc)
+    assert "Traceback" not in said(proc)
 
 
 def test_config_in_a_group_writable_ancestor_is_not_applied(tmp_path: Path) -> None:
@@ -58,8 +58,8 @@ def test_config_owned_by_another_user_is_not_applied(tmp_path: Path) -> None:
     os.chown(home / ".trainjob-migrate.yaml", 4242, 4242)
     project = _project(home / "project")
     proc = run(["check", "job.yaml"], cwd=project)
-    assert proc.returncode == 1, proc.stderr
-    assert ".trainjob-migrate.yaml" in proc.stderr  # says why it was passed over
+    assert proc.returncode == 1, said(proc)
+    assert ".trainjob-migrate.yaml" in said(proc)  # says why it was passed over
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create folders owned by others")
@@ -78,8 +78,8 @@ def test_config_that_others_may_write_is_ignored_with_a_warning(tmp_path: Path) 
     config.write_text(HIDING)
     config.chmod(0o666)
     proc = run(["check", "job.yaml"], cwd=project)
-    assert proc.returncode == 1, proc.stderr
-    assert str(config) in proc.stderr or ".trainjob-migrate.yaml" in proc.stderr
+    assert proc.returncode == 1, said(proc)
+    assert str(config) in said(proc) or ".trainjob-migrate.yaml" in said(proc)
 
 
 def test_search_stops_at_the_repository_root(tmp_path: Path) -> None:
@@ -100,8 +100,8 @@ def test_the_repository_config_is_applied_and_named(tmp_path: Path) -> None:
     project.mkdir()
     (project / "job.yaml").write_text(JOB)
     proc = run(["check", "job.yaml"], cwd=project)
-    assert _applied(proc.returncode), proc.stderr
-    assert str(repo / ".trainjob-migrate.yaml") in proc.stderr
+    assert _applied(proc.returncode), said(proc)
+    assert str(repo / ".trainjob-migrate.yaml") in said(proc)
 
 
 def test_an_explicit_config_is_applied_and_named(tmp_path: Path) -> None:
@@ -111,8 +111,8 @@ def test_an_explicit_config_is_applied_and_named(tmp_path: Path) -> None:
     (shared / "team.yaml").write_text(HIDING)
     project = _project(tmp_path / "project")
     proc = run(["check", "--config", str(shared / "team.yaml"), "job.yaml"], cwd=project)
-    assert _applied(proc.returncode), proc.stderr
-    assert str(shared / "team.yaml") in proc.stderr
+    assert _applied(proc.returncode), said(proc)
+    assert str(shared / "team.yaml") in said(proc)
 
 
 def _other_gid() -> int:

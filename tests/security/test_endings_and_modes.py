@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from migrator.cli import main
-from tests.security.support import CONFIGMAP, JOB, converted, run
+from tests.security.support import CONFIGMAP, JOB, converted, run, said
 
 CRLF, LF = "\r\n", "\n"
 
@@ -35,7 +35,7 @@ def test_untouched_document_keeps_its_line_endings(tmp_path: Path, first: str,
     path = tmp_path / "mixed.yaml"
     path.write_bytes(head + _lines("---\n" + JOB, second))
     proc = run(["convert", "--in-place", "mixed.yaml"], cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0, said(proc)
     data = path.read_bytes()
     assert data.startswith(head), data[:200]
     assert data[len(head):] == _lines("---\n" + converted(), second)
@@ -78,8 +78,8 @@ def test_every_untouched_document_is_byte_identical(documents: list[tuple[str, s
 def test_backup_suffix_must_be_a_plain_suffix(tmp_path: Path, suffix: str) -> None:
     (tmp_path / "job.yaml").write_text(JOB)
     proc = run(["convert", "--in-place", "--backup", suffix, "job.yaml"], cwd=tmp_path)
-    assert proc.returncode == 2, proc.stderr
-    assert "--backup" in proc.stderr
+    assert proc.returncode == 2, said(proc)
+    assert "--backup" in said(proc)
     assert (tmp_path / "job.yaml").read_text() == JOB
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.support import JOB, run
+from tests.security.support import JOB, run, said
 
 pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True,
                                                check=False).returncode != 0,
@@ -36,9 +36,9 @@ def test_changed_since_is_never_an_option_to_git(tmp_path: Path, ref: str) -> No
     victim = tmp_path / "victim"
     proc = run(["check", f"--changed-since={ref.format(victim=victim)}", "."], cwd=repo)
     assert not victim.exists(), "git took --changed-since as an option and wrote a file"
-    assert proc.returncode == 2, proc.stderr
-    assert "--changed-since" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 2, said(proc)
+    assert "--changed-since" in said(proc)
+    assert "Traceback" not in said(proc)
 
 
 def test_changed_since_takes_ordinary_revisions(tmp_path: Path) -> None:
@@ -46,17 +46,17 @@ def test_changed_since_takes_ordinary_revisions(tmp_path: Path) -> None:
     (repo / "new.yaml").write_text(JOB)
     for ref in ("HEAD", "HEAD~0", "master@{0}" if _branch(repo) == "master" else "main@{0}"):
         proc = run(["check", "--changed-since", ref, "."], cwd=repo)
-        assert proc.returncode == 1, proc.stderr
-        assert "new.yaml" in proc.stderr
-        assert "job.yaml" not in proc.stderr.replace("new.yaml", "")
+        assert proc.returncode == 1, said(proc)
+        assert "new.yaml" in said(proc)
+        assert "job.yaml" not in said(proc).replace("new.yaml", "")
 
 
 def test_changed_since_unknown_revision_is_a_usage_error(tmp_path: Path) -> None:
     repo = _repo(tmp_path / "repo")
     proc = run(["check", "--changed-since", "no-such-branch", "."], cwd=repo)
     assert proc.returncode == 2
-    assert "no-such-branch" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert "no-such-branch" in said(proc)
+    assert "Traceback" not in said(proc)
 
 
 def _branch(repo: Path) -> str:
@@ -102,10 +102,10 @@ def test_chart_folder_named_like_an_option_is_passed_as_a_path(tmp_path: Path) -
         "FAKE_HELM_MARKER": str(marker), "FAKE_HELM_OUTPUT": JOB})
     assert not marker.exists(), "the chart folder's name reached helm as an option"
     calls = [json.loads(line) for line in log.read_text().splitlines()]
-    assert calls, proc.stderr
+    assert calls, said(proc)
     for call in calls:
         paths = [i for i, arg in enumerate(call) if "post-renderer" in arg]
         assert "--" in call, call
         assert all(i > call.index("--") for i in paths), call
-    assert proc.returncode == 1, proc.stderr  # the rendered PyTorchJob is legacy
-    assert "PyTorchJob" in proc.stderr
+    assert proc.returncode == 1, said(proc)  # the rendered PyTorchJob is legacy
+    assert "PyTorchJob" in said(proc)

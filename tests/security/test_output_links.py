@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from migrator.cli import main
-from tests.security.support import JOB, converted, run, tree
+from tests.security.support import JOB, converted, run, said, tree
 
 
 def _layout(base: Path) -> tuple[Path, Path, Path]:
@@ -43,10 +43,10 @@ def test_links_in_the_output_tree_are_never_followed(tmp_path: Path) -> None:
     links = {k: v for k, v in tree(out).items() if isinstance(v, str) and v.startswith("->")}
     proc = run(["convert", "in", "-o", "out"], cwd=tmp_path)
     assert tree(outside) == before, "a file outside the output folder changed"
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 2, said(proc)
+    assert "Traceback" not in said(proc)
     for name in ("file.yaml", "dangling.yaml", "sub/b.yaml", "real/deeper/c.yaml", "real/d.yaml"):
-        assert f"{name}: error Y106" in proc.stderr, proc.stderr
+        assert f"{name}: error Y106" in said(proc), said(proc)
     assert (out / "good.yaml").read_text() == converted()
     after = tree(out)
     for name, link in links.items():
@@ -60,7 +60,7 @@ def test_the_output_folder_itself_may_be_a_link(tmp_path: Path) -> None:
     (tmp_path / "real-out").mkdir()
     (tmp_path / "out").symlink_to(tmp_path / "real-out", target_is_directory=True)
     proc = run(["convert", "in", "-o", "out"], cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0, said(proc)
     assert (tmp_path / "real-out" / "job.yaml").read_text() == converted()
 
 

@@ -14,25 +14,33 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.support import JOB, converted, run
+from tests.security.support import JOB, converted, run, said
 
 
 def test_fifo_in_a_walked_folder_does_not_hang(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "foo.yaml")
     (tmp_path / "job.yaml").write_text(JOB)
     proc = run(["check", "."], cwd=tmp_path, timeout=30)
-    assert proc.returncode == 2, proc.stderr
-    assert "foo.yaml: error Y102" in proc.stderr
-    assert "not a regular file" in proc.stderr
-    assert "job.yaml" in proc.stderr  # the rest of the batch was checked
-    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 2, said(proc)
+    assert "foo.yaml: error Y102" in said(proc)
+    assert "not a regular file" in said(proc)
+    assert "job.yaml" in said(proc)  # the rest of the batch was checked
+    assert "Traceback" not in said(proc)
+
+
+def test_fifo_does_not_hang_validate(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "foo.yaml")  # validate looks for runtimes in every file first
+    (tmp_path / "job.yaml").write_text(JOB)
+    proc = run(["validate", "."], cwd=tmp_path, timeout=30)
+    assert proc.returncode == 2, said(proc)
+    assert "foo.yaml: error Y102" in said(proc)
 
 
 def test_fifo_named_on_the_command_line_does_not_hang(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "foo.yaml")
     proc = run(["convert", "foo.yaml", "-o", "out"], cwd=tmp_path, timeout=30)
     assert proc.returncode == 2
-    assert "foo.yaml: error Y102" in proc.stderr
+    assert "foo.yaml: error Y102" in said(proc)
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
@@ -40,17 +48,17 @@ def test_device_is_not_read(tmp_path: Path) -> None:
     (tmp_path / "zero.yaml").symlink_to("/dev/zero")
     proc = run(["check", "."], cwd=tmp_path, timeout=30, memory_limit=2 << 30)
     assert proc.returncode == 2
-    assert "zero.yaml: error Y102" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert "zero.yaml: error Y102" in said(proc)
+    assert "Traceback" not in said(proc)
 
 
 def test_standard_input_obeys_the_size_cap(tmp_path: Path) -> None:
     text = JOB + "# padding\n" * 1000
     proc = run(["check", "--max-file-size", "2000", "-"], cwd=tmp_path,
                input_bytes=text.encode())
-    assert proc.returncode == 2, proc.stderr
-    assert "-: error Y102" in proc.stderr
-    assert "2000-byte cap" in proc.stderr
+    assert proc.returncode == 2, said(proc)
+    assert "-: error Y102" in said(proc)
+    assert "2000-byte cap" in said(proc)
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
@@ -58,10 +66,10 @@ def test_endless_standard_input_is_one_line_not_a_memory_error(tmp_path: Path) -
     with open("/dev/zero", "rb") as zero:
         proc = run(["check", "-"], cwd=tmp_path, stdin=zero, timeout=120,
                    memory_limit=2 << 30)
-    assert proc.returncode == 2, proc.stderr[-2000:]
-    assert "MemoryError" not in proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert "cap" in proc.stderr
+    assert proc.returncode == 2, said(proc)[-2000:]
+    assert "MemoryError" not in said(proc)
+    assert "Traceback" not in said(proc)
+    assert "cap" in said(proc)
 
 
 @pytest.mark.parametrize("encoding", ["utf-32-le", "utf-32-be"])
@@ -70,8 +78,8 @@ def test_utf32_with_a_bom_is_converted_and_kept(tmp_path: Path, encoding: str) -
     path = tmp_path / "job.yaml"
     path.write_bytes(bom + JOB.encode(encoding))
     proc = run(["check", "job.yaml"], cwd=tmp_path)
-    assert proc.returncode == 1, proc.stderr
-    assert "PyTorchJob" in proc.stderr
+    assert proc.returncode == 1, said(proc)
+    assert "PyTorchJob" in said(proc)
     assert run(["convert", "--in-place", "job.yaml"], cwd=tmp_path).returncode == 0
     data = path.read_bytes()
     assert data.startswith(bom)
@@ -85,8 +93,8 @@ def test_utf32_with_a_bom_is_converted_and_kept(tmp_path: Path, encoding: str) -
 def test_text_with_nul_characters_is_refused(tmp_path: Path, data: bytes) -> None:
     (tmp_path / "odd.yaml").write_bytes(data)
     proc = run(["check", "odd.yaml"], cwd=tmp_path)
-    assert proc.returncode == 2, proc.stderr
-    assert "odd.yaml: error Y102" in proc.stderr
+    assert proc.returncode == 2, said(proc)
+    assert "odd.yaml: error Y102" in said(proc)
 
 
 def test_a_pipe_on_standard_input_still_works(tmp_path: Path) -> None:
