@@ -3,11 +3,47 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-TARGETS = ("2.2", "2.3")
+MAPPINGS_ENV = "TRAINJOB_MIGRATE_MAPPINGS"  # another mappings folder (tests, extensions)
+
+
+def mappings_dir() -> Path:
+    """The mappings folder: ``$TRAINJOB_MIGRATE_MAPPINGS`` when set, else inside the installed
+    wheel, else the source checkout's root. Raises ``MappingFileError`` when there is none."""
+    from migrator.errors import MappingFileError
+
+    explicit = os.environ.get(MAPPINGS_ENV)
+    if explicit:
+        chosen = Path(explicit)
+        if not chosen.is_dir():
+            raise MappingFileError(f"{MAPPINGS_ENV}={explicit} is not a folder")
+        return chosen
+    package = Path(__file__).resolve().parent  # migrator/
+    packaged = package / "_mappings"
+    if packaged.is_dir():
+        return packaged
+    checkout = package.parent / "mappings"
+    if checkout.is_dir():
+        return checkout
+    raise MappingFileError(f"mappings folder not found (looked in {packaged} and {checkout})")
+
+
+def _target_versions() -> tuple[str, ...]:
+    """The Trainer versions there is a mappings/targets/v<X.Y>.yaml for, oldest first (a
+    directory listing: no file is parsed)."""
+    try:
+        names = [p.stem[1:] for p in (mappings_dir() / "targets").glob("v*.yaml")]
+    except Exception:  # no mappings folder: ConvertOptions and the catalog report it
+        return ()
+    return tuple(sorted(names, key=lambda v: tuple(int(x) for x in v.split(".")
+                                                   if x.isdigit())))
+
+
+TARGETS = _target_versions()
 RUNTIME_KINDS = ("ClusterTrainingRuntime", "TrainingRuntime")
 SEVERITIES = ("error", "warning", "info", "never")
 FRAMEWORKS = ("torch", "mpi", "jax", "xgboost", "tensorflow", "paddle")
@@ -32,6 +68,9 @@ class ConvertOptions:
     local_runtime_files: tuple[str, ...] = ()  # runtimes found among the run's own files
 
     def __post_init__(self) -> None:
+        if not TARGETS:
+            mappings_dir()  # raises the reason (no mappings folder)
+            raise ValueError("no Trainer targets in the mappings folder (targets/v<X.Y>.yaml)")
         if self.target not in TARGETS:
             raise ValueError(f"unknown target {self.target!r}; choose one of {', '.join(TARGETS)}")
         kinds = [self.runtime_kind, *(kind for _, _, kind in self.runtimes)]

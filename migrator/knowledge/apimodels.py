@@ -3,7 +3,8 @@
 
 Written from the API facts of Trainer 2.2 and 2.3 (``extra="forbid"``: an unknown field is an
 error, as with a strict API server). Limits of the CRDs (item counts, string lengths, minimums)
-are field constraints, so they are part of the JSON Schema generated from these models
+are field constraints — the TrainJob's are read from the target file (``limits``,
+``patchablePodFields``) — so they are part of the JSON Schema generated from these models
 (``scripts/gen_schemas.py`` → ``schemas/``). Kubernetes types that the Trainer API embeds
 whole (affinity, volumes, tolerations, the runtime's Job spec) are kept as open mappings;
 the upstream CRDs check them in the conformance tests.
@@ -14,8 +15,11 @@ from __future__ import annotations
 import functools
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from pydantic.alias_generators import to_camel
+
+from migrator.knowledge.specs import Limits, TargetSpec
+from migrator.knowledge.versions import release
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 INT32 = 2**31 - 1
@@ -104,25 +108,6 @@ class Initializer(Strict):
     model: DatasetOrModel | None = None
 
 
-class Trainer22(Strict):
-    image: Annotated[str, Field(max_length=500)] | None = None
-    command: Annotated[list[Annotated[str, Field(max_length=65536)]],
-                       Field(max_length=128)] | None = None
-    args: Annotated[list[Annotated[str, Field(max_length=65536)]],
-                    Field(max_length=128)] | None = None
-    env: Annotated[list[EnvVar], Field(max_length=128)] | None = None
-    num_nodes: Annotated[int, Field(ge=1, le=INT32)] | None = None
-    num_proc_per_node: Annotated[int, Field(ge=1, le=INT32)] | None = None
-    resources_per_node: Resources | None = None
-
-
-class Trainer23(Trainer22):
-    command: Annotated[list[Annotated[str, Field(max_length=1048576)]],
-                       Field(max_length=128)] | None = None
-    args: Annotated[list[Annotated[str, Field(max_length=1048576)]],
-                    Field(max_length=128)] | None = None
-
-
 class ContainerPatch(Strict):
     name: str
     env: list[EnvVar] | None = None
@@ -130,21 +115,55 @@ class ContainerPatch(Strict):
     security_context: Obj | None = None
 
 
-class PodSpecPatch22(Strict):
-    service_account_name: Annotated[str, Field(max_length=253)] | None = None
-    node_selector: dict[str, str] | None = None
-    affinity: Obj | None = None
-    tolerations: Annotated[list[Obj], Field(max_length=128)] | None = None
-    volumes: Annotated[list[Obj], Field(max_length=128)] | None = None
-    init_containers: Annotated[list[ContainerPatch], Field(max_length=64)] | None = None
-    containers: Annotated[list[ContainerPatch], Field(max_length=64)] | None = None
-    scheduling_gates: Annotated[list[Obj], Field(max_length=16)] | None = None
-    image_pull_secrets: Annotated[list[Obj], Field(max_length=64)] | None = None
-    security_context: Obj | None = None
+def _suffix(version: str) -> str:
+    return version.replace(".", "")
 
 
-class PodSpecPatch23(PodSpecPatch22):
-    termination_grace_period_seconds: Annotated[int, Field(ge=0)] | None = None
+def _trainer(version: str, limits: Limits) -> type[BaseModel]:
+    """``spec.trainer`` of a release, its limits read from the release's target file."""
+    item = Annotated[str, Field(max_length=limits.command_item_length)]
+    command = Annotated[list[item], Field(max_length=limits.command_items)]
+    return create_model(
+        f"Trainer{_suffix(version)}", __base__=Strict,
+        image=(Annotated[str, Field(max_length=limits.image)] | None, None),
+        command=(command | None, None),
+        args=(command | None, None),
+        env=(Annotated[list[EnvVar], Field(max_length=limits.env_items)] | None, None),
+        num_nodes=(Annotated[int, Field(ge=1, le=INT32)] | None, None),
+        num_proc_per_node=(Annotated[int, Field(ge=1, le=INT32)] | None, None),
+        resources_per_node=(Resources | None, None),
+    )
+
+
+def _pod_spec_patch(version: str, target: TargetSpec) -> type[BaseModel]:
+    """The pod spec a runtime patch may set in a release: limits and the patchable fields
+    that vary between releases come from the release's target file."""
+    limits = target.limits
+    fields: dict[str, Any] = {
+        "service_account_name": (Annotated[str, Field(max_length=253)] | None, None),
+        "node_selector": (dict[str, str] | None, None),
+        "affinity": (Obj | None, None),
+        "tolerations": (Annotated[list[Obj], Field(max_length=limits.tolerations)] | None,
+                        None),
+        "volumes": (Annotated[list[Obj], Field(max_length=limits.volumes)] | None, None),
+        "init_containers": (Annotated[list[ContainerPatch], Field(max_length=64)] | None, None),
+        "containers": (Annotated[list[ContainerPatch], Field(max_length=64)] | None, None),
+        "scheduling_gates": (Annotated[list[Obj], Field(max_length=limits.scheduling_gates)]
+                             | None, None),
+        "image_pull_secrets": (Annotated[list[Obj], Field(max_length=limits.image_pull_secrets)]
+                               | None, None),
+        "security_context": (Obj | None, None),
+    }
+    if "terminationGracePeriodSeconds" in target.patchable_pod_fields:
+        fields["termination_grace_period_seconds"] = (Annotated[int, Field(ge=0)] | None, None)
+    return create_model(
+        f"PodSpecPatch{_suffix(version)}", __base__=Strict, **fields)
+
+
+def _target(version: str) -> TargetSpec:
+    from migrator.knowledge import catalog
+
+    return catalog.load().target(version)
 
 
 ManagedBy = Literal["trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue"]
@@ -162,8 +181,9 @@ def _train_job(version: str) -> type[BaseModel]:
     """The TrainJob model of a release, built on first use. The releases differ in trainer
     limits and in the pod spec a runtime patch may set; the chain of patch models is written
     once, here, around that pod spec."""
-    trainer_model = Trainer22 if version == "2.2" else Trainer23
-    pod_spec_model = PodSpecPatch22 if version == "2.2" else PodSpecPatch23
+    target = _target(version)
+    trainer_model = _trainer(version, target.limits)
+    pod_spec_model = _pod_spec_patch(version, target)
 
     class PodTemplatePatch(Strict):
         metadata: PatchMeta | None = None
@@ -201,7 +221,8 @@ def _train_job(version: str) -> type[BaseModel]:
         runtime_ref: RuntimeRef
         initializer: Initializer | None = None
         trainer: trainer_model | None = None  # type: ignore[valid-type]
-        runtime_patches: Annotated[list[RuntimePatch], Field(max_length=16)] | None = None
+        runtime_patches: Annotated[list[RuntimePatch],
+                                   Field(max_length=target.limits.runtime_patches)] | None = None
         suspend: bool | None = None
         managed_by: ManagedBy | None = None
         active_deadline_seconds: Annotated[int, Field(ge=1)] | None = None
@@ -351,16 +372,21 @@ class TrainingRuntime23(_Runtime):
     spec: RuntimeSpec23
 
 
-RELEASES = ("2.2", "2.3")
+RUNTIME_MODELS: dict[str, type[BaseModel]] = {"2.2": TrainingRuntime22, "2.3": TrainingRuntime23}
+RELEASES = tuple(RUNTIME_MODELS)  # the releases these models were written for
 KINDS = ("TrainJob", "TrainingRuntime", "ClusterTrainingRuntime")
 
 
 def model_for(version: str, kind: str) -> type[BaseModel] | None:
-    """The strict model of ``kind`` in Trainer ``version``, or None when there is none."""
-    if version not in RELEASES:
+    """The strict model of ``kind`` in Trainer ``version``, or None when there is none.
+
+    A TrainJob model is built from the version's target file (limits, patchable pod fields);
+    a runtime model is that of the newest release in ``RELEASES`` up to ``version``."""
+    known = [r for r in RELEASES if release(r) <= release(version)]
+    if not known:
         return None
     if kind == "TrainJob":
         return _train_job(version)
     if kind in ("TrainingRuntime", "ClusterTrainingRuntime"):
-        return TrainingRuntime22 if version == "2.2" else TrainingRuntime23
+        return RUNTIME_MODELS[known[-1]]
     return None

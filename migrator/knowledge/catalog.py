@@ -11,20 +11,9 @@ from pydantic import BaseModel, ValidationError
 
 from migrator.errors import MappingFileError
 from migrator.knowledge.specs import CodeDoc, KindIndex, MappingSpec, PodRules, TargetSpec
+from migrator.settings import mappings_dir as mappings_dir  # also catalog.mappings_dir
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def mappings_dir() -> Path:
-    """The mappings folder: inside the installed wheel, else the source checkout's root."""
-    package = Path(__file__).resolve().parents[1]  # migrator/
-    packaged = package / "_mappings"
-    if packaged.is_dir():
-        return packaged
-    checkout = package.parent / "mappings"
-    if checkout.is_dir():
-        return checkout
-    raise MappingFileError(f"mappings folder not found (looked in {packaged} and {checkout})")
 
 
 def _read_yaml(path: Path) -> Any:
@@ -96,8 +85,10 @@ def _build(root: Path) -> Catalog:
             raise MappingFileError(f"{path}: {key[0]} {key[1]} is already mapped")
         legacy[key] = spec
     targets: dict[str, TargetSpec] = {}
-    for path in sorted((root / "targets").glob("*.yaml")):
-        target = _model(TargetSpec, path, _read_yaml(path))
+    raw_targets = {path.stem: (path, _read_yaml(path))
+                   for path in sorted((root / "targets").glob("*.yaml"))}
+    for name, (path, _) in raw_targets.items():
+        target = _model(TargetSpec, path, expand_target(name, raw_targets))
         _check_id(path, target.id)
         targets[target.version] = target
     pod = _model(PodRules, root / "common" / "podtemplate.yaml",
@@ -109,6 +100,45 @@ def _build(root: Path) -> Catalog:
     _check_codes(catalog)
     _check_targets(catalog)
     return catalog
+
+
+# Lists in a target delta replace the base's list, except these, whose items merge by name.
+MERGED_BY_NAME = ("defaultRuntimes",)
+
+
+def expand_target(name: str, raw: dict[str, tuple[Path, Any]],
+                  seen: tuple[str, ...] = ()) -> Any:
+    """The full data of target file ``name``: itself, or, with ``base: v<X.Y>``, its base
+    (expanded) with the file's other keys merged in — mappings merge key by key, lists
+    replace the base's list (items of ``defaultRuntimes`` merge by ``name``; new ones are
+    appended), scalars replace."""
+    path, data = raw[name]
+    if not isinstance(data, dict) or "base" not in data:
+        return data
+    base = data["base"]
+    if base not in raw:
+        raise MappingFileError(f"{path}: base {base!r} is not a target file in "
+                               f"{path.parent}")
+    if base in (*seen, name):
+        raise MappingFileError(f"{path}: base {base!r} makes a cycle")
+    return _merge(expand_target(base, raw, (*seen, name)),
+                  {k: v for k, v in data.items() if k != "base"}, "")
+
+
+def _merge(base: Any, delta: Any, key: str) -> Any:
+    if isinstance(base, dict) and isinstance(delta, dict):
+        merged = dict(base)
+        for k, value in delta.items():
+            merged[k] = _merge(base[k], value, k) if k in base else value
+        return merged
+    if key in MERGED_BY_NAME and isinstance(base, list) and isinstance(delta, list) and \
+            all(isinstance(item, dict) and "name" in item for item in (*base, *delta)):
+        items = {item["name"]: item for item in base}
+        for item in delta:
+            items[item["name"]] = _merge(items[item["name"]], item, "") \
+                if item["name"] in items else item
+        return list(items.values())
+    return delta
 
 
 def _check_targets(catalog: Catalog) -> None:

@@ -7,6 +7,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
+from migrator.knowledge.versions import TrainerVersion, release
+
 
 class Spec(BaseModel):
     """Base: camelCase keys in YAML, unknown keys rejected, immutable."""
@@ -203,6 +205,15 @@ class TargetSpec(Spec):
     frameworks: dict[str, FrameworkSpec]
     default_runtimes: list[DefaultRuntime]
     retired_runtimes: list[str] = []
+
+    @property
+    def release(self) -> TrainerVersion:
+        """This target's Trainer version as an ordered value."""
+        return release(self.version)
+
+    def at_least(self, version: str) -> bool:
+        """Whether this target is Trainer ``version`` or later (``target.at_least("2.3")``)."""
+        return self.release >= release(version)
 
 
 class CurrentKind(ApiKind):

@@ -1,0 +1,59 @@
+"""KNOWLEDGE: Trainer release numbers as one ordered value type (``TrainerVersion``).
+
+Code that depends on the release compares versions (``target.release >= V2_3``), never
+strings, so a new target file (say ``targets/v2.4.yaml``) gets the behaviour of the newest
+release before it without a code change.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+_FORM = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+@functools.total_ordering
+@dataclass(frozen=True)
+class TrainerVersion:
+    """A Kubeflow Trainer release ``major.minor[.patch]``, ordered numerically."""
+
+    major: int
+    minor: int
+    patch: int = 0
+
+    @classmethod
+    def parse(cls, text: str) -> TrainerVersion:
+        """``"2.3"`` → ``TrainerVersion(2, 3)``; a ``v`` prefix is accepted."""
+        match = _FORM.fullmatch(text.strip().removeprefix("v"))
+        if match is None:
+            raise ValueError(f"not a Trainer version: {text!r} (expected e.g. 2.3)")
+        major, minor, patch = match.groups()
+        return cls(int(major), int(minor), int(patch or 0))
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, TrainerVersion):
+            return NotImplemented
+        return (self.major, self.minor, self.patch) < (other.major, other.minor, other.patch)
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}" + (f".{self.patch}" if self.patch else "")
+
+
+def release(text: str) -> TrainerVersion:
+    """The version ``text`` names (cached parse, for hot paths)."""
+    return _parse(text)
+
+
+@functools.cache
+def _parse(text: str) -> TrainerVersion:
+    return TrainerVersion.parse(text)
+
+
+def sort_key(text: str) -> TrainerVersion:
+    return release(text)
+
+
+V2_2 = TrainerVersion(2, 2)
+V2_3 = TrainerVersion(2, 3)
