@@ -24,6 +24,7 @@ from typing import Any
 from migrator import paths
 from migrator.check import operators, quantity
 from migrator.knowledge.specs import MappingSpec, TargetSpec
+from migrator.knowledge.versions import V2_3, release
 from migrator.load import yamlio
 from migrator.results import Finding
 
@@ -575,7 +576,7 @@ def _upsert_env(container: dict[str, Any], env: list[Any]) -> None:
 
 
 def _resources(container: dict[str, Any], resources: Any, version: str) -> None:
-    if version == "2.2" or not isinstance(container.get("resources"), dict):
+    if release(version) < V2_3 or not isinstance(container.get("resources"), dict):
         container["resources"] = copy.deepcopy(resources)
         return
     merged = container["resources"]
