@@ -7,7 +7,8 @@ Kubernetes object. Each snippet is converted on its own (``convert_text``) and s
 alone: one that is broken or cannot be converted is left as it is ("skipped", with its
 findings, so ``check`` still fails) and never blocks the rest of the page; findings and
 documents carry the page's line numbers. Hugo shortcodes (``{{< >}}``, ``{{% %}}``) are
-masked, not taken for templates.
+masked, not taken for templates. Shell blocks (``bash``, ``sh``, ...) have their heredocs
+converted like a script's (``shell``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 SUFFIXES = (".md", ".markdown", ".mdx")
 YAML_TAGS = frozenset({"yaml", "yml"})
+SHELL_TAGS = frozenset({"bash", "sh", "shell", "console", "zsh"})
 FRAGMENT = "E804"
 PLACEHOLDER_LOST = "E805"
 _OPEN = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\r\n]*)")
@@ -127,9 +129,12 @@ def convert(text: str, options: ConvertOptions | None = None,
     documents: list[DocumentResult] = []
     position = 0
     for block in blocks:
-        if not block.is_snippet:
+        if block.info in SHELL_TAGS and "kubeflow.org" in block.body:
+            new_body, results = _shell(block, options, render)
+        elif block.is_snippet:
+            new_body, results = _snippet(block, options, render)
+        else:
             continue
-        new_body, results = _snippet(block, options, render)
         if not results:
             continue
         documents += results
@@ -141,6 +146,20 @@ def convert(text: str, options: ConvertOptions | None = None,
     for index, document in enumerate(documents):
         document.index = index
     return TextResult("".join(out), documents)
+
+
+def _shell(block: Block, options: ConvertOptions,
+           render: bool) -> tuple[str | None, list[DocumentResult]]:
+    """A shell block: its heredocs are converted like those of a script."""
+    from migrator.convert import shell
+
+    result = shell.convert(block.body, options, render)
+    last = max(block.last, block.line)
+    documents = [notes.placed(d, block.first, last, independent=True)
+                 for d in result.documents]
+    if not result.changed or not render:
+        return None, documents
+    return _indent(result.text, block), documents
 
 
 def _snippet(block: Block, options: ConvertOptions,
