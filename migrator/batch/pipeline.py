@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from migrator.batch import discovery
 from migrator.batch.discovery import Selection
 from migrator.batch.files import process_file
+from migrator.convert import routing
 from migrator.load import sources
 from migrator.results import FileResult
 from migrator.settings import ConvertOptions
@@ -39,6 +40,10 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
     """
     if found is None:
         found = list(discovery.discover(paths, selection or Selection()))
+    if destination is not None:  # overlays read their legacy bases: convert them first
+        first, found = routing.kustomize_first(found)
+        for name, relative in first:
+            yield process_file(name, relative, options, render, max_bytes, audit, destination)
 
     def process(files: list[tuple[str, str]]) -> Iterator[FileResult]:
         if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:

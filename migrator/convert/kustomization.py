@@ -30,7 +30,7 @@ TRANSLATED = "E809"
 UNTRANSLATABLE = "E810"
 GROUP, VERSION, KIND = "trainer.kubeflow.org", "v1alpha1", "TrainJob"
 MAX_FILES = 200
-_LEGACY_PATCH = re.compile(r"ReplicaSpecs|runPolicy|kubeflow\.org/v1")
+_LEGACY_PATCH = re.compile(r"ReplicaSpecs|runPolicy|(?<![\w.])kubeflow\.org/v1\b")
 MAX_DEPTH = 4
 
 
@@ -158,11 +158,13 @@ def converter(options: ConvertOptions) -> kustomize.Convert:
 
 
 def targets(target: Any, jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The legacy jobs a patch ``target`` selects (kind, optional name regex)."""
-    if not isinstance(target, dict) or target.get("kind") not in kustomize.LEGACY_KINDS:
+    """The legacy jobs a patch ``target`` selects (kind - None for any legacy kind -, and an
+    optional name regex)."""
+    if not isinstance(target, dict) or target.get("kind") not in {*kustomize.LEGACY_KINDS,
+                                                                    None}:
         return []
     name = target.get("name")
-    chosen = [j for j in jobs if j.get("kind") == target["kind"]]
+    chosen = [j for j in jobs if target["kind"] in (None, j.get("kind"))]
     if isinstance(name, str):
         chosen = [j for j in chosen if _name_matches(name, (j.get("metadata") or {}).get(
             "name"))]
@@ -407,6 +409,9 @@ def convert_patch_file(name: str, text: str, options: ConvertOptions | None = No
         target = {"kind": patch.get("kind"), "name": (patch.get("metadata") or {}).get("name")}
     else:
         target = None
+    if isinstance(target, dict) and target.get("kind") == KIND:
+        # the kustomization was rewritten first in this run: its base is still legacy
+        target = {"kind": None, "name": target.get("name")}
     chosen = targets(target, jobs)
     source = {"kind": "Patch", "name": name}
     if not chosen:

@@ -47,3 +47,16 @@ def convert(name: str, text: str, options: ConvertOptions | None = None,
     if kustomization.is_kustomization(name):
         return kustomization.convert_kustomization(name, text, options, render)
     return kustomization.convert_patch_file(name, text, options, render)
+
+
+def kustomize_first(found: list[tuple[str, str]]
+                    ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """``found`` split into kustomizations with their patch files, and the rest (in order).
+    A run that writes converts the former first, while the bases they read are still the
+    legacy jobs."""
+    first = [f for f in found if kustomization.is_kustomization(f[0])
+             or kustomization.owner(f[0]) is not None]
+    if not first:
+        return [], found
+    chosen = set(first)
+    return first, [f for f in found if f not in chosen]

@@ -58,6 +58,26 @@ def test_converted_overlay_builds_to_the_converted_build(tmp_path: Path) -> None
     assert built[0]["spec"]["trainer"]["image"].endswith(":2.0")  # so does images:
 
 
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl (kustomize) not installed")
+def test_converting_an_overlay_in_place_twice(tmp_path: Path) -> None:
+    """In place, the overlay is converted before the base it reads (the run orders them)."""
+    import sys
+
+    expected = _docs(convert_text(_build(OVERLAY / "dev")).text)
+    copy = tmp_path / "overlay"
+    shutil.copytree(OVERLAY, copy)
+    command = [sys.executable, "-m", "migrator", "convert", str(copy), "--include", "*.yaml",
+               "--in-place"]
+    env = {"PYTHONPATH": str(goldens.ROOT), "PATH": "/usr/bin:/bin"}
+    first = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env,
+                           check=False)
+    assert "E810" not in first.stdout + first.stderr
+    assert _docs(_build(copy / "dev")) == expected
+    texts = {p: p.read_text(encoding="utf-8") for p in copy.rglob("*.yaml")}
+    subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert {p: p.read_text(encoding="utf-8") for p in copy.rglob("*.yaml")} == texts
+
+
 def test_kustomization_findings() -> None:
     path = OVERLAY / "dev" / "kustomization.yaml"
     result = kustomization.convert_kustomization(str(path), path.read_text(encoding="utf-8"))
