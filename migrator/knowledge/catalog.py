@@ -99,7 +99,23 @@ def _build(root: Path) -> Catalog:
     catalog = Catalog(legacy, targets, pod, kinds, codes)
     _check_codes(catalog)
     _check_targets(catalog)
+    _check_kinds(catalog)
     return catalog
+
+
+def _check_kinds(catalog: Catalog) -> None:
+    """kinds.yaml names every mapped legacy kind, and every legacy kind it names is mapped or
+    pending (the text checks in load/detect.py read the same list)."""
+    trainer = {item.kind for item in (*catalog.kinds.current, *catalog.kinds.prototypes)}
+    listed = set(catalog.kinds.training_kinds) - trainer
+    mapped = {kind for _, kind in catalog.legacy}
+    pending = {item.kind for item in catalog.kinds.pending}
+    if mapped - listed:
+        raise MappingFileError(f"kinds.yaml: trainingKinds lacks the mapped kinds "
+                               f"{sorted(mapped - listed)}")
+    if listed - mapped - pending:
+        raise MappingFileError(f"kinds.yaml: {sorted(listed - mapped - pending)} have no "
+                               "legacy/*.yaml mapping and are not pending")
 
 
 # Lists in a target delta replace the base's list, except these, whose items merge by name.

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import re
+
+from migrator.settings import mappings_dir
 
 TEMPLATE_MARKERS = (("{{", "Helm/Go template"), ("{%", "Jinja template"),
                     ("{#", "Jinja template"))
-_EMBEDDED = re.compile(r"kind:\s*[\"']?(PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob)\b")
-_TRAINING = re.compile(r"kind:\s*[\"']?(PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob|"
-                       r"TrainJob|TrainingRuntime|ClusterTrainingRuntime)\b")
+
 
 def is_candidate(text: str) -> bool:
     """Cheap prefilter: only documents that mention a Kubeflow group are parsed at all."""
@@ -23,16 +24,43 @@ def template_syntax(text: str) -> str | None:
     return None
 
 
+@functools.cache
+def kinds() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(legacy kinds, training kinds) as mappings/kinds.yaml lists them: ``trainingKinds``,
+    the legacy ones being those that are not Trainer kinds (``current``, ``prototypes``).
+
+    Read once, only when a document already passed ``is_candidate``; no pydantic."""
+    from ruamel.yaml import YAML
+
+    data = YAML(typ="safe", pure=True).load(
+        (mappings_dir() / "kinds.yaml").read_text(encoding="utf-8"))
+    training = tuple(str(kind) for kind in data["trainingKinds"])
+    trainer = {str(item["kind"]) for key in ("current", "prototypes")
+               for item in data.get(key) or []}
+    return tuple(kind for kind in training if kind not in trainer), training
+
+
+def legacy_kinds() -> tuple[str, ...]:
+    """The legacy job kinds (PyTorchJob, TFJob, ...), from mappings/kinds.yaml."""
+    return kinds()[0]
+
+
+@functools.cache
+def _kind_pattern(legacy_only: bool) -> re.Pattern[str]:
+    names = legacy_kinds() if legacy_only else kinds()[1]
+    return re.compile(r"kind:\s*[\"']?(" + "|".join(map(re.escape, names)) + r")\b")
+
+
 def mentions_training_kind(text: str) -> bool:
-    return _TRAINING.search(text) is not None
+    return _kind_pattern(False).search(text) is not None
 
 
 def training_kind(text: str) -> str | None:
     """The first training kind a (possibly unparseable) document names."""
-    match = _TRAINING.search(text)
+    match = _kind_pattern(False).search(text)
     return match.group(1) if match else None
 
 
 def embeds_legacy_job(text: str) -> str | None:
-    match = _EMBEDDED.search(text)
+    match = _kind_pattern(True).search(text)
     return match.group(1) if match else None

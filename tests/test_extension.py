@@ -1,0 +1,153 @@
+"""Knowledge lives in mappings/: a new legacy kind and a new Trainer target are data only.
+
+The test copies mappings/ to a temporary folder, adds a made-up legacy kind (MXJob: a mapping
+file and its name in kinds.yaml) and a made-up target (targets/v2.4.yaml, written as changes
+to v2.3), points the tool at the copy with ``$TRAINJOB_MIGRATE_MAPPINGS`` and converts through
+the command line. No code is touched. Also here: the target-delta expansion and the version type.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from migrator.errors import MappingFileError
+from migrator.knowledge import catalog
+from migrator.knowledge.versions import TrainerVersion
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "extension"
+
+
+def _mappings(tmp_path: Path, *, list_kind: bool = True) -> Path:
+    root = tmp_path / "mappings"
+    shutil.copytree(catalog.mappings_dir(), root)
+    shutil.copy(DATA / "mxjob.yaml", root / "legacy" / "mxjob.yaml")
+    shutil.copy(DATA / "v2.4.yaml", root / "targets" / "v2.4.yaml")
+    if list_kind:
+        yaml = YAML()
+        kinds = yaml.load((root / "kinds.yaml").read_text(encoding="utf-8"))
+        kinds["trainingKinds"].insert(kinds["trainingKinds"].index("JAXJob") + 1, "MXJob")
+        with (root / "kinds.yaml").open("w", encoding="utf-8") as out:
+            yaml.dump(kinds, out)
+    return root
+
+
+def _cli(tmp_path: Path, mappings: Path | None, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TRAINJOB_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("TRAINJOB_MIGRATE_MAPPINGS", None)
+    if mappings is not None:
+        env["TRAINJOB_MIGRATE_MAPPINGS"] = str(mappings)
+    return subprocess.run([sys.executable, "-m", "migrator", *args], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=120, check=False)
+
+
+def test_a_new_kind_and_target_from_data_only(tmp_path: Path) -> None:
+    mappings = _mappings(tmp_path)
+    proc = _cli(tmp_path, mappings, "convert", str(DATA / "mxjob.in.yaml"), "--target", "2.4")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (DATA / "mxjob.v2.4.out.yaml").read_text(encoding="utf-8")
+    assert "MXJob/mxjob-simple → TrainJob/mxjob-simple" in proc.stderr
+    # the new target's default runtime is the one explain-diff renders
+    explained = _cli(tmp_path, mappings, "explain-diff", str(DATA / "mxjob.in.yaml"),
+                     "--target", "2.4")
+    assert explained.returncode == 0, explained.stderr
+    assert "jax-distributed (Trainer 2.4 default)" in explained.stdout
+    # the cheap text checks (load/detect.py) know the new kind too: an MXJob that does not
+    # parse (a template) is still reported as an MXJob, not passed over as unknown text
+    (tmp_path / "chart.yaml").write_text(
+        "apiVersion: kubeflow.org/v1\nkind: MXJob\nmetadata:\n  name: x\nspec:\n"
+        "  mxReplicaSpecs: {{ toYaml .Values.replicas }}\n", encoding="utf-8")
+    proc = _cli(tmp_path, mappings, "convert", "chart.yaml", "-o", "out", "--report", "r.json")
+    assert proc.returncode == 0, proc.stderr
+    documents = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["documents"]
+    assert [(d["source"].get("kind"), d["status"]) for d in documents] == [("MXJob", "skipped")]
+
+
+def test_the_new_target_limits_come_from_its_file(tmp_path: Path) -> None:
+    mappings = _mappings(tmp_path)
+    image = "registry.example.com/" + "a" * 600 + ":1"  # over 2.3's 500, under 2.4's 1000
+    source = (DATA / "mxjob.in.yaml").read_text(encoding="utf-8").replace(
+        "docker.io/kubeflow/mxjob-simple:latest", image)
+    (tmp_path / "long.yaml").write_text(source, encoding="utf-8")
+    on_23 = _cli(tmp_path, mappings, "convert", "long.yaml", "--target", "2.3")
+    assert on_23.returncode == 1
+    assert "error V601 image: string should have at most 500 characters" in on_23.stderr
+    on_24 = _cli(tmp_path, mappings, "convert", "long.yaml", "--target", "2.4")
+    assert on_24.returncode == 0, on_24.stderr
+    assert image in on_24.stdout
+
+
+def test_without_the_data_the_kind_and_target_are_unknown(tmp_path: Path) -> None:
+    shipped = _cli(tmp_path, None, "convert", str(DATA / "mxjob.in.yaml"))
+    assert shipped.returncode == 0
+    assert shipped.stdout == (DATA / "mxjob.in.yaml").read_text(encoding="utf-8")
+    assert _cli(tmp_path, None, "convert", str(DATA / "mxjob.in.yaml"),
+                "--target", "2.4").returncode == 2
+
+
+def test_a_mapping_for_an_unlisted_kind_fails_closed(tmp_path: Path) -> None:
+    mappings = _mappings(tmp_path, list_kind=False)
+    proc = _cli(tmp_path, mappings, "convert", str(DATA / "mxjob.in.yaml"))
+    assert proc.returncode == 2
+    assert "trainingKinds lacks the mapped kinds ['MXJob']" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def _raw(**targets: Any) -> dict[str, tuple[Path, Any]]:
+    return {name: (Path(f"targets/{name}.yaml"), data) for name, data in targets.items()}
+
+
+def test_a_target_delta_expands_over_its_base() -> None:
+    base = {"id": "v1.0", "version": "1.0", "limits": {"a": 1, "b": 2}, "fields": ["x", "y"],
+            "defaultRuntimes": [{"name": "r1", "image": "i1", "policy": "p"},
+                                {"name": "r2", "image": "i2"}]}
+    delta = {"id": "v1.1", "version": "1.1", "base": "v1.0", "limits": {"b": 3},
+             "fields": ["z"],
+             "defaultRuntimes": [{"name": "r1", "image": "j1"}, {"name": "r3", "image": "i3"}]}
+    raw = _raw(**{"v1.0": base, "v1.1": delta, "v1.2": {"id": "v1.2", "base": "v1.1"}})
+    assert catalog.expand_target("v1.1", raw) == {
+        "id": "v1.1", "version": "1.1", "limits": {"a": 1, "b": 3}, "fields": ["z"],
+        "defaultRuntimes": [{"name": "r1", "image": "j1", "policy": "p"},
+                            {"name": "r2", "image": "i2"}, {"name": "r3", "image": "i3"}]}
+    assert catalog.expand_target("v1.2", raw)["version"] == "1.1"  # chains
+    assert catalog.expand_target("v1.0", raw) is base
+
+
+@pytest.mark.parametrize(("targets", "message"), [
+    ({"v1.1": {"base": "v0.9"}}, "base 'v0.9' is not a target file"),
+    ({"v1.1": {"base": "v1.2"}, "v1.2": {"base": "v1.1"}}, "makes a cycle"),
+])
+def test_a_bad_base_is_a_mapping_error(targets: dict[str, Any], message: str) -> None:
+    with pytest.raises(MappingFileError, match=message):
+        catalog.expand_target("v1.1", _raw(**targets))
+
+
+def test_the_shipped_v23_is_a_delta_of_v22() -> None:
+    text = (catalog.mappings_dir() / "targets" / "v2.3.yaml").read_text(encoding="utf-8")
+    assert "\nbase: v2.2\n" in text
+    loaded = catalog.load()
+    v22, v23 = loaded.target("2.2"), loaded.target("2.3")
+    assert v23.limits.command_item_length > v22.limits.command_item_length
+    assert v23.limits.image == v22.limits.image  # inherited
+    assert [r.name for r in v23.default_runtimes] == [r.name for r in v22.default_runtimes]
+
+
+def test_trainer_versions_order_numerically() -> None:
+    parse = TrainerVersion.parse
+    assert parse("2.10") > parse("2.9") > parse("2.3") > parse("v2.2.1") > parse("2.2")
+    assert parse("2.2") == TrainerVersion(2, 2, 0)
+    assert str(parse("2.3")) == "2.3"
+    assert sorted(["2.10", "2.2", "2.9"], key=parse) == ["2.2", "2.9", "2.10"]
+    with pytest.raises(ValueError, match="not a Trainer version"):
+        parse("latest")
+    assert catalog.load().target("2.3").at_least("2.3")
+    assert not catalog.load().target("2.2").at_least("2.3")
