@@ -1,15 +1,11 @@
-"""BATCH: write results: atomic replacement, and mirrored output trees that follow no link.
+"""BATCH: write results in place or into a mirrored output tree that follows no link.
 
-Every file the tool writes goes through ``_replace``: the new content goes to a temporary
-file in the target's folder (unnamed, ``O_TMPFILE``, where the system offers it), is flushed
-and given its permission bits, then named and renamed over the target, while SIGINT, SIGTERM
-and SIGHUP are held back. Whatever stops the run, the target is the old file or the complete
-new one and no temporary file is left; only a SIGKILL landing between naming and renaming
-can leave the complete new content under a ``.NAME.*.tmp`` name.
-
-Output trees (``-o DIR``) are entered one folder at a time from a descriptor, with
-``O_NOFOLLOW``: a link anywhere below DIR (to a file, a folder, or nothing) is refused,
-never followed. DIR itself is the user's choice and may be a link.
+Every write goes through ``load/atomic.py`` (temporary file + rename, signals held back:
+never a partial or stray file). Output trees (``-o DIR``) are entered one folder at a time
+from a descriptor, with ``O_NOFOLLOW``: a link anywhere below DIR (to a file, a folder, or
+nothing) is refused, never followed. DIR itself is the user's choice and may be a link.
+In-place rewrites keep the file's permission bits and owner (as far as allowed) and write
+through a link at the input's name; a backup replaces whatever is at its name.
 """
 
 from __future__ import annotations
@@ -17,27 +13,19 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
-import signal
 import stat
-import threading
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from migrator.load import sources
+from migrator.load import atomic, sources
 
 if TYPE_CHECKING:
     from migrator.results import FileResult
 
-_HELD = tuple(getattr(signal, name) for name in ("SIGHUP", "SIGTERM", "SIGINT")
-              if hasattr(signal, name))  # SIGINT last: restored last
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_TMPFILE = getattr(os, "O_TMPFILE", 0) if os.path.isdir("/proc/self/fd") else 0
-_TEMP_NAME_BYTES = 200  # room for the ".NAME.XXXXXXXX.tmp" decoration within NAME_MAX
 
 
 def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
@@ -49,12 +37,12 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
     """
     if path.is_symlink():
         path = Path(os.path.realpath(path))
-    folder = _open_folder(path.parent)
+    folder = atomic.open_folder(path.parent)
     try:
         current = _existing(folder, path.name, str(path))
         mode, owner = (stat.S_IMODE(current.st_mode), (current.st_uid, current.st_gid)) \
             if current is not None else (None, None)
-        _replace(folder, path.name, data, mode=mode, owner=owner, durable=durable)
+        atomic.replace_at(folder, path.name, data, mode=mode, owner=owner, durable=durable)
     finally:
         os.close(folder)
 
@@ -74,7 +62,7 @@ def write_below(output_dir: Path, relative: str, data: bytes, *, like: str | Non
     """
     parts = _parts(relative)
     output_dir.mkdir(parents=True, exist_ok=True)
-    folder = _open_folder(output_dir)
+    folder = atomic.open_folder(output_dir)
     shown = str(output_dir)
     try:
         for part in parts[:-1]:
@@ -83,8 +71,8 @@ def write_below(output_dir: Path, relative: str, data: bytes, *, like: str | Non
             os.close(folder)
             folder = child
         _existing(folder, parts[-1], os.path.join(shown, parts[-1]))  # a file is replaced
-        _replace(folder, parts[-1], data, mode=_input_mode(like), owner=None, durable=False,
-                 umask=True)
+        atomic.replace_at(folder, parts[-1], data, mode=_input_mode(like), owner=None,
+                          durable=False, umask=True)
     finally:
         os.close(folder)
     return output_dir.joinpath(*parts)
@@ -93,11 +81,6 @@ def write_below(output_dir: Path, relative: str, data: bytes, *, like: str | Non
 def _parts(relative: str) -> list[str]:
     parts = [p for p in Path(relative).parts if p not in ("", ".", "..", "/", os.sep)]
     return parts or ["stdin.yaml"]
-
-
-def _open_folder(path: Path) -> int:
-    """A descriptor of a folder the user named (links in its path are followed)."""
-    return os.open(path, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
 
 
 def _enter(folder: int, name: str, shown: str) -> int:
@@ -149,104 +132,6 @@ def _input_mode(name: str | None) -> int:
         return 0o666
 
 
-def _replace(folder: int, name: str, data: bytes, *, mode: int | None,
-             owner: tuple[int, int] | None, durable: bool, umask: bool = False) -> None:
-    """Atomically replace ``name`` in ``folder`` with ``data``.
-
-    ``mode`` None: 0666 less the umask; with ``umask`` the umask applies to ``mode`` too,
-    else ``mode`` is set exactly. ``owner`` is kept where the system allows.
-    """
-    with _signals_held():
-        handle, temp = _temporary(folder, name, 0o666 if mode is None or not umask else mode)
-        try:
-            _write_all(handle, data)
-            if owner is not None:
-                with contextlib.suppress(OSError):
-                    os.fchown(handle, *owner)
-            if mode is not None and not umask:
-                os.fchmod(handle, mode & 0o777)
-            if durable:
-                os.fsync(handle)
-            if temp is None:  # name the unnamed file, then rename it at once
-                temp = _temp_name(name)
-                try:
-                    os.link(f"/proc/self/fd/{handle}", temp, dst_dir_fd=folder,
-                            follow_symlinks=True)
-                except BaseException:
-                    temp = None  # not ours to remove
-                    raise
-            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
-            temp = None
-        finally:
-            os.close(handle)
-            if temp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp, dir_fd=folder)
-
-
-def _write_all(handle: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(handle, view):]
-
-
-def _temporary(folder: int, name: str, mode: int) -> tuple[int, str | None]:
-    """A new file for ``name``'s content: unnamed (``O_TMPFILE``) when the system offers
-    it, else an exclusive ``.NAME.RANDOM.tmp`` (None: unnamed)."""
-    if _TMPFILE:
-        try:
-            return os.open(".", _TMPFILE | os.O_WRONLY | _CLOEXEC, mode, dir_fd=folder), None
-        except OSError:
-            pass  # not offered by this file system: a named temporary file
-    while True:
-        temp = _temp_name(name)
-        try:
-            return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
-                           mode, dir_fd=folder), temp
-        except FileExistsError:
-            continue
-
-
-def _temp_name(name: str) -> str:
-    base = name.encode("utf-8", "surrogateescape")[:_TEMP_NAME_BYTES]
-    return f".{base.decode('utf-8', 'surrogateescape')}.{secrets.token_hex(4)}.tmp"
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold SIGINT, SIGTERM and SIGHUP back while the block runs, then deliver them.
-
-    Handlers can only be changed in the main thread; elsewhere the block runs unprotected
-    (the tool writes from main threads only: its own and its worker processes').
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received: list[int] = []
-    previous: dict[int, Any] = {}
-
-    def hold(signum: int, frame: object) -> None:
-        received.append(signum)
-
-    try:
-        for signum in _HELD:
-            if signal.getsignal(signum) is not None:  # None: set outside Python, leave it
-                previous[signum] = signal.signal(signum, hold)
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        for signum in dict.fromkeys(received):
-            _deliver(signum, previous[signum])
-
-
-def _deliver(signum: int, handler: Callable[[int, Any], Any] | int | None) -> None:
-    if callable(handler):
-        handler(signum, None)  # KeyboardInterrupt for SIGINT, as if it came now
-    elif handler == signal.SIG_DFL:
-        signal.raise_signal(signum)  # the default action: end the process
-
-
 @dataclass(frozen=True)
 class Destination:
     """Where converted files go: a mirrored ``output_dir``, or back in place (``output_dir``
@@ -273,7 +158,7 @@ class Destination:
         if not os.path.lexists(file.name):  # removed while we worked: do not resurrect it
             raise FileNotFoundError(2, "the file disappeared during the run")
         target = Path(os.path.realpath(file.name))  # through a link: the link stays a link
-        folder = _open_folder(target.parent)
+        folder = atomic.open_folder(target.parent)
         try:
             current = _existing(folder, target.name, str(target))
             if current is None:
@@ -281,8 +166,9 @@ class Destination:
             mode, owner = stat.S_IMODE(current.st_mode), (current.st_uid, current.st_gid)
             if self.backup:
                 _write_backup(Path(file.name + self.backup), file.source.raw, mode, owner)
-            _replace(folder, target.name, sources.encode(file.source, file.result.text),
-                     mode=mode, owner=owner, durable=True)
+            atomic.replace_at(folder, target.name,
+                              sources.encode(file.source, file.result.text),
+                              mode=mode, owner=owner, durable=True)
         finally:
             os.close(folder)
         return True
@@ -291,8 +177,4 @@ class Destination:
 def _write_backup(path: Path, data: bytes, mode: int, owner: tuple[int, int]) -> None:
     """The original next to the input; whatever is at that name (a link too) is replaced,
     never followed."""
-    folder = _open_folder(path.parent)
-    try:
-        _replace(folder, path.name, data, mode=mode, owner=owner, durable=True)
-    finally:
-        os.close(folder)
+    atomic.replace_file(path, data, mode=mode, owner=owner)

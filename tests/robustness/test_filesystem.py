@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from migrator.batch import runner, writer
+from migrator.load import atomic
 from migrator.settings import RunSettings
 from tests.goldens import FIXTURES, ROOT
 
@@ -79,7 +80,7 @@ def test_disk_full_during_write_leaves_the_input(tmp_path: Path,
     def full_disk(handle: int, data: bytes) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(writer, "_write_all", full_disk)
+    monkeypatch.setattr(atomic, "write_all", full_disk)
     assert runner.run(_settings(tmp_path, "job.yaml")) == 2
     assert (tmp_path / "job.yaml").read_text() == GOOD
     assert _leftovers(tmp_path) == []

@@ -2,13 +2,13 @@
 
 ``python -m tests.security.interrupt_driver SIGNAL SCENARIO WORKDIR [STRIDE [OFFSET]]``
 forks one child per position (every STRIDE-th, from OFFSET; default all). The child runs
-the CLI over a fresh tree and, at the N-th line executed in the writer module
-(``writer.py``), sends itself SIGNAL (``SIGINT`` like Ctrl-C, ``SIGKILL`` like an OOM kill
-or a cancelled CI job). The parent then checks the tree: every input is the original or
-the complete conversion, every backup or output is absent or complete, and nothing else is
-there. It stops at the first position the run completes without reaching. Prints one JSON
-object: positions tried, the anomalies found (position and description), and how many
-positions left a complete stray temporary file (SIGKILL only).
+the CLI over a fresh tree and, at the N-th line executed in the writing modules
+(``writer.py``, ``atomic.py``), sends itself SIGNAL (``SIGINT`` like Ctrl-C, ``SIGKILL``
+like an OOM kill or a cancelled CI job). The parent then checks the tree: every input is
+the original or the complete conversion, every backup or output is absent or complete, and
+nothing else is there. It stops at the first position the run completes without reaching.
+Prints one JSON object: positions tried, the anomalies found (position and description),
+and how many positions left a complete stray temporary file (SIGKILL only).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ SCENARIOS: dict[str, list[str]] = {
     "output": ["convert", "-o", "out", "-j", "1", "-q", "a.yaml", "b.yaml"],
 }
 MAX_POSITIONS = 2000
+WRITERS = ("writer.py", "atomic.py")  # the modules whose lines are interrupted
 
 
 def main(signal_name: str, scenario: str, workdir: Path, stride: int = 1,
@@ -104,7 +105,7 @@ def _child(case: Path, position: int, signum: int, args: list[str], cli: Any) ->
             return local
 
         def calls(frame: FrameType, event: str, arg: object) -> Any:
-            return local if frame.f_code.co_filename.endswith("writer.py") else None
+            return local if frame.f_code.co_filename.endswith(WRITERS) else None
 
         sys.settrace(calls)
         try:
