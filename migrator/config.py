@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from migrator.errors import MigratorError
-from migrator.settings import FRAMEWORKS, RUNTIME_KINDS, SEVERITIES, TARGETS
+from migrator.settings import RUNTIME_KINDS, SEVERITIES, TARGETS
 
 YAML_NAME = ".trainjob-migrate.yaml"
 PYPROJECT = "pyproject.toml"
@@ -199,6 +199,17 @@ def _flag(data: dict[str, Any], key: str, fail: Any) -> bool | None:
     return value
 
 
+def _frameworks() -> list[str]:
+    """The frameworks of the legacy kinds (mappings/legacy/*.yaml), in the order the target
+    files list them."""
+    from migrator.knowledge import catalog
+
+    loaded = catalog.load()
+    mapped = {spec.framework for spec in loaded.legacy.values()}
+    listed = dict.fromkeys(name for target in loaded.targets.values() for name in target.frameworks)
+    return [name for name in listed if name in mapped]
+
+
 def _runtimes(data: dict[str, Any], fail: Any) -> tuple[tuple[str, str, str], ...]:
     table = data.get("runtimes") or {}
     if not isinstance(table, dict):
@@ -206,8 +217,8 @@ def _runtimes(data: dict[str, Any], fail: Any) -> tuple[tuple[str, str, str], ..
     chosen = []
     for framework, choice in table.items():
         where = f"runtimes.{framework}"
-        if framework not in FRAMEWORKS:
-            raise fail(where, f"unknown framework (known: {', '.join(FRAMEWORKS)})")
+        if framework not in _frameworks():
+            raise fail(where, f"unknown framework (known: {', '.join(_frameworks())})")
         if isinstance(choice, str):
             choice = {"name": choice}
         if not isinstance(choice, dict) or set(choice) - {"name", "kind"}:

@@ -46,7 +46,6 @@ def _target_versions() -> tuple[str, ...]:
 TARGETS = _target_versions()
 RUNTIME_KINDS = ("ClusterTrainingRuntime", "TrainingRuntime")
 SEVERITIES = ("error", "warning", "info", "never")
-FRAMEWORKS = ("torch", "mpi", "jax", "xgboost", "tensorflow", "paddle")
 DEFAULT_MANAGER = "kubeflow.org/trainjob-migrator"
 
 OutputMode = Literal["stdout", "directory", "in-place", "check", "diff", "validate"]
