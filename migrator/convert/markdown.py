@@ -30,7 +30,8 @@ SHELL_TAGS = frozenset({"bash", "sh", "shell", "console", "zsh"})
 FRAGMENT = "E804"
 PLACEHOLDER_LOST = "E805"
 _OPEN = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\r\n]*)")
-_OBJECT = re.compile(r"^apiVersion:.*^kind:|^kind:.*^apiVersion:", re.M | re.S)
+_API_LINE = re.compile(r"^apiVersion:", re.M)
+_KIND_LINE = re.compile(r"^kind:", re.M)
 _LEGACY = re.compile(r"\b(?:pytorch|tf|mpi|xgb|paddle|jax)ReplicaSpecs\s*:|"
                      r"kind:\s*[\"']?(?:PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob)\b")
 _FRONT_MATTER = {"---": "---", "+++": "+++"}
@@ -57,7 +58,8 @@ class Block:
         """A YAML-tagged block, or an untagged one that reads as a Kubernetes object."""
         if self.info in YAML_TAGS:
             return True
-        return self.info == "" and _OBJECT.search(self.body) is not None
+        return self.info == "" and _API_LINE.search(self.body) is not None \
+            and _KIND_LINE.search(self.body) is not None
 
 
 def is_markdown(name: str) -> bool:
