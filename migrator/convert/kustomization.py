@@ -30,6 +30,7 @@ TRANSLATED = "E809"
 UNTRANSLATABLE = "E810"
 GROUP, VERSION, KIND = "trainer.kubeflow.org", "v1alpha1", "TrainJob"
 MAX_FILES = 200
+_SAFE_PATTERN = re.compile(r"[A-Za-z0-9._\-*^$|]*")
 _LEGACY_PATCH = re.compile(r"ReplicaSpecs|runPolicy|(?<![\w.])kubeflow\.org/v1\b")
 MAX_DEPTH = 4
 
@@ -172,10 +173,17 @@ def targets(target: Any, jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _name_matches(pattern: str, name: Any) -> bool:
+    """Kustomize matches a target name as a (linear-time, RE2) regex; Python's backtracks,
+    so only patterns without groups or repetition other than ``*`` are used as regexes (a
+    hostile pattern cannot hang the run), anything else is compared as text."""
+    if not isinstance(name, str):
+        return False
+    if pattern == name or len(pattern) > 253 or not _SAFE_PATTERN.fullmatch(pattern):
+        return pattern == name
     try:
-        return isinstance(name, str) and bool(re.fullmatch(pattern, name))
+        return bool(re.fullmatch(pattern, name))
     except re.error:
-        return bool(pattern == name)
+        return False
 
 
 def translate(patch: Any, chosen: list[dict[str, Any]],

@@ -108,3 +108,14 @@ def test_patch_files_are_found_through_their_kustomization() -> None:
     result = kustomization.convert_patch_file(str(args), args.read_text(encoding="utf-8"))
     assert result is not None
     assert "path: /spec/trainer/args" in result.text
+
+
+def test_target_names_match_like_kustomize_without_backtracking() -> None:
+    jobs = [{"kind": "PyTorchJob", "metadata": {"name": "train-a"}},
+            {"kind": "PyTorchJob", "metadata": {"name": "aa"}}]
+    assert len(kustomization.targets({"kind": "PyTorchJob", "name": "train-.*"}, jobs)) == 1
+    assert len(kustomization.targets({"kind": "PyTorchJob", "name": "train-a"}, jobs)) == 1
+    assert kustomization.targets({"kind": "TFJob", "name": "train-a"}, jobs) == []
+    # a pattern with groups or nested repetition could backtrack for ever in Python's re:
+    # it is compared as text, never run
+    assert kustomization.targets({"kind": "PyTorchJob", "name": "(a+)+"}, jobs) == []
