@@ -416,17 +416,19 @@ def attribute(differences: list[Difference], findings: list[Finding],
               legacy: Pods) -> list[Difference]:
     """Each difference with the codes of the findings that name it (by path or contract)."""
     contract = tuple(sorted({f.code for f in findings if f.code in CONTRACT_CODES}))
+    normalised = {key: _normalise(template) for key, template in legacy.templates.items()}
     out = []
     for difference in differences:
-        codes = {f.code for f in findings
-                 if any(_names(f.path, s) for s in _source_paths(difference, legacy))}
+        sources = _source_paths(difference, legacy, normalised)
+        codes = {f.code for f in findings if any(_names(f.path, s) for s in sources)}
         if difference.implicit:
             codes.update(contract)
         out.append(replace(difference, named_by=tuple(sorted(codes))))
     return out
 
 
-def _source_paths(difference: Difference, legacy: Pods) -> list[str]:
+def _source_paths(difference: Difference, legacy: Pods,
+                  normalised: dict[str, Any]) -> list[str]:
     """The legacy fields a difference comes from: in its own role's template, and in every
     other role of the same job that had the same value there (a finding about the primary
     role's field names the loss for all roles that shared it)."""
@@ -439,7 +441,7 @@ def _source_paths(difference: Difference, legacy: Pods) -> list[str]:
     out = [job_level] if job_level is not None else []
     if source.unsupported:
         out.append(source.path)  # the whole role is dropped, and reported as such
-    own = _normalise(legacy.templates.get(difference.job, {}))
+    own = normalised.get(difference.job, {})
     here = _lookup(own, difference.path)
     after = _normalise(difference.after) if difference.after is not _MISSING else _MISSING
     for key, other in legacy.sources.items():
@@ -448,7 +450,7 @@ def _source_paths(difference: Difference, legacy: Pods) -> list[str]:
         if key != difference.job:
             # another role's finding names the difference when that role shared the lost value,
             # or when its value is the one every node now gets
-            theirs = _lookup(_normalise(legacy.templates.get(key, {})), difference.path)
+            theirs = _lookup(normalised.get(key, {}), difference.path)
             if theirs != here and theirs != after:
                 continue
         out += _render_source(other, difference.path)

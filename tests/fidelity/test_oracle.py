@@ -194,9 +194,13 @@ def jobs(draw: st.DrawFn, kind: str) -> str:
     return json.dumps(job)  # JSON is YAML
 
 
+# A tenth of the profile's examples per kind: 6 (dev), 15 (ci), 2,000 (fuzz).
+EXAMPLES = max(6, settings.default.max_examples // 10)
+
+
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_every_generated_difference_is_named(kind: str) -> None:
-    @settings(database=None)
+    @settings(database=None, max_examples=EXAMPLES)
     @given(jobs(kind), st.sampled_from(goldens.TARGETS), st.sampled_from(sorted(MODES)))
     def prop(text: str, target: str, mode: str) -> None:
         unnamed = _unnamed(text, target, **MODES[mode])

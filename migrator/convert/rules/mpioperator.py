@@ -64,14 +64,14 @@ def _role_env(replica: Replica, main: Container, operator: operators.Operator,
     env = node.get("env")
     if not isinstance(env, list):
         env = node["env"] = yamlio.new_seq()
-    present = {e.get("name") for e in env if isinstance(e, dict)}
     for item in items:
-        if item.name not in present:
-            env.append(yamlio.new_map([("name", item.name),
-                                       ("value", yamlio.quoted(facts.render(item.value)))]))
-            ledger.mappings.append((f"(legacy operator contract) {item.name}",
-                                    f"TrainingRuntime/{companion.name if companion else ''}: "
-                                    f"replicatedJobs[name={replica.job}] container node env"))
+        value = yamlio.quoted(facts.render(item.value))
+        for existing in [e for e in env if isinstance(e, dict) and e.get("name") == item.name]:
+            env.remove(existing)  # the operator appended its value last, so it won
+        env.append(yamlio.new_map([("name", item.name), ("value", value)]))
+        ledger.mappings.append((f"(legacy operator contract) {item.name}",
+                                f"TrainingRuntime/{companion.name if companion else ''}: "
+                                f"replicatedJobs[name={replica.job}] container node env"))
     if not env:
         del node["env"]
     return []

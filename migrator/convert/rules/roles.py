@@ -55,9 +55,17 @@ def merge_role(primary: Replica, primary_main: Container, other: Replica, other_
 
 def _merge_metadata(primary: Replica, other: Replica, draft: Draft, ledger: Ledger) -> None:
     meta = other.template.metadata
+    primary_meta = primary.template.metadata.node if primary.template.metadata else {}
+    theirs = meta.node if meta is not None else {}
+    for field in ("labels", "annotations"):
+        for key in (primary_meta.get(field) or {}):
+            if str(key) not in {str(k) for k in (theirs.get(field) or {})}:
+                ledger.report("P308", (*other.template.path, "metadata", field, str(key)),
+                              f"{primary.role} pod {field[:-1]} {key!r} is not on the "
+                              f"{other.role} template; it now applies to every node",
+                              consume=False)
     if meta is None:
         return
-    primary_meta = primary.template.metadata.node if primary.template.metadata else {}
     for field, value in meta.node.items():
         path = (*meta.path, str(field))
         if field not in ("labels", "annotations"):
