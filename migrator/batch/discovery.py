@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from migrator.errors import MigratorError
+from migrator.load import sources
 
 YAML_SUFFIXES = (".yaml", ".yml")
 STDIN = "-"
 GITIGNORE = ".gitignore"
+IGNORE_BYTES = 1 << 20  # a .gitignore is read up to this size
 
 
 class SelectionError(MigratorError):
@@ -136,13 +138,9 @@ class _IgnoreStack:
         if folder in self.loaded:
             return
         self.loaded.add(folder)
-        ignore = os.path.join(folder, GITIGNORE)
-        if os.path.isfile(ignore):
-            try:
-                with open(ignore, encoding="utf-8", errors="replace") as handle:
-                    lines = handle.read().splitlines()
-            except OSError:
-                return
+        data = sources.head(os.path.join(folder, GITIGNORE), IGNORE_BYTES)  # regular files only
+        if data is not None:
+            lines = data.decode("utf-8", "replace").splitlines()
             self.specs.append((folder, _spec(tuple(lines))))
 
     def ignored(self, folder: str, name: str, *, directory: bool) -> bool:

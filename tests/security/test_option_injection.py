@@ -51,6 +51,21 @@ def test_changed_since_takes_ordinary_revisions(tmp_path: Path) -> None:
         assert "job.yaml" not in said(proc).replace("new.yaml", "")
 
 
+HOSTILE_NAMES = ["new\nline.yaml", "caf\u00e9.yaml", '"quoted".yaml', "-dash.yaml",
+                 "tab\there.yaml", "back\\slash.yaml", "cr\rname.yaml", " space .yaml"]
+
+
+def test_changed_since_finds_files_with_any_name(tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    for name in HOSTILE_NAMES:
+        (repo / name).write_text(JOB)
+    proc = run(["convert", "--changed-since", "HEAD", "-o", str(tmp_path / "out"), "."],
+               cwd=repo)
+    assert proc.returncode == 0, said(proc)
+    written = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert written == sorted(HOSTILE_NAMES)  # and not job.yaml, which is unchanged
+
+
 def test_changed_since_unknown_revision_is_a_usage_error(tmp_path: Path) -> None:
     repo = _repo(tmp_path / "repo")
     proc = run(["check", "--changed-since", "no-such-branch", "."], cwd=repo)
