@@ -50,6 +50,7 @@ def convert(root: Any, spec: MappingSpec, pod_rules: PodRules, target: TargetSpe
     if spec.num_nodes == "mpi":
         num_nodes = _mpi_nodes(job, draft, ledger)
     apply_contract(trainer_main, draft, ledger, spec, runtime)
+    _version_hazards(spec, target, draft, ledger, trainer_main)
     launch.adapt(trainer_main, draft, ledger, spec, runtime, num_nodes)
     for note in spec.notes:
         ledger.report(note.code, ("kind",), note.message, consume=False)
@@ -81,6 +82,32 @@ def _runtime_pods(runtime: RuntimeSpec, options: ConvertOptions) -> tuple[dict[s
     if info is None or info.doc is None:
         return {}, None
     return effective.runtime_pods(info.doc), info.doc
+
+
+def _version_hazards(spec: MappingSpec, target: TargetSpec, draft: Draft, ledger: Ledger,
+                     main: Container) -> None:
+    """Documented Trainer behaviour a migrated job can hit (R216, F528)."""
+    resources = draft.trainer.get("resourcesPerNode")
+    pods = draft.runtime_pods or (effective.default_runtime(target, draft.runtime_name) or {}
+                                  if draft.companion is None else {})
+    node = next((c for c in paths.get(pods.get(draft.patch_job), ("spec", "containers")) or []
+                 if isinstance(c, dict) and c.get("name") == draft.patch_container), None)
+    theirs = node.get("resources") if isinstance(node, dict) else None
+    if isinstance(resources, dict) and isinstance(theirs, dict):
+        lost = sorted({f"{section}.{key}" for section in ("limits", "requests")
+                       for key in (theirs.get(section) or {})
+                       if key not in (resources.get(section) or {})})
+        if lost:
+            effect = ("are dropped: on Trainer 2.2 resourcesPerNode replaces the runtime's "
+                      "resources" if target.version == "2.2" else
+                      "are kept: on Trainer 2.3 resourcesPerNode is merged per key")
+            ledger.report("R216", (*main.path, "resources"), f"runtime {draft.runtime_name}'s "
+                          f"node resources {', '.join(lost)} {effect}", consume=False)
+    if spec.framework == "mpi" and draft.companion is None and draft.trainer.get("env"):
+        ledger.report("F528", (*main.path, "env"), "trainer.env reaches the launcher's node "
+                      "container (and the node job's only with runLauncherAsNode: true; "
+                      "kubeflow/trainer#3427); processes mpirun starts on the workers see it "
+                      "only when exported with `mpirun -x NAME`", consume=False)
 
 
 def _new_draft(runtime: RuntimeSpec, spec: MappingSpec, job: LegacyJob) -> Draft:

@@ -98,6 +98,10 @@ def ttl_after_finished(call: Call) -> None:
     call.ledger.report("R213", call.path, "ttlSecondsAfterFinished is carried by companion "
                        f"runtime {companion.name} (it deletes the JobSet, not the TrainJob)",
                        consume=False)
+    call.ledger.report("R215", call.path, "on Trainer 2.3.0 and earlier the TrainJob controller "
+                       "recreates a JobSet that ttlSecondsAfterFinished deleted after it failed, "
+                       "so the failed job runs again (kubeflow/trainer#3779, #3737)",
+                       consume=False)
 
 
 @transform("backoff-limit")
