@@ -176,6 +176,23 @@ def is_workflow(text: str) -> bool:
     return _WORKFLOW.search(text) is not None and _API.search(text) is not None
 
 
+REFERENCE_ACTIONS = frozenset({"delete", "get"})
+_TOP_API = re.compile(r"^apiVersion:[^\n]*$", re.M)
+_TOP_KIND = re.compile(r"^kind:[^\n]*$", re.M)
+
+
+def reference_only(resource: Any, job: Any, text: str, api_version: str) -> str | None:
+    """The manifest of a ``delete``/``get`` step that only names a legacy job, rewritten to
+    name the TrainJob (same name and namespace); None for any other step."""
+    if not isinstance(resource, dict) or resource.get("action") not in REFERENCE_ACTIONS \
+            or not isinstance(job, dict) or set(job) - {"apiVersion", "kind", "metadata"}:
+        return None
+    if len(_TOP_API.findall(text)) != 1 or len(_TOP_KIND.findall(text)) != 1:
+        return None
+    text = _TOP_API.sub(f"apiVersion: {api_version}", text)
+    return _TOP_KIND.sub("kind: TrainJob", text)
+
+
 def rewrite_conditions(resource: Any, at: str, trainjob: str,
                        line_offset: int = 0) -> list[Finding]:
     """Rewrite, in place, the success/failure conditions of the resource template

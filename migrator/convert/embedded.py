@@ -65,6 +65,17 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
         if mapping is None:
             continue
         prefix = paths.render(path)
+        if masked is not None:
+            reference = argo.reference_only(paths.get(root, path[:-1]), job, masked.text,
+                                            catalog.target(options.target).api_version)
+            if reference is not None:  # a delete/get step names the job, nothing more
+                restored = masked.restore(reference)
+                if restored is not None:
+                    _put(doc, path, _literal(restored))
+                    converted += 1
+                    findings.append(_finding(catalog, CONVERTED, prefix, "the step now names "
+                                             "the TrainJob", line_offset, root, path))
+                    continue
         live = status.finding(job, offset, prefix)  # a job from a cluster dump
         if live is not None:
             findings.append(live)
