@@ -30,6 +30,7 @@ TRANSLATED = "E809"
 UNTRANSLATABLE = "E810"
 GROUP, VERSION, KIND = "trainer.kubeflow.org", "v1alpha1", "TrainJob"
 MAX_FILES = 200
+_ACTIVE = re.compile(r"^(?:patches|patchesStrategicMerge|patchesJson6902|images)\s*:", re.M)
 _SAFE_PATTERN = re.compile(r"[A-Za-z0-9._\-*^$|]*")
 _LEGACY_PATCH = re.compile(r"ReplicaSpecs|runPolicy|(?<![\w.])kubeflow\.org/v1\b")
 MAX_DEPTH = 4
@@ -54,6 +55,8 @@ def _patch_names(folder: str) -> tuple[Path, frozenset[str]] | None:
     for candidate in NAMES:
         kustomization = Path(folder) / candidate
         if kustomization.is_file():
+            if not _mentions(kustomization, "patch"):  # cheap: most have no patch at all
+                return kustomization, frozenset()
             root = _load(kustomization)
             if isinstance(root, dict):
                 return kustomization, frozenset(_clean(p) for p, _ in _patch_files(root))
@@ -77,6 +80,13 @@ def _patch_files(root: Any) -> list[tuple[str, Any]]:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
+
+
+def _mentions(path: Path, word: str) -> bool:
+    from migrator.load import sources
+
+    read = sources.read(str(path))
+    return not isinstance(read, sources.Unreadable) and word in read.text
 
 
 def _load(path: Path) -> Any:
@@ -235,6 +245,8 @@ def convert_kustomization(name: str, text: str, options: ConvertOptions | None =
     from migrator.results import DocumentResult, TextResult
 
     options = options or ConvertOptions()
+    if _ACTIVE.search(text) is None:  # no patch and no image: nothing to translate
+        return TextResult(text)
     try:
         root = yamlio.load(text)
     except yamlio.DocumentError:
