@@ -82,21 +82,31 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _mentions(path: Path, word: str) -> bool:
+def _text(path: Path) -> str | None:
+    """A regular file's text (never a FIFO or a device that would block), or None."""
     from migrator.load import sources
 
-    read = sources.read(str(path))
-    return not isinstance(read, sources.Unreadable) and word in read.text
+    try:
+        regular = path.is_file()
+    except OSError:
+        return None
+    read = sources.read(str(path)) if regular else None
+    return read.text if isinstance(read, sources.SourceText) else None
+
+
+def _mentions(path: Path, word: str) -> bool:
+    text = _text(path)
+    return text is not None and word in text
 
 
 def _load(path: Path) -> Any:
-    from migrator.load import sources, yamlio
+    from migrator.load import yamlio
 
-    read = sources.read(str(path))
-    if isinstance(read, sources.Unreadable):
+    text = _text(path)
+    if text is None:
         return None
     try:
-        return yamlio.load(read.text)
+        return yamlio.load(text)
     except yamlio.DocumentError:
         return None
 
@@ -111,7 +121,7 @@ class Bases:
 
 def bases(folder: Path, root: Any, depth: int = 0, found: Bases | None = None) -> Bases:
     """The legacy jobs among ``root``'s resources (read from disk below ``folder``)."""
-    from migrator.load import sources, stream, yamlio
+    from migrator.load import stream, yamlio
 
     found = found or Bases()
     if depth > MAX_DEPTH or not isinstance(root, dict):
@@ -127,10 +137,10 @@ def bases(folder: Path, root: Any, depth: int = 0, found: Bases | None = None) -
                 bases(path, _load(inner), depth + 1, found)
             continue
         found.files += 1
-        read = sources.read(str(path))
-        if isinstance(read, sources.Unreadable) or "kubeflow.org" not in read.text:
+        text = _text(path)
+        if text is None or "kubeflow.org" not in text:
             continue
-        for chunk in stream.split(read.text):
+        for chunk in stream.split(text):
             try:
                 doc = yamlio.plain(yamlio.load(chunk.body)) if chunk.has_content else None
             except yamlio.DocumentError:
@@ -377,13 +387,13 @@ def _images(run: _Run, root: Any) -> None:
 
 
 def _read_patch(path: Path) -> Any:
-    from migrator.load import sources, yamlio
+    from migrator.load import yamlio
 
-    read = sources.read(str(path))
-    if isinstance(read, sources.Unreadable):
+    text = _text(path)
+    if text is None:
         return None
     try:
-        return yamlio.plain(yamlio.load(read.text))
+        return yamlio.plain(yamlio.load(text))
     except yamlio.DocumentError:
         return None
 
