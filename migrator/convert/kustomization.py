@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -281,8 +281,9 @@ def convert_kustomization(name: str, text: str, options: ConvertOptions | None =
     out = text
     if status == "converted" and render_output:
         out = yamlio.dump(root, yamlio.detect_indent(text))
-    source = {"apiVersion": root.get("apiVersion"), "kind": "Kustomization", "name": name}
-    document = DocumentResult(0, 1, status, out, source=source, findings=run.findings)
+    source = {"apiVersion": root.get("apiVersion"), "kind": "Kustomization", "name": None}
+    document = DocumentResult(0, 1, status, out, source=source, findings=run.findings,
+                              output={"kind": "Kustomization (for the TrainJob)"})
     return TextResult(out, [document])
 
 
@@ -443,7 +444,7 @@ def convert_patch_file(name: str, text: str, options: ConvertOptions | None = No
         # the kustomization was rewritten first in this run: its base is still legacy
         target = {"kind": None, "name": target.get("name")}
     chosen = targets(target, jobs)
-    source = {"kind": "Patch", "name": name}
+    source = {"kind": "Patch", "name": None}
     if not chosen:
         if not (isinstance(target, dict) and target.get("kind") in {*kustomize.LEGACY_KINDS,
                                                                     KIND}
@@ -465,5 +466,6 @@ def convert_patch_file(name: str, text: str, options: ConvertOptions | None = No
     finding = notes.finding(TRANSLATED, "", "the patch now applies to the TrainJob "
                             f"({_summary(translation)})", 1)
     out = out if render_output else text
-    return TextResult(out, [replace(DocumentResult(0, 1, "converted", out, source=source,
-                                                   findings=[finding]))])
+    return TextResult(out, [DocumentResult(0, 1, "converted", out, source=source,
+                                           findings=[finding],
+                                           output={"kind": "Patch (for the TrainJob)"})])
