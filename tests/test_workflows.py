@@ -234,7 +234,8 @@ def test_pre_commit_hooks(tmp_path: Path, tmp_path_factory: pytest.TempPathFacto
 FAKE_HELM = """#!/bin/sh
 # a stand-in for `helm template CHART`: the chart's template with values filled in
 [ "$1" = template ] || exit 2
-sed -e 's/{{ .Release.Name }}/release-name/' -e 's/{{ .Values.workers }}/2/' "$2/templates/job.yaml"
+for chart; do :; done  # the last argument (the chart comes after "--")
+sed -e 's/{{ .Release.Name }}/release-name/' -e 's/{{ .Values.workers }}/2/' "$chart/templates/job.yaml"
 """
 CHART_TEMPLATE = """apiVersion: kubeflow.org/v1
 kind: PyTorchJob
