@@ -28,8 +28,10 @@ def _explain(text: str, **options: Any) -> list[explain_diff.Explanation]:
 def test_minimal_job_differs_only_by_the_env_contract() -> None:
     (item,) = _explain((goldens.FIXTURES / "pytorchjob" / "minimal.in.yaml").read_text())
     assert item.runtime == "ClusterTrainingRuntime torch-distributed (Trainer 2.2 default)"
-    assert {d.category for d in item.differences} == {"env"}
-    assert {d.path.rsplit(".", 1)[-1] for d in item.differences} <= TORCH_CONTRACT
+    assert {d.category for d in item.differences} == {"env", "ports"}
+    env = {d.path.rsplit(".", 1)[-1] for d in item.differences if d.category == "env"}
+    assert env <= TORCH_CONTRACT
+    assert all(d.implicit and "F527" in d.named_by for d in item.differences)
     assert "container 'pytorch' is now 'node'" in item.notes
 
 
@@ -37,7 +39,7 @@ def test_reported_fields_show_up_as_differences() -> None:
     (item,) = _explain((goldens.FIXTURES / "pytorchjob" / "full.in.yaml").read_text())
     paths = {d.path for d in item.differences}
     assert "spec.priorityClassName" in paths
-    assert "spec.containers.node.ports" in paths
+    assert "spec.containers.node.ports.pytorchjob-port" in paths
     (with_companion,) = _explain((goldens.FIXTURES / "pytorchjob" / "full.in.yaml").read_text(),
                                  companion_runtimes=True)
     assert "spec.priorityClassName" not in {d.path for d in with_companion.differences}
@@ -72,8 +74,8 @@ def test_explain_diff_command() -> None:
     proc = run("explain-diff", str(goldens.FIXTURES / "pytorchjob" / "full.in.yaml"))
     assert proc.returncode == 0, proc.stderr
     assert "PyTorchJob/bert-ft → TrainJob/bert-ft" in proc.stdout
-    assert "[node] env: spec.containers.node.env.WORLD_SIZE removed" in proc.stdout
-    assert "[node] scheduling: spec.priorityClassName removed" in proc.stdout
+    assert "[node (Worker)] env: spec.containers.node.env.WORLD_SIZE removed" in proc.stdout
+    assert "[node (Worker)] scheduling: spec.priorityClassName removed" in proc.stdout
 
 
 def test_equivalence_runs_on_the_corpus(shared: Path) -> None:
@@ -128,5 +130,7 @@ def test_identical_roles_render_to_the_legacy_pod(pod: dict[str, Any], workers: 
     (item,) = items
     for difference in item.differences:
         key = difference.path.rsplit(".", 1)[-1]
-        assert difference.category == "env", difference.describe()
-        assert key in TORCH_CONTRACT | {"PYTHONUNBUFFERED"}, difference.describe()
+        assert difference.category in ("env", "ports"), difference.describe()
+        assert difference.implicit, difference.describe()  # the documented contract only
+        if difference.category == "env":
+            assert key in TORCH_CONTRACT | {"PYTHONUNBUFFERED"}, difference.describe()
