@@ -120,7 +120,13 @@ def test_json_report_matches_schema(tmp_path: Path) -> None:
     assert full["status"] == "converted"
     assert {"from": "spec.pytorchReplicaSpecs.Worker.template.spec.containers[name=pytorch].image",
             "to": "spec.trainer.image", "value": "registry.example/bert:1.2"} in full["mappings"]
-    assert data["summary"]["documents"]["failed"] >= 3
+    # a document fails exactly when it has an error finding (no --allow-lossy), and the
+    # summary counts what the documents say
+    failed = [d for d in data["documents"] if d["status"] == "failed"]
+    assert failed == [d for d in data["documents"]
+                      if any(f["severity"] == "error" for f in d["findings"])]
+    assert any(d["file"].endswith("invalid.in.yaml") for d in failed)
+    assert data["summary"]["documents"]["failed"] == len(failed)
 
 
 def test_unreadable_input_exits_2_without_traceback(tmp_path: Path) -> None:
