@@ -17,7 +17,6 @@ from migrator.settings import ConvertOptions
 CLUSTER_KIND = "ClusterTrainingRuntime"
 NAMESPACED_KIND = "TrainingRuntime"
 COMPANION_SUFFIX = "-legacy"
-MAX_NAME = 63
 
 
 @dataclass(frozen=True)
@@ -28,9 +27,10 @@ class Resolution:
     problem: tuple[str, str] | None = None
 
 
-def companion_name(job_name: str | None) -> str:
-    """Name of the companion TrainingRuntime generated for the job ``job_name``."""
-    base = (job_name or "trainjob")[: MAX_NAME - len(COMPANION_SUFFIX)].rstrip("-")
+def companion_name(job_name: str | None, max_name: int) -> str:
+    """Name of the companion TrainingRuntime generated for the job ``job_name`` (at most
+    ``max_name`` characters: the target's name limit)."""
+    base = (job_name or "trainjob")[: max_name - len(COMPANION_SUFFIX)].rstrip("-")
     return f"{base}{COMPANION_SUFFIX}"
 
 
@@ -48,7 +48,8 @@ def resolve(framework: str, target: TargetSpec, options: ConvertOptions,
                            reserved_env=policy.reserved_env, companion=companion)
 
     if options.companion_runtimes:
-        return Resolution(spec(companion_name(job_name), NAMESPACED_KIND, companion=True))
+        return Resolution(spec(companion_name(job_name, target.limits.name), NAMESPACED_KIND,
+                               companion=True))
     configured = options.runtime_for(framework)
     if configured is not None:
         name, kind = configured
