@@ -83,14 +83,14 @@ def test_legacy_jobs_in_markdown_convert_to_valid_trainjobs(target: str, shared:
     assert converted >= 2
 
 
-@pytest.mark.xfail(strict=True, reason="upgrading a prototype runtime whose env value is an "
-                   "int (KEP-2170 snippets, MASTER_PORT: 29400) emits a CRD-invalid runtime "
-                   "that check/validate does not flag (convert/upgrade + check, issue 15)")
-def test_every_converted_markdown_snippet_is_crd_valid(shared: Path,
+@pytest.mark.parametrize("target", ["2.2", "2.3"])
+def test_every_converted_markdown_snippet_is_crd_valid(target: str, shared: Path,
                                                       crdcheck: ModuleType) -> None:
-    converted, problems = _converted_objects(shared, "2.2", crdcheck, legacy_only=False)
-    assert converted >= 20
+    """Pre-2.2 and prototype snippets too (the KEP pages): what is written is valid; what
+    cannot be made valid is left as it was, with its findings."""
+    converted, problems = _converted_objects(shared, target, crdcheck, legacy_only=False)
     assert problems == []
+    assert converted >= 10
 
 
 def test_kueue_page_shortcodes_survive(shared: Path) -> None:
