@@ -90,7 +90,12 @@ def _worker_command(replica: Replica, main: Container, operator: operators.Opera
     if companion is not None and replica.job in companion.templates:
         node = _container(companion.templates[replica.job], main.index)
         if isinstance(node, dict):
-            node["command"] = yamlio.flow_seq(list(sshd))
+            keys = list(node)
+            at = keys.index("image") + 1 if "image" in keys else len(keys)
+            if hasattr(node, "insert"):
+                node.insert(at, "command", yamlio.flow_seq(list(sshd)))
+            else:
+                node["command"] = yamlio.flow_seq(list(sshd))
         if implicit == sshd:
             ledger.report(CARRIED, where, f"the {replica.role} container has no command; the "
                           f"operator ran `{legacy}`, which companion runtime {companion.name} "
