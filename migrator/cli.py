@@ -13,7 +13,6 @@ import click
 from migrator.errors import ExitCode, MigratorError
 from migrator.report import REPORTERS, format_of, suffix_list
 from migrator.report.terminal import color_wanted
-from migrator.results import FileResult, Unreadable, exit_code
 from migrator.settings import (
     DEFAULT_MANAGER,
     RUNTIME_KINDS,
@@ -298,28 +297,11 @@ def explain_diff(files: tuple[str, ...], target: str, companion_runtimes: bool,
     env contract, resources, volumes, scheduling, container names, pod counts.
     """
     from migrator.batch import explain as explainer
-    from migrator.knowledge import catalog
-    from migrator.load import sources
 
     options = ConvertOptions(target=target, companion_runtimes=companion_runtimes,
                              runtime=runtime, runtime_files=runtime_files)
     _preload(options)
-    unreadable: list[FileResult] = []
-    for name in files:
-        read = sources.read(name, name)
-        if isinstance(read, Unreadable):
-            click.echo(f"{name}: error Y102 cannot read file: {read.reason}", err=True)
-            unreadable.append(FileResult(name, name, unreadable=read))
-            continue
-        for item in explainer.explain(read.text, catalog.load(), options):
-            click.echo(f"{name}:{item.line}: {item.title} (runtime: {item.runtime})")
-            for note in item.notes:
-                click.echo(f"  note: {note}")
-            for difference in item.differences:
-                click.echo(f"  {difference.describe()}")
-            if not item.differences:
-                click.echo("  no difference in the effective pods")
-    sys.exit(exit_code(unreadable))
+    sys.exit(explainer.run(files, options))
 
 
 @main.command()

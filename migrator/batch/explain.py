@@ -11,13 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import click
+
 from migrator import paths
 from migrator.check import effective
 from migrator.convert.text import convert_text
 from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
 from migrator.load import stream, yamlio
-from migrator.results import FileResult
+from migrator.results import FileResult, Unreadable, exit_code
 from migrator.settings import ConvertOptions
 
 
@@ -112,3 +114,26 @@ def explanations(file: FileResult, options: ConvertOptions) -> dict[int, Explana
     except Exception:  # the semantic diff is an aid; never lose a report over it
         return {}
     return {item.line: item for item in items}
+
+
+def run(files: tuple[str, ...], options: ConvertOptions) -> int:
+    """``explain-diff FILES``: print each converted job's differences; the exit code."""
+    from migrator.knowledge import catalog
+    from migrator.load import sources
+
+    unreadable: list[FileResult] = []
+    for name in files:
+        read = sources.read(name, name)
+        if isinstance(read, Unreadable):
+            click.echo(f"{name}: error Y102 cannot read file: {read.reason}", err=True)
+            unreadable.append(FileResult(name, name, unreadable=read))
+            continue
+        for item in explain(read.text, catalog.load(), options):
+            click.echo(f"{name}:{item.line}: {item.title} (runtime: {item.runtime})")
+            for note in item.notes:
+                click.echo(f"  note: {note}")
+            for difference in item.differences:
+                click.echo(f"  {difference.describe()}")
+            if not item.differences:
+                click.echo("  no difference in the effective pods")
+    return exit_code(unreadable)
