@@ -10,6 +10,7 @@ atomically; one that cannot be written is one line (Y107) and exit code 2.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sys
 import time
@@ -68,6 +69,7 @@ def _run(settings: RunSettings) -> int:
         ({settings.report_format} if settings.report_format else set())
     reviewing = bool(wanted - {"json", None})
     reviewed: list[Any] = []  # review.ReviewDocument, imported only when needed
+    explained: dict[bytes, dict[int, Any]] = {}  # effective-pod comparisons by file text
     files: list[FileResult] = []
     stdout_free = settings.mode not in ("stdout", "diff") and not settings.report_format
     # check and validate: their lines are the results (``check . > out.txt``); convert's
@@ -96,10 +98,9 @@ def _run(settings: RunSettings) -> int:
             if annotations is not None:
                 annotations.add_all(file.name, _findings(file))
             if reviewing:
-                from migrator.batch import explain
                 from migrator.report import review
 
-                reviewed += review.collect(file, explain.explanations(file, options))
+                reviewed += review.collect(file, _explained(file, options, explained))
             files.append(file.slim())
             progress.advance()
     finally:
@@ -200,6 +201,20 @@ def _with_write_failure(file: FileResult) -> FileResult:
                 documents[index] = replace(doc, findings=[*doc.findings, finding])
                 break
     return replace(file, result=replace(file.result, documents=documents), was_changed=False)
+
+
+def _explained(file: FileResult, options: Any,
+               memo: dict[bytes, dict[int, Any]]) -> dict[int, Any]:
+    """The effective-pod comparison of a file's converted documents, computed once per
+    distinct file text in a run (copies of a file, overlays and generated trees repeat)."""
+    if file.source is None or file.result is None or not file.result.changed:
+        return {}
+    key = hashlib.sha256(file.source.text.encode("utf-8", "surrogatepass")).digest()
+    if key not in memo:
+        from migrator.batch import explain
+
+        memo[key] = explain.explanations(file, options)
+    return memo[key]
 
 
 def _findings(file: FileResult) -> list[Finding]:
