@@ -133,7 +133,9 @@ def run(files: tuple[str, ...], options: ConvertOptions) -> int:
             for note in item.notes:
                 click.echo(f"  note: {note}")
             for difference in item.differences:
-                click.echo(f"  {difference.describe()}")
+                named = (f"named by {', '.join(difference.named_by)}" if difference.named_by
+                         else "NOT NAMED by any finding")
+                click.echo(f"  {difference.describe()}  [{named}]")
             if not item.differences:
                 click.echo("  no difference in the effective pods")
     return exit_code(unreadable)
