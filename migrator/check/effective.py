@@ -47,8 +47,8 @@ TOKENS = {"<trainjob>-node-0-0.<trainjob>": "<rank-0 host>", "<completion index>
 # Findings that name the runtime contract: what the legacy operators and Trainer's plugins add
 # implicitly (env, ports, commands, volumes). A difference in such an addition is named by any
 # of them; every other difference must be named by a finding at its legacy field's path.
-CONTRACT_CODES = frozenset({"F506", "F509", "F510", "F511", "F515", "F516", "F517", "F524", "F525",
-                            "F526", "F527", "F528", "F529", "C405", "C407", "C410"})
+CONTRACT_CODES = frozenset({"F509", "F510", "F511", "F515", "F516", "F517", "F524", "F525",
+                            "F526", "F527", "F528", "F529"})
 PERMANENT_EXIT_CODES = "exit codes 1-127 fail the job"
 # Pod fields a conversion may fill from job-level legacy fields (the transforms say so).
 POD_FIELDS_FROM_JOB = {"priorityClassName": "spec.runPolicy.schedulingPolicy.priorityClass"}
