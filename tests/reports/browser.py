@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -33,9 +34,15 @@ class Browser:
         to_browser_read, self._to_browser = os.pipe()
         self._from_browser, from_browser_write = os.pipe()
         # the child sees fd 3 = commands in, fd 4 = responses out
+        # move the child's ends above fd 10 first, so that "3<&R 4>&W" cannot clobber them
+        high_read = fcntl.fcntl(to_browser_read, fcntl.F_DUPFD, 10)
+        high_write = fcntl.fcntl(from_browser_write, fcntl.F_DUPFD, 10)
+        os.close(to_browser_read)
+        os.close(from_browser_write)
+        to_browser_read, from_browser_write = high_read, high_write
         shell = f'exec "$@" 3<&{to_browser_read} 4>&{from_browser_write}'
         self.process = subprocess.Popen(
-            ["/bin/sh", "-c", shell, "chromium", CHROMIUM, *FLAGS, "--remote-debugging-pipe",
+            ["/bin/bash", "-c", shell, "chromium", CHROMIUM, *FLAGS, "--remote-debugging-pipe",
              f"--user-data-dir={self.profile}", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             pass_fds=(to_browser_read, from_browser_write))
