@@ -89,7 +89,8 @@ NAMES = st.sampled_from(["a", "b", "data", "cache"])
 IMAGES = st.sampled_from(["img:1", "img:2"])
 ENV = st.lists(st.fixed_dictionaries({"name": st.sampled_from(
     ["A", "B", "MASTER_ADDR", "PET_NNODES", "RANK", "K_MPI_JOB_ROLE", "PYTHONUNBUFFERED"]),
-    "value": st.sampled_from(["1", "x", "$(RANK)"])}), max_size=3, unique_by=lambda e: e["name"])
+    "value": st.sampled_from(["1", "x", "$(RANK)", 4, True])}), max_size=3,
+    unique_by=lambda e: e["name"])
 RESOURCES = st.one_of(st.none(), st.fixed_dictionaries({}, optional={
     "limits": st.dictionaries(st.sampled_from(["cpu", "memory", "nvidia.com/gpu"]),
                               st.sampled_from([1, 2, "500m", "1Gi"]), max_size=2),
@@ -139,6 +140,8 @@ def templates(draw: st.DrawFn, main: str) -> dict[str, Any]:
         if draw(st.integers(0, 4)) == 0:
             spec[key] = draw(st.sampled_from(values))
     template: dict[str, Any] = {"spec": spec}
+    if draw(st.integers(0, 6)) == 0:
+        template.update({"apiVersion": "v1", "kind": "PodTemplate"})
     if draw(st.integers(0, 3)) == 0:
         template["metadata"] = {"labels": {"team": draw(st.sampled_from(["a", "b"]))}}
     return template
