@@ -15,10 +15,15 @@ Shape = Literal["map", "item", "plain"]
 STR_TOKEN = re.compile(r"tjmz(\d{4})z")
 LINE_TOKEN = re.compile(r"tjml(\d{4})l")
 _LINE_FORM = re.compile(r"^(\s*)(?:- (?:name: )?)?tjml(\d{4})l(?:: tjml\d{4}l)?\s*$")
-_INT_TOKEN = re.compile(r"(?<![0-9A-Za-z_.])([123]\d{8})(?![0-9A-Za-z_.])")
+_INT_TOKEN = re.compile(r"(?<![0-9A-Za-z_.])(3\d{8}|[3-8]\d{4})(?![0-9A-Za-z_.])")
 _WHOLE = re.compile(r"^(\s*(?:- )?)([^\s:#][^:#]*?|\"[^\"]*\"|'[^']*'):[ \t]+(\S.*?)\s*$")
 _INDENT_FN = re.compile(r"\b(n?indent)\s+(\d+)\b")
-INT_BASE, INT_STEP, INT_SLOTS, INT_SLACK = 100_000_000, 1000, 16, 400
+# Stand-ins: counts that the engine may add up (replicas) get 30000 + 2^i * 100 (i < 8), so a
+# sum of two is unique; other numbers and quantities get 300M + j * 1000 (read back alone).
+# Summable stand-ins stay small (30100..42800, pair sums 60300..85600): a converter may expand
+# a replica count into one entry per replica.
+INT_BASE, INT_STEP, INT_SLOTS, INT_SLACK = 30_000, 100, 8, 49
+PLAIN_BASE, PLAIN_STEP, PLAIN_SLOTS = 300_000_000, 1000, 50_000
 Ctx = tuple[str, ...]
 World = dict[int, int]  # block id -> branch index; -1 = a range body twice
 
@@ -37,10 +42,13 @@ class Slot:
     @property
     def token(self) -> str:
         if self.kind == "int":
+            if self.int_index < 0:
+                return str(PLAIN_BASE + self.plain_index * PLAIN_STEP)
             return str(INT_BASE + (2 ** self.int_index) * INT_STEP)
         return f"tjm{'l' if self.kind == 'line' else 'z'}{self.id:04d}{'l' if self.kind == 'line' else 'z'}"
 
     int_index: int = -1
+    plain_index: int = -1
 
 
 @dataclass
@@ -71,11 +79,17 @@ class Codec:
         found = self.slots.get(key)
         if found is not None:
             return found
-        if kind == "int" and len(self.ints) >= INT_SLOTS:
+        summable = bool(extra.pop("summable", False))
+        powers = sum(1 for s in self.ints if s.int_index >= 0)
+        plains = sum(1 for s in self.ints if s.int_index < 0)
+        if kind == "int" and not (summable and powers < INT_SLOTS) and plains >= PLAIN_SLOTS:
             return self.slot("str", action, line, ctx)
         new = Slot(len(self.by_id) + 1, kind, action, line, ctx, **extra)  # type: ignore[arg-type]
         if kind == "int":
-            new.int_index = len(self.ints)
+            if summable and powers < INT_SLOTS:
+                new.int_index = powers
+            else:
+                new.plain_index = plains
             self.ints.append(new)
         self.slots[key] = new
         self.by_id[new.id] = new
@@ -172,7 +186,8 @@ class Codec:
                 or key in FIELDS.quantity_fields
             if quantity or (FIELDS.is_int(key) and not _quoted(act)
                             and whole.group(3) == "\x00"):
-                slot = self.slot("int", act, unit.line, ctx)
+                slot = self.slot("int", act, unit.line, ctx,
+                                 summable=key in FIELDS.int_fields)
                 keyed = _Shifted(unit, rest, self, ctx)
                 return [keyed.text.replace(act.text, slot.token)]
         return self._inline(unit, acts, ctx).split("\n")
@@ -342,11 +357,12 @@ def _join_items(lines: list[str]) -> list[str]:
 def decode_int(value: int, ints: list[Slot]) -> tuple[list[Slot], int] | None:
     """Which stand-ins (one or two) plus a small constant make ``value``."""
     for slot in ints:
-        rest = value - INT_BASE - 2 ** slot.int_index * INT_STEP
+        rest = value - int(slot.token)
         if abs(rest) <= INT_SLACK:
             return [slot], rest
-    for i, first in enumerate(ints):
-        for second in ints[i:]:
+    powers = [s for s in ints if s.int_index >= 0]
+    for i, first in enumerate(powers):
+        for second in powers[i:]:
             rest = value - 2 * INT_BASE - (2 ** first.int_index + 2 ** second.int_index) * INT_STEP
             if abs(rest) <= INT_SLACK:
                 return [first, second], rest

@@ -87,6 +87,9 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
     def convert(world_text: str) -> tuple[str, list[Any], bool]:
         result = convert_text(world_text, options=options)
         ok = not any(d.status == "failed" for d in result.documents)
+        if result.text.count("\n") > 20 * world_text.count("\n") + 500:
+            raise Unsupported("the converted job grows with a templated number (one entry per "
+                              "replica, say), which a template cannot express", 0)
         return _canonical(result.text), list(result.documents), ok
 
     forced: dict[int, int] = {}
@@ -405,4 +408,4 @@ def _value_paths(source: str) -> set[str]:
     return found
 
 
-_PLACEHOLDER = re.compile(r"tjm[zl]\d{4}[zl]|(?<![0-9])[123]\d{8}(?![0-9])")
+_PLACEHOLDER = re.compile(r"tjm[zl]\d{4}[zl]|(?<![0-9])(?:3\d{8}|[3-8]\d{4})(?![0-9])")

@@ -120,9 +120,54 @@ def build(text: str, actions: list[Action], enums: bool = False) -> Template:
     _mark_scalars(units, actions, text)
     root, blocks = _blocks(units, actions)
     template = Template(text, actions, units, root, blocks)
+    _merge_exclusive(root)
     if enums:
         _enum_blocks(template, root)
     return template
+
+
+_EQ = re.compile(r'^if\s+eq\s+(?:(\S+)\s+("[^"]*")|("[^"]*")\s+(\S+))\s*$')
+
+
+def _eq_test(block: Block) -> tuple[str, str] | None:
+    """(expression, literal) of a one-branch ``if eq X "lit"`` block."""
+    head = block.branches[0].header
+    if block.kind != "if" or len(block.branches) != 1 or head is None:
+        return None
+    match = _EQ.match(head.body)
+    if not match:
+        return None
+    return (match.group(1), match.group(2)) if match.group(1) else (match.group(4),
+                                                                   match.group(3))
+
+
+def _merge_exclusive(branch: Branch) -> None:
+    """Sibling ``if eq X "a"`` / ``if eq X "b"`` blocks exclude each other: they become one
+    if / else-if block (so no world has both on)."""
+    items: list[int | Block] = []
+    for item in branch.items:
+        if not isinstance(item, int):
+            for sub in item.branches:
+                _merge_exclusive(sub)
+            test = _eq_test(item)
+            prev = items[-1] if items else None
+            if test and isinstance(prev, Block) and prev.kind == "if" \
+                    and all(b.header is not None and b.header.body.startswith(("if eq", "else if eq"))
+                            for b in prev.branches):
+                tests = [_eq_test(Block(0, "if", 0, [b])) if i == 0 else
+                         _eq_test(Block(0, "if", 0, [Branch(Action(
+                             -1, -1, "", b.header.body[len("else "):], "control", "if"))]))
+                         for i, b in enumerate(prev.branches) if b.header is not None]
+                if all(t is not None and t[0] == test[0] and t[1] != test[1] for t in tests):
+                    head = item.branches[0].header
+                    assert head is not None
+                    body = "else " + head.body
+                    item.branches[0].header = Action(head.start, head.end, "{{- " + body + " }}",
+                                                     body, "control", "else")
+                    prev.branches.append(item.branches[0])
+                    continue
+        items.append(item)
+    branch.items = items
 
 
 _ENUM_LINE = re.compile(r"^(\s*(?:- )?)([A-Za-z]+):[ \t]+([\"']?)(\{\{.*\}\})\3\s*$")

@@ -65,6 +65,7 @@ class _Scope:
     ref: list[str]
     regions: list[Region]
     parents: dict[int, Block | None]
+    nests: set[tuple[int, int]] = field(default_factory=set)  # (outer, inner) somewhere
 
     def assemble(self, lo: int, hi: int, blocks: dict[int, Block]) -> list[Piece]:
         inside = []
@@ -76,6 +77,8 @@ class _Scope:
         return self._assemble(lo, hi, inside, blocks)
 
     def _ancestor(self, a: int, b: int) -> bool:
+        if (a, b) in self.nests:
+            return True
         anc = self.parents.get(b)
         while anc is not None:
             if anc.id == a:
@@ -84,8 +87,14 @@ class _Scope:
         return False
 
     def _inside(self, r: Region, outer: Region) -> bool:
-        return self._ancestor(outer.block, r.block) and outer.start <= r.start \
-            and r.end <= outer.end
+        if not (outer.start <= r.start and r.end <= outer.end) or r is outer:
+            return False
+        if self._ancestor(outer.block, r.block):
+            return True
+        # twins may nest differently in different places (a range inside an if in limits,
+        # beside it in requests): strict containment of real lines decides there
+        return r.start < r.end and (outer.start, outer.end) != (r.start, r.end) \
+            and not self._ancestor(r.block, outer.block)
 
     def _assemble(self, lo: int, hi: int, regions: list[Region],
                   blocks: dict[int, Block]) -> list[Piece]:
@@ -213,6 +222,19 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folde
             folded.worlds[key] = (out, docs)
         return folded.worlds[key][0].split("\n")
 
+    nests: set[tuple[int, int]] = set()
+
+    def collect(branch: Branch, chain: list[int]) -> None:
+        for item in branch.items:
+            if isinstance(item, int):
+                continue
+            rep = codec.canon.get(item.id, item.id)
+            nests.update((outer, rep) for outer in chain if outer != rep)
+            for sub in item.branches:
+                collect(sub, chain + [rep])
+
+    collect(codec.template.root, [])
+
     def scope(base: World, branch: Branch) -> _Scope:
         ref = run(base)
         seen: dict[int, Block | None] = {}
@@ -245,7 +267,7 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folde
                     else:
                         alts.append(list(outs[alt - 1][lo:hi]))
                 regions.append(Region(bid, start, end, alts))
-        return _Scope(ref, regions, parents)
+        return _Scope(ref, regions, parents, nests)
 
     top = scope(dict(forced), codec.template.root)
     folded.pieces = top.assemble(0, len(top.ref), blocks)

@@ -26,9 +26,9 @@ CHARTS = {
     "nemo-data-preparation": "nvidia-nemo-framework-launcher/launcher_scripts/nemo_launcher/"
                              "core/k8s_templates/data_preparation",
 }
-# MPI jobs need a generated runtime on Trainer 2.2 (K105 otherwise), as for rendered input
+# MPI and TF jobs need a generated runtime on Trainer 2.2 (K105 otherwise), as for rendered input
 OPTIONS = {name: ConvertOptions(companion_runtimes=True)
-           for name in ("arena-mpijob", "nemo-data-preparation")}
+           for name in ("arena-mpijob", "arena-tfjob", "nemo-data-preparation")}
 
 
 def _base(chart: Path) -> dict[str, Any]:
