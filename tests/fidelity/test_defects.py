@@ -472,3 +472,16 @@ def test_validate_fails_closed_on_an_unknown_api_version(tmp_path: object) -> No
                                       "trainer.kubeflow.org/v1beta9")
     code, output = _validate(tmp_path, text)
     assert code == 1, output
+
+
+def test_validate_fails_closed_without_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A target the tool has no model for (a newer data file, a new kind) is never 'valid'."""
+    from migrator.check import validate
+    from migrator.knowledge import catalog
+
+    loaded = catalog.load()
+    monkeypatch.setattr(validate, "model_for", lambda version, kind: None)
+    doc = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+           "metadata": {"name": "x"}, "spec": {"runtimeRef": {"name": "torch-distributed"}}}
+    findings = validate.check(doc, loaded.target("2.2"), loaded.codes)
+    assert [(f.code, f.severity.value) for f in findings] == [("V602", "error")]
