@@ -1,10 +1,12 @@
 """BATCH: which files a run looks at: explicit files, directory walks, ignore rules, git changes.
 
 Directory walks are sorted, skip hidden directories, never follow directory symlinks (so
-symlink loops cannot recur), honour ``.gitignore`` files (the walk root's repository and every
-nested one) and the ``--include`` / ``--exclude`` globs. Explicitly named files are always
-taken unless an ``--exclude`` glob matches them (so a config's exclude list works under
-pre-commit too). pathspec is imported only when a walk meets a .gitignore or a glob is given.
+symlink loops cannot recur) nor file symlinks that lead outside the walked folder (a
+repository cannot make the tool read or rewrite a file elsewhere), honour ``.gitignore``
+files (the walk root's repository and every nested one) and the ``--include`` /
+``--exclude`` globs. Explicitly named files are always taken unless an ``--exclude`` glob
+matches them (so a config's exclude list works under pre-commit too). pathspec is imported
+only when a walk meets a .gitignore or a glob is given.
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[str
     """``(folder, name, relative)`` of each selected file below ``root``, sorted."""
     ignores = _IgnoreStack(root) if selection.gitignore else None
     base = os.path.abspath(root)
+    inside = os.path.join(os.path.realpath(root), "")
     cwd = os.getcwd()
     for dirpath, dirnames, filenames in os.walk(root):
         real = os.path.realpath(dirpath)  # once per directory, not per file
@@ -93,6 +96,9 @@ def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[str
                 continue
             if ignores is not None and ignores.ignored(real, name, directory=False):
                 continue
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path) and not os.path.realpath(path).startswith(inside):
+                continue  # a link out of the walked folder is not followed (nor are folder links)
             yield dirpath, name, name if rel_dir == "." else os.path.join(rel_dir, name)
 
 
