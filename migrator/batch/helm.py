@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 from migrator.errors import MigratorError
-from migrator.load.sources import decode
+from migrator.load.sources import MAX_BYTES, decode
 from migrator.results import SourceText, Unreadable
 
 PREFIX = "helm-chart:"
@@ -58,6 +58,10 @@ def inside_chart(path: str, chart_dirs: list[Path]) -> bool:
 def render(chart: str, relative: str) -> SourceText | Unreadable:
     """``helm template`` of ``chart``, as a source text (or why it could not be rendered)."""
     name = f"{chart}/{RENDERED}"
+    escape = link_out_of(chart)
+    if escape is not None:  # helm follows links: the chart could read any file
+        return Unreadable(name, f"not rendered: {escape} is a link to outside the chart",
+                          relative)
     try:
         proc = subprocess.run([require(), "template", "--", chart], capture_output=True,
                               timeout=TIMEOUT_SECONDS, check=False)
@@ -67,4 +71,17 @@ def render(chart: str, relative: str) -> SourceText | Unreadable:
         detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         return Unreadable(name, "helm template failed: " + (detail[-1] if detail else
                                                             f"exit {proc.returncode}"), relative)
+    if len(proc.stdout) > MAX_BYTES:
+        return Unreadable(name, f"helm template printed more than {MAX_BYTES} bytes", relative)
     return decode(name, proc.stdout, relative)
+
+
+def link_out_of(chart: str) -> str | None:
+    """A link in ``chart`` that resolves outside it (helm would read through it), if any."""
+    inside = os.path.join(os.path.realpath(chart), "")
+    for dirpath, dirnames, filenames in os.walk(chart):
+        for entry in (*dirnames, *filenames):
+            path = os.path.join(dirpath, entry)
+            if os.path.islink(path) and not os.path.realpath(path).startswith(inside):
+                return os.path.relpath(path, chart)
+    return None

@@ -124,3 +124,25 @@ def test_chart_folder_named_like_an_option_is_passed_as_a_path(tmp_path: Path) -
         assert all(i > call.index("--") for i in paths), call
     assert proc.returncode == 1, said(proc)  # the rendered PyTorchJob is legacy
     assert "PyTorchJob" in said(proc)
+
+
+def test_chart_with_a_link_to_outside_is_not_rendered(tmp_path: Path) -> None:
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    helm = tools / "helm"
+    helm.write_text(f"#!{sys.executable}\n{FAKE_HELM}")
+    helm.chmod(0o755)
+    chart = tmp_path / "work" / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "files").mkdir()
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: leak\nversion: 0.1.0\n")
+    (chart / "templates" / "job.yaml").write_text(JOB)
+    (tmp_path / "secret").write_text("SECRET-VALUE\n")
+    (chart / "files" / "x").symlink_to(tmp_path / "secret")
+    log = tmp_path / "helm.log"
+    proc = run(["convert", "--helm", "."], cwd=tmp_path / "work", extra_env={
+        "PATH": f"{tools}:/usr/bin:/bin", "FAKE_HELM_LOG": str(log),
+        "FAKE_HELM_MARKER": str(tmp_path / "marker"), "FAKE_HELM_OUTPUT": JOB})
+    assert not log.exists(), "helm ran on a chart that links outside itself"
+    assert proc.returncode == 2, said(proc)
+    assert "link to outside the chart" in said(proc)
