@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from migrator.errors import MigratorError
+from migrator.load import sources
 from migrator.settings import RUNTIME_KINDS, SEVERITIES, TARGETS
 
 YAML_NAME = ".trainjob-migrate.yaml"
 PYPROJECT = "pyproject.toml"
 TABLE = "trainjob-migrate"
+CONFIG_BYTES = 1 << 20
 
 
 class ConfigError(MigratorError):
@@ -241,8 +243,8 @@ def _yaml(path: Path) -> Any:
     from ruamel.yaml.error import YAMLError
 
     try:
-        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, YAMLError) as exc:
+        data = YAML(typ="safe", pure=True).load(_text(path))
+    except (OSError, UnicodeDecodeError, YAMLError, RecursionError) as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from None
     if data is not None and not isinstance(data, dict):
         raise ConfigError(f"{path}: the config must be a mapping")
@@ -253,11 +255,19 @@ def _pyproject_table(path: Path) -> dict[str, Any] | None:
     import tomllib
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(_text(path))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from None
     tool = data.get("tool")
     table = tool.get(TABLE) if isinstance(tool, dict) else None
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.{TABLE}] must be a table")
     return table
+
+
+def _text(path: Path) -> str:
+    """A config file's text: a regular file (never a FIFO or a device) of at most 1 MiB."""
+    data = sources.read_bytes(str(path), CONFIG_BYTES)
+    if data is None:
+        raise OSError(f"larger than {CONFIG_BYTES} bytes")
+    return data.decode("utf-8")

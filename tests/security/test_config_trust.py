@@ -120,3 +120,12 @@ def _other_gid() -> int:
     if os.geteuid() != 0:
         pytest.skip("needs root to give a folder to another group")
     return 4242
+
+
+def test_a_deeply_nested_config_is_one_line(tmp_path: Path) -> None:
+    project = _project(tmp_path / "project")
+    (project / ".trainjob-migrate.yaml").write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")
+    proc = run(["check", "job.yaml"], cwd=project)
+    assert proc.returncode == 2
+    assert "cannot read config" in said(proc)
+    assert "Traceback" not in said(proc)
