@@ -28,31 +28,6 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 
-def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Replace ``path`` with ``data`` (temporary file in the same folder + rename).
-
-    A link at ``path`` is written through (the link stays a link), as the user named it.
-    An existing file keeps its permission bits (and owner, where allowed); a new one gets
-    0666 less the umask. On any failure ``path`` is untouched and no temporary file is left.
-    """
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
-    folder = atomic.open_folder(path.parent)
-    try:
-        current = _existing(folder, path.name, str(path))
-        mode, owner = (stat.S_IMODE(current.st_mode), (current.st_uid, current.st_gid)) \
-            if current is not None else (None, None)
-        atomic.replace_at(folder, path.name, data, mode=mode, owner=owner, durable=durable)
-    finally:
-        os.close(folder)
-
-
-def mirrored_path(output_dir: Path, relative: str) -> Path:
-    """Where a file goes below ``output_dir`` (never outside it); nothing is created."""
-    parts = _parts(relative)
-    return output_dir.joinpath(*parts)
-
-
 def write_below(output_dir: Path, relative: str, data: bytes, *, like: str | None) -> Path:
     """Write ``data`` at ``relative`` below ``output_dir`` without following any link below it.
 
