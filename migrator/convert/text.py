@@ -24,6 +24,12 @@ def convert_text(text: str, target: str = "2.2", *, options: ConvertOptions | No
         options = ConvertOptions(target=target, **option_values)
     if not detect.is_candidate(text):
         return TextResult(text)
+    if "{{" in text or "$" in text:  # a templated legacy job keeps its template (template/)
+        from migrator.template.route import convert_templated
+
+        templated = convert_templated(text, options, render)
+        if templated is not None:
+            return templated
     chunks = stream.split(text)
     if not any(chunk.has_content and detect.is_candidate(chunk.body) for chunk in chunks):
         return TextResult(text)

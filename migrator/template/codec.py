@@ -38,6 +38,7 @@ class Slot:
     shape: Shape = "map"
     indent: int = 0  # column the fragment's lines start at (line slots)
     prefix: str = ""  # the text before the action on its template line (line slots)
+    parent: str = ""  # the list a placeholder item stands in (line slots)
 
     @property
     def token(self) -> str:
@@ -161,8 +162,8 @@ class Codec:
             col = self._column(unit, act)
             indent, shape = self._fragment_geometry(unit, act, col)
             slot = self.slot("line", act, unit.line, ctx, shape=shape, indent=indent,
-                             prefix=unit.text[:col])
-            return [_line_placeholder(slot, indent)]
+                             prefix=unit.text[:col], parent=self._list_key(unit, indent))
+            return _line_placeholder(slot, indent).split("\n")
         if not _balanced(acts):
             bad = next(a for a in acts if a.kind == "control")
             raise Unsupported(f"the control action {bad.text} shares its line with YAML "
@@ -179,9 +180,9 @@ class Codec:
                 if key in FIELDS.string_lists:
                     shape = "plain"
                 slot = self.slot("line", act, unit.line, ctx, shape=shape, indent=child,
-                                 prefix="")
+                                 prefix="", parent=key)
                 head = unit.text[:unit.text.index(act.text)].rstrip()
-                return [head, _line_placeholder(slot, child)]
+                return [head, *_line_placeholder(slot, child).split("\n")]
             quantity = self._parent_key(unit) in FIELDS.quantity_parents \
                 or key in FIELDS.quantity_fields
             if quantity or (FIELDS.is_int(key) and not _quoted(act)
@@ -201,6 +202,16 @@ class Codec:
             token = "\x00" if probe else self.slot("str", act, unit.line, ctx).token
             text = text[:act.start - base] + token + text[act.end - base:]
         return text
+
+    def _list_key(self, unit: Unit, indent: int) -> str:
+        """The key of the list a fragment's items belong to."""
+        for i in range(unit.index - 1, -1, -1):
+            other = self.template.units[i]
+            if other.kind == "line" and not other.in_scalar and other.indent < indent:
+                text = other.text.strip()
+                text = text[2:] if text.startswith("- ") else text
+                return text.split(":", 1)[0].strip("\"'") if text.endswith(":") else ""
+        return ""
 
     def _parent_key(self, unit: Unit) -> str:
         units = self.template.units
@@ -252,13 +263,23 @@ class Codec:
     def decode(self, text: str) -> str:
         """Put every action back in converted text; raises Unsupported when one was mangled."""
         out: list[str] = []
-        for line in _join_items(text.split("\n")):
+        lines = _join_items(text.split("\n"))
+        skip = -1
+        for index, line in enumerate(lines):
+            if index <= skip:
+                continue
             form = _LINE_FORM.match(line)
             if form:
                 slot = self.by_id.get(int(form.group(2)))
                 if slot is None or slot.kind != "line":
                     raise Unsupported("unknown placeholder in the converted output", 0)
                 out.append(self._fragment(slot, len(form.group(1))))
+                # the placeholder item's other fields (item_fields) go with it
+                pad = len(form.group(1)) + 2
+                while index + 1 < len(lines) and lines[index + 1].startswith(" " * pad) \
+                        and _extra_field(lines[index + 1], slot):
+                    index += 1
+                skip = index
                 continue
             if LINE_TOKEN.search(line):
                 slot = self.by_id.get(int(LINE_TOKEN.search(line).group(1)))  # type: ignore[union-attr]
@@ -334,6 +355,11 @@ class _Shifted:
         self.text = codec._inline(unit, acts, ctx) if acts else unit.text
 
 
+def _extra_field(line: str, slot: Slot) -> bool:
+    key = line.strip().split(":", 1)[0]
+    return key in FIELDS.item_fields.get(slot.parent, {})
+
+
 def _join_items(lines: list[str]) -> list[str]:
     """``-`` on a line of its own followed by the item's first field becomes ``- field`` again
     (worlds are compared with items split; a control line after the dash keeps it split)."""
@@ -402,7 +428,12 @@ def _is_subtree(act: Action) -> bool:
 def _line_placeholder(slot: Slot, indent: int) -> str:
     pad = " " * indent
     if slot.shape == "item":
-        return f"{pad}- name: {slot.token}"
+        extra = FIELDS.item_fields.get(slot.parent, {})
+        lines = [f"{pad}- name: {slot.token}"]
+        for key, value in extra.items():
+            text = value.replace("{token}", slot.token) if isinstance(value, str) else "{}"
+            lines.append(f"{pad}  {key}: {text}")
+        return "\n".join(lines)
     if slot.shape == "plain":
         return f"{pad}- {slot.token}"
     return f"{pad}{slot.token}: {slot.token}"

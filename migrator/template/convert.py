@@ -100,6 +100,9 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
                 folded = fold(codec, convert, forced)
                 break
             except WorldFailed as exc:
+                blame = _placeholder_blame(codec, exc)
+                if blame is not None:
+                    return _refused(text, dialect, blame)
                 kept = _keep_legacy(codec, forced, exc) if dialect == "go" else None
                 if kept is None or len(legacy) >= MAX_LEGACY:
                     return _world_failed(text, dialect, codec, exc)
@@ -109,6 +112,12 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
     except Unsupported as exc:
         return _refused(text, dialect, exc)
     ref_out, ref_docs = folded.worlds[tuple(sorted(forced.items()))]
+    for doc in ref_docs:  # names in the report read as the template writes them
+        doc.source = {k: _untoken(codec, v) if isinstance(v, str) else v
+                      for k, v in doc.source.items()}
+        if doc.output:
+            doc.output = {k: _untoken(codec, v) if isinstance(v, str) else v
+                          for k, v in doc.output.items()}
     header = defines + [a.text for a in template.root.neutral]
     out_text = "\n".join(header + [body]) if header else body
     if legacy:
@@ -166,6 +175,8 @@ def _world_failed(text: str, dialect: Dialect, codec: Codec, exc: WorldFailed) -
     encoded = codec.encode(exc.world)
     notes: list[Note] = []
     for doc in exc.documents:
+        doc.source = {k: _untoken(codec, v) if isinstance(v, str) else v
+                      for k, v in doc.source.items()}
         for f in doc.findings:
             notes.append(_note(f, encoded.lines, codec))
     if exc.world:
@@ -409,3 +420,25 @@ def _value_paths(source: str) -> set[str]:
 
 
 _PLACEHOLDER = re.compile(r"tjm[zl]\d{4}[zl]|(?<![0-9])(?:3\d{8}|[3-8]\d{4})(?![0-9])")
+
+
+def _placeholder_blame(codec: Codec, exc: WorldFailed) -> Unsupported | None:
+    """A world that fails because of the placeholders themselves (a YAML error, a value the
+    converter must read) says nothing about the job: the template is not carried."""
+    encoded = codec.encode(exc.world)
+    for doc in exc.documents:
+        for f in doc.findings:
+            if getattr(f.severity, "value", "") != "error":
+                continue
+            raw = f"{f.path} {f.message}"
+            if f.code in ("Y101", "Y104", "Y105") or STR_TOKEN.search(raw) \
+                    or LINE_TOKEN.search(raw) or _INT_TOKEN.search(raw):
+                line = f.line
+                if isinstance(line, int) and 0 < line <= len(encoded.lines):
+                    line = encoded.lines[line - 1]
+                return Unsupported(f"the converter needs the value of a template action "
+                                   f"({f.code}: {_untoken(codec, f.message)})"
+                                   if f.code not in ("Y101", "Y104", "Y105") else
+                                   f"the template's YAML cannot be read with its actions set "
+                                   f"aside ({_untoken(codec, f.message)})", line or 0)
+    return None

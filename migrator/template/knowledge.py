@@ -17,6 +17,7 @@ class Fields:
     quantity_parents: frozenset[str]
     quantity_fields: frozenset[str]
     enum_fields: dict[str, tuple[str, ...]]
+    item_fields: dict[str, dict[str, object]]
 
     def is_int(self, key: str) -> bool:
         return key in self.int_fields or any(p.search(key) for p in self.int_patterns)
@@ -37,7 +38,8 @@ def load() -> Fields:
                   tuple(re.compile(p) for p in data["int_key_patterns"]),
                   frozenset(data["list_fields"]), frozenset(data["string_lists"]),
                   frozenset(data["quantity_parents"]), frozenset(data["quantity_fields"]),
-                  {k: tuple(v) for k, v in data["enum_fields"].items()})
+                  {k: tuple(v) for k, v in data["enum_fields"].items()},
+                  {k: dict(v) for k, v in data["item_fields"].items()})
 
 
 class _Lazy:

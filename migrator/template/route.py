@@ -1,0 +1,77 @@
+"""Template stage, entry from ``convert_text``: a templated legacy job goes through template/."""
+
+from __future__ import annotations
+
+import contextvars
+import re
+from typing import Any
+
+from migrator.results import DocumentResult, Finding, Severity, TextResult
+from migrator.settings import ConvertOptions
+
+_ACTIVE: contextvars.ContextVar[bool] = contextvars.ContextVar("template_active", default=False)
+_LEGACY = re.compile(r"kind:\s*[\"']?(PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob)\b")
+# a scalar that is nothing but a variable: `replicas: $N`, `image: "${IMAGE}"`, `- ${ARG}`
+_WHOLE_VAR = re.compile(r"^\s*(?:- +|[^\s#:][^:#]*:\s+)([\"']?)\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*)"
+                        r"\1\s*(?:#.*)?$", re.MULTILINE)
+_ARGO = re.compile(r"^kind:\s*[\"']?(Workflow|WorkflowTemplate|ClusterWorkflowTemplate|"
+                   r"CronWorkflow)\b", re.MULTILINE)
+
+
+def dialect(text: str) -> str | None:
+    """The template dialect of a text holding a legacy job, or None (not ours to convert)."""
+    if not _LEGACY.search(text) or "{%" in text or "{#" in text:
+        return None
+    if "{{" in text:
+        return None if _ARGO.search(text) else "go"
+    if _WHOLE_VAR.search(text):
+        return "envsubst"
+    return None
+
+
+def convert_templated(text: str, options: ConvertOptions, render: bool) -> TextResult | None:
+    """The result for a templated text, or None to let the plain pipeline handle it (not a
+    template, a template this stage cannot read, or a conversion already inside one)."""
+    if _ACTIVE.get():
+        return None
+    kind = dialect(text)
+    if kind is None:
+        return None
+    from migrator.template.convert import convert_template
+
+    token = _ACTIVE.set(True)
+    try:
+        outcome = convert_template(text, kind, options, render)  # type: ignore[arg-type]
+    finally:
+        _ACTIVE.reset(token)
+    if outcome is None:
+        return None
+    return TextResult(outcome.text if render else text, _documents(outcome, text))
+
+
+def _documents(outcome: Any, text: str) -> list[DocumentResult]:
+    from migrator.knowledge import catalog
+
+    codes = catalog.load().codes
+    findings = []
+    for note in outcome.notes:
+        doc = codes.get(note.code)
+        severity = Severity(note.severity or (doc.severity if doc else "warning"))
+        findings.append(Finding(note.code, severity, note.path, note.message,
+                                note.hint or (doc.fix if doc else ""), note.line, note.column))
+    legacy = [d for d in outcome.documents if d.reportable and d.source.get("kind")]
+    moved = [(f"{p['action']} (template line {p['line']})", to)
+             for p in outcome.provenance for to in p["to"]]
+    if not legacy:
+        kind = _LEGACY.search(text)
+        return [DocumentResult(0, 1, outcome.status, text,
+                               source={"kind": kind.group(1) if kind else None},
+                               findings=findings)]
+    results = []
+    for i, doc in enumerate(legacy):
+        results.append(DocumentResult(
+            doc.index, doc.line, outcome.status, text if i == 0 else "", source=doc.source,
+            output=doc.output if outcome.status == "converted" else None,
+            mappings=list(doc.mappings) + (moved if i == 0 else []),
+            values={}, findings=findings if i == 0 else []))
+    return results
