@@ -200,7 +200,7 @@ class _suppressed:
 
 
 def series(base: Path, iterations: int, files: int, *, seed: int, report_every: int,
-           max_lines: int) -> Figures:
+           max_lines: int, progress: bool = False) -> Figures:
     """``iterations`` runs over a ``files``-file tree; every ``report_every``-th one is
     signalled while the reports are written."""
     rng = random.Random(seed)
@@ -210,6 +210,9 @@ def series(base: Path, iterations: int, files: int, *, seed: int, report_every: 
     for index in range(iterations):
         iterate(tree, rng, figures, report_phase=report_every > 0 and index % report_every ==
                 report_every - 1, max_lines=max_lines)
+        if progress:
+            print(f"iteration {index + 1}/{iterations}: {len(figures.failures)} failures",
+                  file=sys.stderr, flush=True)
     return figures
 
 
@@ -221,7 +224,7 @@ if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as temp:
         started = time.monotonic()
         result = series(Path(temp, "tree"), count, size, seed=seed, report_every=4,
-                        max_lines=size)
+                        max_lines=size, progress=True)
         print(json.dumps({"seed": seed, "files": size, "seconds": round(time.monotonic() -
                           started), **result.__dict__}, indent=1))
     sys.exit(1 if result.failures else 0)
