@@ -32,7 +32,12 @@ class HelmError(MigratorError):
 def require() -> str:
     found = shutil.which("helm")
     if found is None:
-        raise HelmError("--helm needs the helm program on PATH (https://helm.sh)")
+        from migrator.template import helmsdk  # no helm binary: helm's SDK from PyPI, if present
+
+        if helmsdk.available():
+            return ""
+        raise HelmError("--helm needs the helm program on PATH (https://helm.sh), or "
+                        "pip install 'trainjob-migrator[helm]'")
     return found
 
 
@@ -63,8 +68,11 @@ def render(chart: str, relative: str) -> SourceText | Unreadable:
         return Unreadable(name, f"not rendered: {escape} is a link to outside the chart",
                           relative)
     try:
-        proc = subprocess.run([require(), "template", "--", chart], capture_output=True,
-                              timeout=TIMEOUT_SECONDS, check=False)
+        helm = require()
+        from migrator.template import helmsdk
+
+        proc = subprocess.run([helm, "template", "--", chart] if helm else helmsdk.command(chart),
+                              capture_output=True, timeout=TIMEOUT_SECONDS, check=False)
     except (OSError, subprocess.TimeoutExpired, HelmError) as exc:
         return Unreadable(name, f"helm template failed: {exc}", relative)
     if proc.returncode != 0:
