@@ -105,8 +105,10 @@ def _candidates(folder: Path) -> list[Path]:
         try:
             if _pyproject_table(pyproject) is not None:
                 found.append(pyproject)
-        except ConfigError:
-            pass  # not ours to judge: only a pyproject.toml with the table is a config
+        except ConfigError:  # unreadable: ours (loading it says why) if it names the table
+            head = sources.head(str(pyproject), CONFIG_BYTES) or b""
+            if f"[tool.{TABLE}".encode() in head:
+                found.append(pyproject)
     return found
 
 
@@ -146,6 +148,10 @@ def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
     baseline = data.get("baseline")
     if baseline is not None and not isinstance(baseline, str):
         raise fail("baseline", "must be a file path")
+    if baseline and (os.path.isabs(baseline) or not (path.parent / baseline).resolve()
+                     .is_relative_to(path.parent.resolve())):
+        raise fail("baseline", "must be a relative path to a file in the config's folder or "
+                   "below it (name another file with --baseline)")
     return ProjectConfig(path=path, target=target, runtimes=_runtimes(data, fail),
                          companion_runtimes=_flag(data, "companion-runtimes", fail),
                          manager=manager, fail_on=fail_on,
@@ -190,7 +196,9 @@ def _choice(data: dict[str, Any], key: str, allowed: tuple[str, ...], fail: Any)
         return None
     text = str(value) if isinstance(value, int | float) and key == "target" else value
     if text not in allowed:
-        raise fail(key, f"{value!r} is not one of {', '.join(allowed)}")
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise fail(key, f"{shown} is not one of {', '.join(allowed)}")
     return str(text)
 
 

@@ -129,3 +129,21 @@ def test_a_deeply_nested_config_is_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "cannot read config" in said(proc)
     assert "Traceback" not in said(proc)
+
+
+@pytest.mark.parametrize("baseline", ["/dev/zero", "../outside.json", "/proc/self/environ"])
+def test_a_config_baseline_stays_in_the_config_folder(tmp_path: Path, baseline: str) -> None:
+    project = _project(tmp_path / "project")
+    (project / ".trainjob-migrate.yaml").write_text(f"baseline: {baseline}\n")
+    proc = run(["check", "job.yaml"], cwd=project, timeout=30)
+    assert proc.returncode == 2
+    assert "baseline" in said(proc)
+    assert "Traceback" not in said(proc)
+
+
+def test_a_broken_pyproject_table_is_reported_not_skipped(tmp_path: Path) -> None:
+    project = _project(tmp_path / "project")
+    (project / "pyproject.toml").write_text("[tool.trainjob-migrate]\ntarget = '2.2\n")
+    proc = run(["check", "job.yaml"], cwd=project)
+    assert proc.returncode == 2
+    assert "pyproject.toml" in said(proc)
