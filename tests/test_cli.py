@@ -1,4 +1,5 @@
-"""The command line as a user runs it: real processes, exit codes, files on disk."""
+"""The command line as a user runs it: exit codes, output, files on disk (in-process with
+click's CliRunner; ``run_process`` for what only a real process shows)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import jsonschema
@@ -20,6 +22,30 @@ REPORT_SCHEMA = ROOT / "schemas" / "report.schema.json"
 
 def run(*args: str, stdin: str | None = None,
         cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The CLI in this process (click's CliRunner), as a user would see it: exit code, stdout,
+    stderr, and a traceback on stderr if something escaped (as the interpreter would print)."""
+    from click.testing import CliRunner
+
+    from migrator.cli import main
+
+    previous = Path.cwd()
+    os.chdir(cwd or ROOT)
+    try:
+        result = CliRunner().invoke(main, list(args), input=stdin, prog_name="trainjob-migrate",
+                                    catch_exceptions=True)
+    finally:
+        os.chdir(previous)
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "Traceback (most recent call last):\n" + "".join(
+            traceback.format_exception(result.exception))
+    return subprocess.CompletedProcess(["trainjob-migrate", *args], result.exit_code,
+                                       result.stdout, stderr)
+
+
+def run_process(*args: str, stdin: str | None = None,
+                cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The CLI as a real process (``python -m migrator``), for what only a process shows."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "migrator", *args], input=stdin, text=True,
                           capture_output=True, cwd=cwd or ROOT, env=env, timeout=120, check=False)
@@ -28,8 +54,8 @@ def run(*args: str, stdin: str | None = None,
 def test_version_and_help() -> None:
     from migrator.version import __version__
 
-    assert __version__ in run("--version").stdout
-    assert "convert" in run("--help").stdout
+    assert __version__ in run_process("--version").stdout
+    assert "convert" in run_process("--help").stdout
 
 
 def test_convert_file_to_stdout() -> None:
