@@ -14,7 +14,7 @@ SlotKind = Literal["str", "int", "line"]
 Shape = Literal["map", "item", "plain"]
 STR_TOKEN = re.compile(r"tjmz(\d{4})z")
 LINE_TOKEN = re.compile(r"tjml(\d{4})l")
-_LINE_FORM = re.compile(r"^(\s*)(?:- (?:name: )?)?tjml(\d{4})l(?:: tjml\d{4}l)?\s*$")
+_LINE_FORM = re.compile(r"^(\s*)(?:- (?:name: )?)?tjml(\d{4})l(?:: (?:tjml\d{4}l|\"1\"|'1'|1))?\s*$")
 _INT_TOKEN = re.compile(r"(?<![0-9A-Za-z_.])(3\d{8}|[3-8]\d{4})(?![0-9A-Za-z_.])")
 _WHOLE = re.compile(r"^(\s*(?:- )?)([^\s:#][^:#]*?|\"[^\"]*\"|'[^']*'):[ \t]+(\S.*?)\s*$")
 _INDENT_FN = re.compile(r"\b(n?indent)\s+(\d+)\b")
@@ -273,7 +273,20 @@ class Codec:
                 slot = self.by_id.get(int(form.group(2)))
                 if slot is None or slot.kind != "line":
                     raise Unsupported("unknown placeholder in the converted output", 0)
-                out.append(self._fragment(slot, len(form.group(1))))
+                column = len(form.group(1))
+                wrappers = FIELDS.map_wrappers.get(slot.parent, ()) if slot.shape == "map" \
+                    else ()
+                for key in reversed(wrappers):  # the wrapper keys held only the placeholder
+                    if not out or out[-1].strip() != f"{key}:" or \
+                            len(out[-1]) - len(out[-1].lstrip(" ")) != column - 2:
+                        raise Unsupported("the converter rewrote the text around a template "
+                                          "fragment", slot.line, slot.action.text)
+                    out.pop()
+                    column -= 2
+                    if index + 1 < len(lines) and lines[index + 1].startswith(" " * (column + 2)):
+                        raise Unsupported("the converter added fields next to a template "
+                                          "fragment", slot.line, slot.action.text)
+                out.append(self._fragment(slot, column))
                 # the placeholder item's other fields (item_fields) go with it
                 pad = len(form.group(1)) + 2
                 while index + 1 < len(lines) and lines[index + 1].startswith(" " * pad) \
@@ -427,6 +440,13 @@ def _is_subtree(act: Action) -> bool:
 
 def _line_placeholder(slot: Slot, indent: int) -> str:
     pad = " " * indent
+    wrappers = FIELDS.map_wrappers.get(slot.parent, ()) if slot.shape == "map" else ()
+    if wrappers:
+        lines = []
+        for depth, key in enumerate(wrappers):
+            lines.append(" " * (indent + 2 * depth) + f"{key}:")
+        inner = " " * (indent + 2 * len(wrappers))
+        return "\n".join(lines + [f'{inner}{slot.token}: "1"'])
     if slot.shape == "item":
         extra = FIELDS.item_fields.get(slot.parent, {})
         lines = [f"{pad}- name: {slot.token}"]

@@ -17,6 +17,9 @@ Status = Literal["converted", "unchanged", "failed", "skipped"]
 NOT_CARRIED = "Y110"
 NOT_COMPUTABLE = "Y111"
 KEPT_LEGACY = "Y112"
+# errors about a value itself (type, format, schema): when the value is a placeholder, the
+# error is the placeholder's, not the job's
+_VALUE_CODES = ("K103", "V601", "V602", "V603", "V604", "V605")
 VALUE_CHECKED_LATER = "Y113"
 MAX_LEGACY = 4
 _LEGACY_KIND = re.compile(r"kind:\s*[\"']?(PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob)\b")
@@ -416,6 +419,12 @@ def _value_paths(source: str) -> set[str]:
 
     for doc in docs:
         walk(doc, "")
+    # a container's launch line is judged as command + args together
+    for path in list(found):
+        for part in (".command", ".args"):
+            at = path.rfind(part)
+            if at >= 0 and path[at + len(part):at + len(part) + 1] in ("", "["):
+                found.update({path[:at] + ".command", path[:at] + ".args"})
     return found
 
 
@@ -431,8 +440,8 @@ def _placeholder_blame(codec: Codec, exc: WorldFailed) -> Unsupported | None:
             if getattr(f.severity, "value", "") != "error":
                 continue
             raw = f"{f.path} {f.message}"
-            if f.code in ("Y101", "Y104", "Y105") or STR_TOKEN.search(raw) \
-                    or LINE_TOKEN.search(raw) or _INT_TOKEN.search(raw):
+            tokens = STR_TOKEN.search(raw) or LINE_TOKEN.search(raw) or _INT_TOKEN.search(raw)
+            if f.code in ("Y101", "Y104", "Y105") or (tokens and f.code in _VALUE_CODES):
                 line = f.line
                 if isinstance(line, int) and 0 < line <= len(encoded.lines):
                     line = encoded.lines[line - 1]

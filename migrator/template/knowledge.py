@@ -18,6 +18,7 @@ class Fields:
     quantity_fields: frozenset[str]
     enum_fields: dict[str, tuple[str, ...]]
     item_fields: dict[str, dict[str, object]]
+    map_wrappers: dict[str, tuple[str, ...]]
 
     def is_int(self, key: str) -> bool:
         return key in self.int_fields or any(p.search(key) for p in self.int_patterns)
@@ -39,7 +40,8 @@ def load() -> Fields:
                   frozenset(data["list_fields"]), frozenset(data["string_lists"]),
                   frozenset(data["quantity_parents"]), frozenset(data["quantity_fields"]),
                   {k: tuple(v) for k, v in data["enum_fields"].items()},
-                  {k: dict(v) for k, v in data["item_fields"].items()})
+                  {k: dict(v) for k, v in data["item_fields"].items()},
+                  {k: tuple(v) for k, v in data["map_wrappers"].items()})
 
 
 class _Lazy:
