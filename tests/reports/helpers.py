@@ -57,8 +57,8 @@ def cli(*args: str | os.PathLike[str], cwd: Path | None = None,
 # starts with "::". ``::stop-commands::TOKEN`` stops that until a line ``::TOKEN::``.
 LINE_END = re.compile(r"\r\n|\r|\n")
 OWN_ANNOTATION = re.compile(
-    r"::(error|warning|notice)"
-    r"( (file=[^,:\r\n]*,)?(line=\d+,)?(col=\d+,)?title=[A-Za-z0-9 %.-]*)?::")
+    r"::(error|warning|notice) (file=[^,:\r\n]*,)?(line=\d+,)?(col=\d+,)?title=[A-Z]\d{3}::"
+    r"|::notice::\d+ more in the report \(")
 
 
 def workflow_commands(output: str) -> list[str]:

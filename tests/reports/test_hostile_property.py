@@ -56,8 +56,8 @@ def test_hostile_text_through_every_channel(name: str, key: str, value: str, fil
             CHECKS[kind]((work / file).read_text(encoding="utf-8"))
         CHECKS[stdout_format](run.stdout)
         check_markdown(summary.read_text(encoding="utf-8"))
-        for args in (("convert", tree), ("diff", tree), ("check", tree)):
-            again = cli(*args, github=True)
+        for args in (("convert", "."), ("diff", "."), ("check", "-v", ".")):
+            again = cli(*args, github=True, cwd=tree)  # file names start the lines
             assert again.returncode in (0, 1), again.stderr[-2000:]
             _clean(again.stdout + "\n" + again.stderr, hostile)
     finally:

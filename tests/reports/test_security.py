@@ -220,3 +220,18 @@ def test_sarif_uris_are_percent_encoded(tmp_path: Path) -> None:
     assert "kubeflow/trainer" not in driver["informationUri"]
     for rule in driver["rules"]:
         assert rule["helpUri"].endswith(f"docs/codes.md#{rule['id'].lower()}"), rule
+
+
+def test_file_name_at_line_start(tmp_path: Path) -> None:
+    """12.2: a file named like a workflow command, given relative, starts every line about it;
+    outside Actions the line is printed as it is (the detector sees it), on Actions it is
+    neutralised."""
+    (tmp_path / "::error::pwned.yaml").write_text(
+        (FIXTURES / "pytorchjob" / "full.in.yaml").read_text())
+    for command in (("check", "-v"), ("convert", "-o", "out"), ("validate",)):
+        plain = cli(*command, "::error::pwned.yaml", cwd=tmp_path)
+        guarded = cli(*command, "::error::pwned.yaml", cwd=tmp_path, github=True)
+        if command[0] != "validate":
+            assert injected_commands(_all_output(plain)), command
+        assert injected_commands(_all_output(guarded)) == [], command
+        assert "Traceback" not in guarded.stderr
