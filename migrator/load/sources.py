@@ -51,6 +51,8 @@ def kind_of(mode: int) -> str:
 
 def read(name: str, relative: str = "", max_bytes: int = MAX_BYTES) -> SourceText | Unreadable:
     """Read and decode one input (``-`` is standard input); larger inputs are refused."""
+    if name == STDIN and sys.stdin is None:
+        return Unreadable(name, "standard input is closed", relative)
     try:
         data = _read_stream(sys.stdin.buffer, max_bytes) if name == STDIN \
             else read_bytes(name, max_bytes)

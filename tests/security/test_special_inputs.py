@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import codecs
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.security.support import JOB, converted, run, said
+from tests.security.support import JOB, converted, env, run, said
 
 
 def test_fifo_in_a_walked_folder_does_not_hang(tmp_path: Path) -> None:
@@ -101,3 +103,12 @@ def test_a_pipe_on_standard_input_still_works(tmp_path: Path) -> None:
     out = run(["convert", "-"], cwd=tmp_path, input_bytes=JOB.encode())
     assert out.returncode == 0, out.stderr
     assert out.stdout == converted()
+
+
+def test_closed_standard_input_is_one_line(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "migrator", "check", "-"], cwd=tmp_path,
+                          env=env(), capture_output=True, text=True, timeout=60, check=False,
+                          preexec_fn=lambda: os.close(0))
+    assert proc.returncode == 2, proc.stderr
+    assert "standard input is closed" in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
