@@ -48,7 +48,7 @@ def open_folder(path: Path) -> int:
 
 
 def replace_at(folder: int, name: str, data: bytes, *, mode: int | None,
-             owner: tuple[int, int] | None, durable: bool, umask: bool = False) -> None:
+               owner: tuple[int, int] | None, durable: bool, umask: bool = False) -> None:
     """Atomically replace ``name`` in the open folder ``folder`` with ``data``.
 
     ``mode`` None: 0666 less the umask; with ``umask`` the umask applies to ``mode`` too,
@@ -83,6 +83,7 @@ def replace_at(folder: int, name: str, data: bytes, *, mode: int | None,
 
 
 def write_all(handle: int, data: bytes) -> None:
+    """Write all of ``data`` to the descriptor (``os.write`` may write less)."""
     view = memoryview(data)
     while view:
         view = view[os.write(handle, view):]
