@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrator.load import detect, stream
+from migrator.convert.plain import convert_plain
+from migrator.load import detect
 from migrator.results import TextResult
 from migrator.settings import ConvertOptions
 
@@ -30,13 +31,4 @@ def convert_text(text: str, target: str = "2.2", *, options: ConvertOptions | No
         templated = convert_templated(text, options, render)
         if templated is not None:
             return templated
-    chunks = stream.split(text)
-    if not any(chunk.has_content and detect.is_candidate(chunk.body) for chunk in chunks):
-        return TextResult(text)
-    from migrator.convert import document
-    from migrator.knowledge import catalog
-
-    loaded = catalog.load()
-    results = [document.process(chunk, index, loaded, options, render)
-               for index, chunk in enumerate(chunks)]
-    return TextResult("".join(r.text for r in results), results)
+    return convert_plain(text, options, render)

@@ -66,7 +66,8 @@ def dialect_of(text: str) -> Dialect | None:
 def convert_template(text: str, dialect: Dialect | None = None, options: Any = None,
                      render: bool = True) -> Outcome | None:
     """Convert ``text``; None when it is not a template this stage reads (Jinja, unparseable)."""
-    from migrator import convert_text
+    from migrator.convert.plain import convert_plain
+    from migrator.settings import ConvertOptions
 
     dialect = dialect or dialect_of(text)
     if dialect is None:
@@ -88,7 +89,7 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
     codec = Codec(template, dialect)
 
     def convert(world_text: str) -> tuple[str, list[Any], bool]:
-        result = convert_text(world_text, options=options)
+        result = convert_plain(world_text, options or ConvertOptions())
         ok = not any(d.status == "failed" for d in result.documents)
         if result.text.count("\n") > 20 * world_text.count("\n") + 500:
             raise Unsupported("the converted job grows with a templated number (one entry per "
