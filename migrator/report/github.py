@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
-from migrator.report.markup import code_span, markdown_text
+from migrator.report.markup import code_span, markdown_text, plural
 from migrator.report.safety import file_label, printable, write_raw
 from migrator.results import Finding, Severity
 
@@ -76,8 +76,9 @@ def step_summary(report: Mapping[str, Any]) -> str:
     docs, findings = summary["documents"], summary["findings"]
     total = sum(docs.values())
     lines = ["## trainjob-migrate", "",
-             f"Target Trainer {markdown_text(str(report['target']))}: {summary['files']} files, "
-             f"{total} documents: {docs['converted']} converted, {docs['unchanged']} unchanged, "
+             f"Target Trainer {markdown_text(str(report['target']))}: "
+             f"{plural(summary['files'], 'file')}, {plural(total, 'document')}: "
+             f"{docs['converted']} converted, {docs['unchanged']} unchanged, "
              f"{docs['skipped']} skipped, {docs['failed']} failed; findings: "
              f"{findings['error']} error, {findings['warning']} warning, {findings['info']} info.",
              ""]

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from migrator.report.markup import html_text, shorten
+from migrator.report.markup import html_text, plural, shorten
 from migrator.report.review import ReviewDocument, group
 
 PATH_WIDTH = 72
@@ -130,7 +130,8 @@ function fold(tb,a,b,i1,j1,n){var tr=el('tr','fold');var td=el('td',null,
 function diff(box,d){
   if(!d.o)return;
   var a=S[d.b].split('\\n'),b=S[d.a].split('\\n');
-  box.appendChild(el('h4',null,d.st==='converted'?'Old and new YAML':'Source YAML'));
+  box.appendChild(el('h4',null,d.b!==d.a?'Old and new YAML':d.st==='converted'?
+    'Source YAML (convert writes the new YAML)':'Source YAML'));
   var t=el('table','sbs'),cg=el('colgroup');
   ['ln','','ln',''].forEach(function(c){var col=el('col');if(c)col.className=c;
     cg.appendChild(col);});
@@ -238,8 +239,9 @@ def render(documents: Sequence[ReviewDocument], summary: Mapping[str, Any], targ
              f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
              "<title>trainjob-migrate report</title>", f"<style>{STYLE}</style></head><body>",
              "<header><h1>trainjob-migrate report</h1>",
-             f"<div>Target: Kubeflow Trainer {html_text(target)} · {summary['files']} files, "
-             f"{total} documents · findings: <span class='sev-error'>{findings['error']} "
+             f"<div>Target: Kubeflow Trainer {html_text(target)} · "
+             f"{plural(summary['files'], 'file')}, {plural(total, 'document')} · findings: "
+             f"<span class='sev-error'>{findings['error']} "
              f"error</span> · <span class='sev-warning'>{findings['warning']} warning</span> · "
              f"<span class='sev-info'>{findings['info']} info</span></div></header>",
              _filters(summary), "<main>", _overview(grouped, summary, codes),

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from migrator.report.diffs import unified
-from migrator.report.markup import code_span, fence, html_text, markdown_text, shorten
+from migrator.report.markup import code_span, fence, html_text, markdown_text, plural, shorten
 from migrator.report.review import ReviewDocument, rank
 
 LIMIT = 65_536
@@ -118,8 +118,9 @@ def _head(summary: Mapping[str, Any], target: str, codes: Mapping[str, CodeInfo]
     docs, findings = summary["documents"], summary["findings"]
     total = sum(docs.values())
     lines = ["## trainjob-migrate report", "",
-             f"Target: Kubeflow Trainer {markdown_text(target)} · {summary['files']} files, "
-             f"{total} documents · {docs['converted']} converted · {docs['unchanged']} "
+             f"Target: Kubeflow Trainer {markdown_text(target)} · "
+             f"{plural(summary['files'], 'file')}, {plural(total, 'document')} · "
+             f"{docs['converted']} converted · {docs['unchanged']} "
              f"unchanged · {docs['skipped']} skipped · {docs['failed']} failed", "",
              f"Findings: {findings['error']} error · {findings['warning']} warning · "
              f"{findings['info']} info", ""]

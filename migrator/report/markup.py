@@ -10,7 +10,7 @@ from migrator.report.safety import neutralise, printable, printable_lines
 
 BACKTICKS = re.compile(r"`+")
 XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]<>()#+!|~&])")
+MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>!|~&])")
 ZERO_WIDTH_SPACE = "\u200b"
 
 
@@ -52,6 +52,11 @@ def fence(content: str, info: str = "") -> list[str]:
     body = neutralise(body, ":" + ZERO_WIDTH_SPACE)
     marker = "`" * max(3, _longest_run(body) + 1)
     return [f"{marker}{info}", *body.split("\n"), marker]
+
+
+def plural(count: int, word: str) -> str:
+    """``1 file``, ``2 files``."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def shorten(text: str, width: int) -> str:
