@@ -118,9 +118,12 @@ def _run(settings: RunSettings) -> int:
         write_data(sys.stdout, reports.write(settings.report_format, built, reviewed, context),
                    github=settings.github)
     if settings.write_baseline is not None:
-        count = write_baseline(settings.write_baseline, files)
-        print(printable(f"wrote {count} findings to baseline {settings.write_baseline}"),
-              file=sys.stderr)
+        baseline = settings.write_baseline
+        counted: list[int] = []
+        failed += _write(lambda: counted.append(write_baseline(baseline, files)))
+        if counted:
+            print(printable(f"wrote {counted[0]} findings to baseline {baseline}"),
+                  file=sys.stderr)
     if settings.github:
         failed += _step_summary(built)
     line = terminal.summary_line(built["summary"], time.monotonic() - started,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from migrator.errors import MigratorError
+from migrator.report.safety import write_report
 from migrator.results import FileResult
 
 BASELINE_VERSION = 1
@@ -81,7 +82,7 @@ def write_baseline(path: Path, files: list[FileResult]) -> int:
     entries = sorted({(file_key(f.name), x.code, x.path) for f in files for x in f.findings})
     data: dict[str, Any] = {"version": BASELINE_VERSION, "findings": [
         {"file": name, "code": code, "path": where} for name, code, where in entries]}
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    write_report(path, json.dumps(data, indent=2, ensure_ascii=True) + "\n")  # atomic
     return len(entries)
 
 
