@@ -4,7 +4,8 @@ over a mostly unchanged tree reads (and converts) only the files that changed.
 Like ruff's cache: one JSON entry per run configuration (format, tool version, the code and
 mapping data it runs, the versions of ruamel.yaml and pydantic, the options and the files
 they name, the mode, the working directory), holding per file the stat it had when it was
-processed and its slim result (statuses and findings, never file contents). JSON data only,
+processed and its slim result (statuses and findings, never file contents). Files whose
+result depends on another file (those beside a kustomization) are not cached. JSON data only,
 decoded into plain result values: nothing in the cache can run code. It lives in the private
 per-user folder of ``knowledge.cache`` (0700, refused when another user could write it).
 
@@ -37,6 +38,9 @@ RACY_SECONDS = 2  # a file changed this recently may change again unseen within 
 MAX_ENTRIES = 1_000_000  # files per entry; beyond this, files not seen in a run are dropped
 STALE_DAYS = 30  # entries of other configurations unused this long are removed
 Stamp = tuple[int, int, int, int, int]
+# convert.kustomization.NAMES (a test keeps them equal): importing that module would load the
+# file readers, which a warm run over an unchanged tree never needs
+KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
 class ResultCache:
@@ -54,8 +58,9 @@ class ResultCache:
         (called once, with the other files in order) for the rest, which are recorded."""
         plan: list[tuple[str, Stamp | None, FileResult | None]] = []
         misses: list[tuple[str, str]] = []
+        kustomized: dict[str, bool] = {}
         for name, relative in found:
-            path, stamp = _stamp(name)
+            path, stamp = _stamp(name, kustomized)
             hit = None
             if stamp is not None:
                 entry = self.files.get(path)
@@ -122,10 +127,18 @@ def open_for(options: ConvertOptions, render: bool, audit: bool,
     return ResultCache(folder, name, files if isinstance(files, dict) else {})
 
 
-def _stamp(name: str) -> tuple[str, Stamp | None]:
-    if name == sources.STDIN or name.startswith(helm.PREFIX):  # stdin, a rendered chart
+def _stamp(name: str, kustomized: dict[str, bool]) -> tuple[str, Stamp | None]:
+    """A file's absolute path and stamp; no stamp (never cached) for standard input, a
+    rendered chart, or a file beside a kustomization (whose result depends on that file)."""
+    if name == sources.STDIN or name.startswith(helm.PREFIX):
         return name, None
     path = os.path.abspath(name)
+    folder = os.path.dirname(path)
+    if folder not in kustomized:
+        kustomized[folder] = any(os.path.lexists(os.path.join(folder, kustomization))
+                                 for kustomization in KUSTOMIZATIONS)
+    if kustomized[folder]:
+        return path, None
     try:
         info = os.stat(path)
     except (OSError, ValueError):
