@@ -29,6 +29,7 @@ def finding_keys(findings: Any) -> set[tuple[str, str]]:
 class Verdict:
     ok: bool
     problems: list[str] = field(default_factory=list)
+    direct: str = ""  # convert(render(T, V))
 
 
 def compare(converted_then_rendered: str, rendered: str, outcome: Outcome,
@@ -51,7 +52,7 @@ def compare(converted_then_rendered: str, rendered: str, outcome: Outcome,
         if not any("{{" in p or "$" in p for c, p in template_keys if c == code):
             problems.append(f"finding {code} at {path} of the rendered job is not reported for "
                             "the template")
-    return Verdict(not problems, problems)
+    return Verdict(not problems, problems, direct.text)
 
 
 def render_chart(chart: Path, values: dict[str, Any], replace: dict[str, str] | None = None
