@@ -14,7 +14,8 @@ SlotKind = Literal["str", "int", "line"]
 Shape = Literal["map", "item", "plain"]
 STR_TOKEN = re.compile(r"tjmz(\d{4})z")
 LINE_TOKEN = re.compile(r"tjml(\d{4})l")
-_LINE_FORM = re.compile(r"^(\s*)(?:- (?:name: )?)?tjml(\d{4})l(?:: (?:tjml\d{4}l|\"1\"|'1'|1))?\s*$")
+_LINE_FORM = re.compile(
+    r"^(\s*)(?:- (?:name: )?)?tjml(\d{4})l(?:: (?:tjml\d{4}l|\"1\"|'1'|1))?\s*$")
 _INT_TOKEN = re.compile(r"(?<![0-9A-Za-z_.])(3\d{8}|[3-8]\d{4})(?![0-9A-Za-z_.])")
 _WHOLE = re.compile(r"^(\s*(?:- )?)([^\s:#][^:#]*?|\"[^\"]*\"|'[^']*'):[ \t]+(\S.*?)\s*$")
 _INDENT_FN = re.compile(r"\b(n?indent)\s+(\d+)\b")
@@ -46,7 +47,8 @@ class Slot:
             if self.int_index < 0:
                 return str(PLAIN_BASE + self.plain_index * PLAIN_STEP)
             return str(INT_BASE + (2 ** self.int_index) * INT_STEP)
-        return f"tjm{'l' if self.kind == 'line' else 'z'}{self.id:04d}{'l' if self.kind == 'line' else 'z'}"
+        mark = "l" if self.kind == "line" else "z"
+        return f"tjm{mark}{self.id:04d}{mark}"
 
     int_index: int = -1
     plain_index: int = -1
@@ -72,7 +74,7 @@ class Codec:
     def __post_init__(self) -> None:
         first: dict[tuple[str, ...], int] = {}
         for block in self.template.blocks:
-            key = (block.kind,) + tuple(b.header.body if b.header else "" for b in block.branches)
+            key = (block.kind, *tuple(b.header.body if b.header else "" for b in block.branches))
             self.canon[block.id] = first.setdefault(key, block.id)
 
     def slot(self, kind: SlotKind, action: Action, line: int, ctx: Ctx, **extra: object) -> Slot:
@@ -126,13 +128,13 @@ class Codec:
             if choice == -1:
                 body = item.branches[0]
                 head = body.header.body if body.header else ""
-                self._walk(body, world, ctx + (head,), out, lines)
-                self._walk(body, world, ctx + (head + "#2",), out, lines)
+                self._walk(body, world, (*ctx, head), out, lines)
+                self._walk(body, world, (*ctx, head + "#2"), out, lines)
             elif choice < len(item.branches):
                 chosen = item.branches[choice]
                 inner = ctx
                 if choice == 0 and item.kind in ("range", "with") and chosen.header:
-                    inner = ctx + (chosen.header.body,)
+                    inner = (*ctx, chosen.header.body)
                 self._walk(chosen, world, inner, out, lines)
 
     def _quoted(self, unit: Unit, ctx: Ctx) -> str | None:
@@ -176,10 +178,10 @@ class Codec:
             if _is_subtree(act) and not rest:
                 col = len(whole.group(1))
                 child = col + 2
-                shape: Shape = "item" if key in FIELDS.list_fields else "map"
+                form: Shape = "item" if key in FIELDS.list_fields else "map"
                 if key in FIELDS.string_lists:
-                    shape = "plain"
-                slot = self.slot("line", act, unit.line, ctx, shape=shape, indent=child,
+                    form = "plain"
+                slot = self.slot("line", act, unit.line, ctx, shape=form, indent=child,
                                  prefix="", parent=key)
                 head = unit.text[:unit.text.index(act.text)].rstrip()
                 return [head, *_line_placeholder(slot, child).split("\n")]
@@ -299,11 +301,11 @@ class Codec:
                 raise Unsupported("the converter rewrote the text around a template fragment",
                                   slot.line if slot else 0, slot.action.text if slot else "")
             line = _INT_TOKEN.sub(self._int_back, line)
-            line = STR_TOKEN.sub(lambda m, line=line: self._str_back(m, line), line)
+            line = STR_TOKEN.sub(self._str_back, line)
             out.append(line)
         return "\n".join(out)
 
-    def _str_back(self, match: re.Match[str], line: str = "") -> str:
+    def _str_back(self, match: re.Match[str]) -> str:
         slot = self.by_id.get(int(match.group(1)))
         if slot is None:
             raise Unsupported("unknown placeholder in the converted output", 0)
@@ -426,11 +428,11 @@ def _balanced(acts: list[Action]) -> bool:
 
 
 def _expression(act: Action) -> str:
-    return act.body if act.kind == "value" and act.text.startswith("{{") else act.body
+    return act.body
 
 
 def _quoted(act: Action) -> bool:
-    return "quote" in act.body or act.text.startswith("$") and False
+    return "quote" in act.body or (act.text.startswith("$") and False)
 
 
 def _is_subtree(act: Action) -> bool:
@@ -446,7 +448,7 @@ def _line_placeholder(slot: Slot, indent: int) -> str:
         for depth, key in enumerate(wrappers):
             lines.append(" " * (indent + 2 * depth) + f"{key}:")
         inner = " " * (indent + 2 * len(wrappers))
-        return "\n".join(lines + [f'{inner}{slot.token}: "1"'])
+        return "\n".join([*lines, f'{inner}{slot.token}: "1"'])
     if slot.shape == "item":
         extra = FIELDS.item_fields.get(slot.parent, {})
         lines = [f"{pad}- name: {slot.token}"]

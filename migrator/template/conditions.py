@@ -67,7 +67,7 @@ def _path_to(branch: Any, target: Any, trail: list[Any]) -> list[Any] | None:
         if item is target:
             return trail
         for i, sub in enumerate(item.branches):
-            found = _path_to(sub, target, trail + [(item, i)])
+            found = _path_to(sub, target, [*trail, (item, i)])
             if found is not None:
                 return found
     return None

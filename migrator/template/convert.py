@@ -8,9 +8,9 @@ from typing import Any, Literal
 
 from migrator.template import structure
 from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, decode_int
+from migrator.template.conditions import condition as _condition
 from migrator.template.structure import Unsupported
 from migrator.template.tokens import Dialect, TemplateSyntaxError, tokenize
-from migrator.template.conditions import condition as _condition
 from migrator.template.worlds import WorldFailed, fold, render_lines
 
 Status = Literal["converted", "unchanged", "failed", "skipped"]
@@ -123,18 +123,18 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
             doc.output = {k: _untoken(codec, v) if isinstance(v, str) else v
                           for k, v in doc.output.items()}
     header = defines + [a.text for a in template.root.neutral]
-    out_text = "\n".join(header + [body]) if header else body
+    out_text = "\n".join([*header, body]) if header else body
     if legacy:
         cond = legacy[0][0] if len(legacy) == 1 else \
             "or " + " ".join(f"({c})" for c, _ in legacy)
-        out_text = "\n".join(header + ["{{- if " + cond + " }}", text.rstrip("\n"),
-                                       "{{- else }}", body.rstrip("\n"), "{{- end }}"]) + "\n"
+        out_text = "\n".join([*header, "{{- if " + cond + " }}", text.rstrip("\n"),
+                               "{{- else }}", body.rstrip("\n"), "{{- end }}"]) + "\n"
     if not out_text.endswith("\n") and text.endswith("\n"):
         out_text += "\n"
     notes = _notes(codec, folded)
-    for cond, exc in legacy:
-        encoded = codec.encode(exc.world)
-        reasons = [_note(f, encoded.lines, codec) for d in exc.documents for f in d.findings]
+    for cond, failed in legacy:
+        encoded = codec.encode(failed.world)
+        reasons = [_note(f, encoded.lines, codec) for d in failed.documents for f in d.findings]
         errors = [n for n in reasons if n.severity == "error"]
         first = errors[0] if errors else (reasons[0] if reasons else None)
         notes.append(Note(KEPT_LEGACY, "", "for values where {{ " + cond + " }} holds the "
@@ -181,8 +181,7 @@ def _world_failed(text: str, dialect: Dialect, codec: Codec, exc: WorldFailed) -
     for doc in exc.documents:
         doc.source = {k: _untoken(codec, v) if isinstance(v, str) else v
                       for k, v in doc.source.items()}
-        for f in doc.findings:
-            notes.append(_note(f, encoded.lines, codec))
+        notes.extend(_note(f, encoded.lines, codec) for f in doc.findings)
     if exc.world:
         blocks = {b.id: b for b in codec.template.blocks}
         for bid in exc.world:
@@ -247,11 +246,9 @@ def _provenance(codec: Codec, ref_out: str) -> list[dict[str, Any]]:
             decoded = decode_int(int(match.group(1)), codec.ints)
             for slot in decoded[0] if decoded else []:
                 found.setdefault(slot.id, []).append(paths[i])
-    out = []
-    for slot in sorted(codec.by_id.values(), key=lambda s: (s.line, s.id)):
-        out.append({"action": slot.action.text, "line": slot.line,
-                    "to": sorted(set(found.get(slot.id, [])))})
-    return out
+    return [{"action": slot.action.text, "line": slot.line,
+             "to": sorted(set(found.get(slot.id, [])))}
+            for slot in sorted(codec.by_id.values(), key=lambda s: (s.line, s.id))]
 
 
 def _line_paths(lines: list[str]) -> list[str]:
@@ -388,7 +385,7 @@ def _merge_neutrals(codec: Codec) -> None:
         rep = codec.template.blocks[codec.canon.get(block.id, block.id)]
         if rep is block:
             continue
-        for mine, theirs in zip(rep.branches, block.branches):
+        for mine, theirs in zip(rep.branches, block.branches, strict=False):
             known = {a.text for a in mine.neutral}
             mine.neutral.extend(a for a in theirs.neutral if a.text not in known)
 

@@ -42,7 +42,7 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         sys.stdout.write(render(args[0]))
-    except Exception as exc:  # noqa: BLE001 - reported to the parent as helm's stderr
+    except Exception as exc:
         print(f"Error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     return 0

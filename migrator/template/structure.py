@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal
 
 from migrator.template.tokens import Action
 
@@ -44,7 +44,7 @@ class Unit:
 @dataclass
 class Branch:
     header: Action | None
-    items: list[Union[int, "Block"]] = field(default_factory=list)  # unit index or block
+    items: list[int | Block] = field(default_factory=list)  # unit index or block
     neutral: list[Action] = field(default_factory=list)  # assignments and comments
 
 
@@ -151,9 +151,10 @@ def _merge_exclusive(branch: Branch) -> None:
                 _merge_exclusive(sub)
             test = _eq_test(item)
             prev = items[-1] if items else None
-            if test and isinstance(prev, Block) and prev.kind == "if" \
-                    and all(b.header is not None and b.header.body.startswith(("if eq", "else if eq"))
-                            for b in prev.branches):
+            chained = isinstance(prev, Block) and prev.kind == "if" and all(
+                b.header is not None and b.header.body.startswith(("if eq", "else if eq"))
+                for b in prev.branches)
+            if test and chained and isinstance(prev, Block):
                 tests = [_eq_test(Block(0, "if", 0, [b])) if i == 0 else
                          _eq_test(Block(0, "if", 0, [Branch(Action(
                              -1, -1, "", b.header.body[len("else "):], "control", "if"))]))
@@ -339,24 +340,25 @@ def _blocks(units: list[Unit], actions: list[Action]) -> tuple[Branch, list[Bloc
                 stack[-1][1].items.append(block)
                 stack.append((block, branch))
             elif word == "else":
-                block = stack[-1][0]
-                if block is None:
+                open_block = stack[-1][0]
+                if open_block is None:
                     raise Unsupported("{{ else }} without an open block", unit.line, act.text)
                 branch = Branch(act)
-                block.branches.append(branch)
-                stack[-1] = (block, branch)
+                open_block.branches.append(branch)
+                stack[-1] = (open_block, branch)
             elif word == "end":
-                block = stack[-1][0]
-                if block is None:
+                open_block = stack[-1][0]
+                if open_block is None:
                     raise Unsupported("{{ end }} without an open block", unit.line, act.text)
-                block.end = act
+                open_block.end = act
                 stack.pop()
             else:
                 raise Unsupported(f"the '{word}' action is not carried by the converter",
                                   unit.line, act.text)
     if len(stack) > 1:
-        block = stack[-1][0]
-        assert block is not None
-        raise Unsupported("a template block is never closed with {{ end }}", block.line,
-                          block.branches[0].header.text if block.branches[0].header else "")
+        unclosed = stack[-1][0]
+        assert unclosed is not None
+        raise Unsupported("a template block is never closed with {{ end }}", unclosed.line,
+                          unclosed.branches[0].header.text if unclosed.branches[0].header
+                          else "")
     return root, blocks

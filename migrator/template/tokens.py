@@ -60,9 +60,8 @@ def tokenize_go(text: str) -> list[Action]:
         end = _action_end(text, start)
         raw = text[start:end]
         inner = raw[2:-2]
-        trim_left = inner.startswith("- ") or inner == "-" or inner.startswith("-\n") \
-            or inner.startswith("-\t")
-        trim_right = inner.endswith(" -") or inner.endswith("\n-") or inner.endswith("\t-")
+        trim_left = inner.startswith(("- ", "-\n", "-\t")) or inner == "-"
+        trim_right = inner.endswith((" -", "\n-", "\t-"))
         body = inner[1:] if trim_left else inner
         body = body[:-1] if trim_right else body
         body = body.strip()
@@ -83,7 +82,7 @@ def _classify(body: str) -> tuple[Kind, str]:
 
 
 def _action_end(text: str, start: int) -> int:
-    """Offset just past the ``}}`` closing the action at ``start`` (strings and comments skipped)."""
+    """Offset just past the ``}}`` closing the action at ``start`` (strings, comments skipped)."""
     i = start + 2
     n = len(text)
     while i < n:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import difflib
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any
 
 from migrator.template.codec import _INT_TOKEN, STR_TOKEN, Codec, World, decode_int
 from migrator.template.structure import Block, Branch, Unsupported
@@ -16,10 +18,10 @@ Converter = Callable[[str], tuple[str, list[Any], bool]]  # text -> (output, doc
 @dataclass
 class Cond:
     block: Block
-    branches: list[list[Union[str, "Cond"]]]  # one piece list per alternative
+    branches: list[list[str | Cond]]  # one piece list per alternative
 
 
-Piece = Union[str, Cond]
+Piece = str | Cond
 
 
 @dataclass
@@ -100,7 +102,7 @@ class _Scope:
                   blocks: dict[int, Block]) -> list[Piece]:
         tops = [r for r in regions if not any(o is not r and self._inside(r, o) for o in regions)]
         tops.sort(key=lambda r: (r.start, r.end))
-        for x, y in zip(tops, tops[1:]):
+        for x, y in itertools.pairwise(tops):
             if y.start < x.end:
                 raise _interact(blocks[y.block], blocks[x.block])
         pieces: list[Piece] = []
@@ -231,7 +233,7 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folde
             rep = codec.canon.get(item.id, item.id)
             nests.update((outer, rep) for outer in chain if outer != rep)
             for sub in item.branches:
-                collect(sub, chain + [rep])
+                collect(sub, [*chain, rep])
 
     collect(codec.template.root, [])
 
@@ -354,7 +356,7 @@ def _go_string(text: str) -> str:
 
 
 def _control(action: Any) -> str:
-    return "{{- " + action.body + " }}"
+    return "{{- " + str(action.body) + " }}"
 
 
 def _first_indent(lines: list[Any]) -> int:
@@ -375,7 +377,7 @@ def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int,
         checks.append({b: blocks[b].alternatives - 1 for b in ordered[1::2]})
     ranges = [b for b in sorted(live) if blocks[b].kind == "range"]
     if ranges:
-        checks.append({b: -1 for b in ranges})
+        checks.append(dict.fromkeys(ranges, -1))
         checks.extend({b: 1} for b in ranges)
     for world in checks:
         # a block nested in a block that is off does not matter; -1 needs every ancestor on
@@ -395,7 +397,7 @@ def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int,
 
 
 def _first_difference(a: list[str], b: list[str]) -> int:
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return i
     return min(len(a), len(b))
@@ -437,7 +439,7 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
     _owners(folded.pieces, world, flat)
     if len(flat) != len(expected):
         return False
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, expected, got,
+    for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, expected, got,
                                                        autojunk=False).get_opcodes():
         if tag == "equal":
             continue

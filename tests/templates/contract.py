@@ -45,9 +45,8 @@ def compare(converted_then_rendered: str, rendered: str, outcome: Outcome,
     for code, path in sorted(finding_keys(direct.findings) - template_keys):
         if "{{" in path or "$" in path:
             continue
-        if any(path == v or path.startswith(v + ".") or path.startswith(v + "[")
-               or v.startswith(path + ".") or v.startswith(path + "[")
-               for v in outcome.value_paths):
+        if any(path == v or path.startswith((v + ".", v + "["))
+               or v.startswith((path + ".", path + "[")) for v in outcome.value_paths):
             continue  # judged on the rendered value (the template says so, Y113)
         if not any("{{" in p or "$" in p for c, p in template_keys if c == code):
             problems.append(f"finding {code} at {path} of the rendered job is not reported for "

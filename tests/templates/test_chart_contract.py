@@ -10,7 +10,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from migrator import ConvertOptions
-from tests.templates.contract import parse, compare, legacy_templates, render_chart, value_sets
+from tests.templates.contract import compare, legacy_templates, parse, render_chart, value_sets
 
 pytest.importorskip("helm_python")
 

@@ -35,7 +35,8 @@ def test_envsubst_file_keeps_the_contract(shared: Path, rel: str) -> None:
     path = shared / "corpus" / "aws-samples-awsome-distributed-training" / rel
     text = path.read_text(encoding="utf-8")
     outcome = convert_template(text, "envsubst", OPTIONS)
-    assert outcome is not None and outcome.status == "converted", outcome and outcome.notes
+    assert outcome is not None
+    assert outcome.status == "converted", outcome.notes
     assert "kind: TrainJob" in outcome.text
     names = sorted(set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", text)))
     for env in _environments(names):
@@ -48,7 +49,9 @@ def test_without_allow_lossy_the_file_fails_for_the_same_reason_as_rendered(shar
 
     text = (shared / "corpus" / "aws-samples-awsome-distributed-training" / FILES[0]).read_text()
     outcome = convert_template(text, "envsubst")
-    assert outcome is not None and outcome.status == "failed" and outcome.text == text
+    assert outcome is not None
+    assert outcome.status == "failed"
+    assert outcome.text == text
     names = sorted(set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", text)))
     rendered = convert_text(envsubst(text, _environments(names)[0]))
     assert {f.code for f in rendered.findings if f.severity.value == "error"} <= \

@@ -35,11 +35,15 @@ spec:
 
 
 def test_tokenizer_reads_trim_markers_comments_and_strings() -> None:
-    text = '{{- if .Values.x }}a{{/* a }} comment */}}{{ "}}" | quote -}}{{ `raw }}` }}{{ $v := 1 }}'
+    text = ('{{- if .Values.x }}a{{/* a }} comment */}}{{ "}}" | quote -}}'
+            "{{ `raw }}` }}{{ $v := 1 }}")
     acts = tokenize(text, "go")
     assert [a.kind for a in acts] == ["control", "comment", "value", "value", "assign"]
-    assert acts[0].trim_left and not acts[0].trim_right and acts[0].keyword == "if"
-    assert acts[2].trim_right and acts[2].body == '"}}" | quote'
+    assert acts[0].trim_left
+    assert not acts[0].trim_right
+    assert acts[0].keyword == "if"
+    assert acts[2].trim_right
+    assert acts[2].body == '"}}" | quote'
 
 
 @pytest.mark.parametrize("bad", ["{{ .Values.x ", '{{ "unterminated }}', "{{ {{ }}"])
@@ -63,7 +67,8 @@ def test_dialects() -> None:
 def test_blocks_nest_and_else_branches_are_kept() -> None:
     text = "{{- if .a }}\nx: 1\n{{- else if .b }}\nx: 2\n{{- else }}\nx: 3\n{{- end }}\n"
     tpl = build(text, tokenize(text, "go"))
-    assert len(tpl.blocks) == 1 and len(tpl.blocks[0].branches) == 3
+    assert len(tpl.blocks) == 1
+    assert len(tpl.blocks[0].branches) == 3
     assert tpl.blocks[0].alternatives == 3
 
 
@@ -84,7 +89,8 @@ def test_integer_stand_ins_decode_sums() -> None:
     codec = Codec(build(text, tokenize(text, "go")), "go")
     encoded = codec.encode({}).text
     a, b = codec.ints
-    assert a.token in encoded and b.token in encoded
+    assert a.token in encoded
+    assert b.token in encoded
     assert decode_int(int(a.token) + 1, codec.ints) == ([a], 1)
     assert decode_int(int(a.token) + int(b.token), codec.ints) == ([a, b], 0)
     assert decode_int(INT_BASE - 10_000, codec.ints) is None
@@ -92,7 +98,8 @@ def test_integer_stand_ins_decode_sums() -> None:
 
 def test_chart_template_keeps_actions_and_adds_numnodes_arithmetic() -> None:
     outcome = convert_template(JOB)
-    assert outcome is not None and outcome.status == "converted"
+    assert outcome is not None
+    assert outcome.status == "converted"
     assert "numNodes: {{ add 1 (.Values.workers) }}" in outcome.text
     assert 'image: "{{ .Values.image }}"' in outcome.text
     assert "name: {{ .Release.Name }}-job" in outcome.text
@@ -104,7 +111,8 @@ def test_envsubst_cannot_add_so_the_file_is_left_alone() -> None:
     text = JOB.replace("{{ .Values.workers }}", "$WORKERS").replace(
         "{{ .Release.Name }}", "${NAME}").replace('"{{ .Values.image }}"', "${IMAGE}")
     outcome = convert_template(text)
-    assert outcome is not None and outcome.status == "skipped"
+    assert outcome is not None
+    assert outcome.status == "skipped"
     assert outcome.text == text
     assert [n.code for n in outcome.notes] == ["Y111"]
     assert "$WORKERS" in outcome.notes[0].message
@@ -115,8 +123,10 @@ def test_envsubst_single_role_keeps_the_variable() -> None:
     text = text.replace("{{ .Values.workers }}", "${NUM_NODES}").replace(
         "{{ .Release.Name }}", "${NAME}").replace('"{{ .Values.image }}"', "${IMAGE}")
     outcome = convert_template(text)
-    assert outcome is not None and outcome.status == "converted", outcome.notes
-    assert "numNodes: ${NUM_NODES}" in outcome.text and "image: ${IMAGE}" in outcome.text
+    assert outcome is not None
+    assert outcome.status == "converted", outcome.notes
+    assert "numNodes: ${NUM_NODES}" in outcome.text
+    assert "image: ${IMAGE}" in outcome.text
 
 
 def test_conditional_field_travels_with_its_field() -> None:
@@ -127,7 +137,9 @@ def test_conditional_field_travels_with_its_field() -> None:
                        "          - name: pytorch\n            image: \"{{ .Values.image }}\"\n"
                        "            command: [\"torchrun\", \"train.py\"]\n")
     outcome = convert_template(text)
-    assert outcome is not None and outcome.status == "converted", outcome.notes
+    assert outcome is not None
+    assert outcome.status == "converted", outcome.notes
     body = outcome.text
-    assert "{{- if .Values.sel }}" in body and "pool: gpu" in body
+    assert "{{- if .Values.sel }}" in body
+    assert "pool: gpu" in body
     assert body.index("{{- if .Values.sel }}") < body.index("pool: gpu") < body.index("{{- end }}")
