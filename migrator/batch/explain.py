@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import click
+from ruamel.yaml.error import YAMLError
 
 from migrator import paths
 from migrator.check import effective
@@ -46,13 +47,20 @@ def explain(text: str, catalog: Catalog, options: ConvertOptions) -> list[Explan
     chunks = stream.split(text)
     runtimes = runtimeindex.from_files(options.runtime_files)
     explanations = []
-    for chunk, doc in zip(chunks, result.documents, strict=True):
+    by_line = {chunk.line: chunk for chunk in chunks}
+    for doc in result.documents:
+        chunk = by_line.get(doc.line)
+        if chunk is None:
+            continue  # a document the tool found inside another one (Markdown, templates)
         source = doc.source
         mapping = catalog.legacy.get((source.get("apiVersion"), source.get("kind")))  # type: ignore[arg-type]
         if doc.status != "converted" or mapping is None:
             continue
-        root = yamlio.load(chunk.body)
-        objects = [o for o in _safe_load_all(doc.text) if isinstance(o, dict)]
+        try:
+            root = yamlio.load(chunk.body)
+            objects = [o for o in _safe_load_all(doc.text) if isinstance(o, dict)]
+        except (yamlio.DocumentError, YAMLError):
+            continue  # a template (Helm, envsubst): its pods are known only once rendered
         trainjob = next((o for o in objects if o.get("kind") == "TrainJob"), None)
         if trainjob is None:
             continue

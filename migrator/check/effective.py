@@ -45,10 +45,14 @@ DEFAULT_SSH_PATH = "/root/.ssh"
 # Placeholders of the targets' injectedEnv → the tokens both sides share (same meaning).
 TOKENS = {"<trainjob>-node-0-0.<trainjob>": "<rank-0 host>", "<completion index>": "<rank>"}
 # Findings that name the runtime contract: what the legacy operators and Trainer's plugins add
-# implicitly (env, ports, commands, volumes). A difference in such an addition is named by any
-# of them; every other difference must be named by a finding at its legacy field's path.
-CONTRACT_CODES = frozenset({"F509", "F510", "F511", "F515", "F516", "F517", "F524", "F525",
-                            "F526", "F527", "F528", "F529"})
+# implicitly. A difference in such an addition is named by a finding of its group (env and
+# ports: the kinds' contract notes; the MPI worker command; the MPI volumes); every other
+# difference must be named by a finding at its legacy field's path.
+CONTRACT_CODES = {
+    "env": frozenset({"F509", "F510", "F511", "F515", "F516", "F517", "F527", "F528", "F529"}),
+    "command": frozenset({"F524", "F525"}),
+    "volumes": frozenset({"F516", "F526"}),
+}
 PERMANENT_EXIT_CODES = "exit codes 1-127 fail the job"
 # Pod fields a conversion may fill from job-level legacy fields (the transforms say so).
 POD_FIELDS_FROM_JOB = {"priorityClassName": "spec.runPolicy.schedulingPolicy.priorityClass"}
@@ -63,7 +67,7 @@ class Difference:
     path: str
     before: Any
     after: Any
-    implicit: bool = False  # a difference in what an operator or a plugin adds by itself
+    implicit: str = ""  # the contract group of what an operator or a plugin added by itself
     named_by: tuple[str, ...] = ()  # the codes of the findings that name it
 
     def describe(self) -> str:
@@ -102,10 +106,10 @@ class Pods:
     counts: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     sources: dict[str, Source] = field(default_factory=dict)  # legacy: key -> its role
-    implicit: dict[str, set[str]] = field(default_factory=dict)  # key -> normalised paths
+    implicit: dict[str, dict[str, str]] = field(default_factory=dict)  # key -> path -> group
 
-    def mark(self, key: str, path: str) -> None:
-        self.implicit.setdefault(key, set()).add(path)
+    def mark(self, key: str, path: str, group: str = "env") -> None:
+        self.implicit.setdefault(key, {})[path] = group
 
 
 def runtime_pods(runtime: Any) -> dict[str, dict[str, Any]]:
@@ -227,8 +231,8 @@ def _mpi_volumes(out: Pods, job: str, template: dict[str, Any], node: dict[str, 
             pod_volumes.append({"name": name, "x-source": "Trainer's MPI policy"})
         if not any(isinstance(m, dict) and m.get("name") == name for m in mounts):
             mounts.append({"name": name, "mountPath": mount_path})
-        out.mark(job, f"spec.volumes.{name}")
-        out.mark(job, f"spec.containers.node.volumeMounts.{name}@{mount_path}")
+        out.mark(job, f"spec.volumes.{name}", "volumes")
+        out.mark(job, f"spec.containers.node.volumeMounts.{name}@{mount_path}", "volumes")
 
 
 # --- the legacy side -----------------------------------------------------------------------
@@ -348,7 +352,7 @@ def _operator_additions(out: Pods, label: str, role: str, template: dict[str, An
     command = operators.implicit_command(operator, role, main, facts)
     if command is not None:
         main["command"] = command
-        out.mark(label, "spec.containers.node.command")
+        out.mark(label, "spec.containers.node.command", "command")
     containers = [main] if additions.containers == "main" else \
         [c for c in (paths.get(template, ("spec", "containers")) or []) if isinstance(c, dict)]
     for container in containers:
@@ -368,9 +372,9 @@ def _operator_additions(out: Pods, label: str, role: str, template: dict[str, An
                                                     "mountPath": mount_path})
         # the operator's volume compares as Trainer's counterpart (same role, same path); the
         # files Trainer does not write are F526's business
-        out.mark(label, f"spec.volumes.{volume.trainer or volume.name}")
+        out.mark(label, f"spec.volumes.{volume.trainer or volume.name}", "volumes")
         out.mark(label, f"spec.containers.node.volumeMounts.{volume.trainer or volume.name}"
-                        f"@{mount_path}")
+                        f"@{mount_path}", "volumes")
     del spec  # the mapping is not needed beyond the role's data
 
 
@@ -390,7 +394,7 @@ def compare(legacy: Pods, rendered: Pods) -> list[Difference]:
         before = _normalise(legacy.templates.get(key, {}))
         after = _normalise(rendered.templates.get(job, {}))
         diff = DeepDiff(before, after, view="tree", threshold_to_diff_deeper=0)
-        marks = legacy.implicit.get(key, set()) | rendered.implicit.get(job, set())
+        marks = {**legacy.implicit.get(key, {}), **rendered.implicit.get(job, {})}
         for items in diff.values():
             for item in items:
                 path = ".".join(str(p) for p in item.path(output_format="list"))
@@ -405,27 +409,30 @@ def compare(legacy: Pods, rendered: Pods) -> list[Difference]:
     return sorted(differences, key=lambda d: (d.job, d.category, d.path))
 
 
-def _implicit(path: str, value: Any, marks: set[str]) -> bool:
-    """Whether the difference lies in what an operator or a plugin adds: at or below a marked
-    path, or a whole map whose every entry is marked."""
-    if any(path == m or path.startswith(m + ".") for m in marks):
-        return True
+def _implicit(path: str, value: Any, marks: dict[str, str]) -> str:
+    """The contract group when the difference lies in what an operator or a plugin adds: at or
+    below a marked path, or a whole map whose every entry is marked (of one group)."""
+    for mark, group in marks.items():
+        if path == mark or path.startswith(mark + "."):
+            return group
     if isinstance(value, dict) and value and any(m.startswith(path + ".") for m in marks):
-        return all(_implicit(f"{path}.{key}", item, marks) for key, item in value.items())
-    return False
+        groups = {_implicit(f"{path}.{key}", item, marks) for key, item in value.items()}
+        return groups.pop() if len(groups) == 1 else ""
+    return ""
 
 
 def attribute(differences: list[Difference], findings: list[Finding],
               legacy: Pods) -> list[Difference]:
     """Each difference with the codes of the findings that name it (by path or contract)."""
-    contract = tuple(sorted({f.code for f in findings if f.code in CONTRACT_CODES}))
+    contract = {group: {f.code for f in findings if f.code in codes}
+                for group, codes in CONTRACT_CODES.items()}
     normalised = {key: _normalise(template) for key, template in legacy.templates.items()}
     out = []
     for difference in differences:
         sources = _source_paths(difference, legacy, normalised)
         codes = {f.code for f in findings if any(_names(f.path, s) for s in sources)}
         if difference.implicit:
-            codes.update(contract)
+            codes.update(contract[difference.implicit])
         out.append(replace(difference, named_by=tuple(sorted(codes))))
     return out
 

@@ -210,3 +210,24 @@ def test_every_generated_difference_is_named(kind: str) -> None:
         assert not unnamed, "\n".join([text, *unnamed])
 
     prop()
+
+
+def test_the_oracle_catches_a_lost_mpi_worker_command() -> None:
+    """Had the companion runtime's workers no command (defect 1), the oracle would fail."""
+    from migrator import convert_text
+    from migrator.load import yamlio
+    from tests.fidelity.test_defects import MPI_V2
+
+    loaded = catalog.load()
+    target = loaded.target("2.2")
+    spec = loaded.legacy[("kubeflow.org/v2beta1", "MPIJob")]
+    (doc,) = convert_text(MPI_V2, companion_runtimes=True).documents
+    objects = {o["kind"]: o for o in YAML_DUMP.load_all(doc.text)}
+    pods = effective.runtime_pods(objects["TrainingRuntime"])
+    del pods["node"]["spec"]["containers"][0]["command"]  # the defect, re-introduced
+    rendered = effective.render(objects["TrainJob"], pods, "mpi", target)
+    legacy = effective.legacy_pods(yamlio.load(MPI_V2), spec)
+    findings = [f for f in doc.findings if f.code != "F524"]
+    unnamed = [d for d in effective.attribute(effective.compare(legacy, rendered), findings,
+                                              legacy) if not d.named_by]
+    assert [(d.job, d.path) for d in unnamed] == [("node (Worker)", "spec.containers.node.command")]
