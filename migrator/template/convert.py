@@ -17,6 +17,9 @@ Status = Literal["converted", "unchanged", "failed", "skipped"]
 NOT_CARRIED = "Y110"
 NOT_COMPUTABLE = "Y111"
 KEPT_LEGACY = "Y112"
+# first line of every converted template: a second run leaves the file alone (idempotence)
+MARK = "{{- /* converted by trainjob-migrator (docs/templates.md) */ -}}"
+ENV_MARK = "# converted by trainjob-migrator (docs/templates.md)"
 # errors about a value itself (type, format, schema): when the value is a placeholder, the
 # error is the placeholder's, not the job's
 _VALUE_CODES = ("K103", "V601", "V602", "V603", "V604", "V605")
@@ -122,8 +125,9 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
         if doc.output:
             doc.output = {k: _untoken(codec, v) if isinstance(v, str) else v
                           for k, v in doc.output.items()}
-    header = defines + [a.text for a in template.root.neutral]
-    out_text = "\n".join([*header, body]) if header else body
+    header = [MARK if dialect == "go" else ENV_MARK, *defines,
+              *(a.text for a in template.root.neutral)]
+    out_text = "\n".join([*header, body])
     if legacy:
         cond = legacy[0][0] if len(legacy) == 1 else \
             "or " + " ".join(f"({c})" for c, _ in legacy)

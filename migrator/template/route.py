@@ -14,6 +14,7 @@ _LEGACY = re.compile(r"kind:\s*[\"']?(PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJ
 # a scalar that is nothing but a variable: `replicas: $N`, `image: "${IMAGE}"`, `- ${ARG}`
 _WHOLE_VAR = re.compile(r"^\s*(?:- +|[^\s#:][^:#]*:\s+)([\"']?)\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*)"
                         r"\1\s*(?:#.*)?$", re.MULTILINE)
+_ANY_KIND = re.compile(r"^kind:\s*[\"']?(\w+)", re.MULTILINE)
 _ARGO = re.compile(r"^kind:\s*[\"']?(Workflow|WorkflowTemplate|ClusterWorkflowTemplate|"
                    r"CronWorkflow)\b", re.MULTILINE)
 
@@ -34,6 +35,12 @@ def convert_templated(text: str, options: ConvertOptions, render: bool) -> TextR
     template, a template this stage cannot read, or a conversion already inside one)."""
     if _ACTIVE.get():
         return None
+    from migrator.template.convert import ENV_MARK, MARK
+
+    if MARK in text or text.startswith(ENV_MARK):  # converted by an earlier run: nothing left to do
+        kind_found = _ANY_KIND.search(text)
+        return TextResult(text, [DocumentResult(0, 1, "unchanged", text, source={
+            "kind": kind_found.group(1) if kind_found else None})])
     kind = dialect(text)
     if kind is None:
         return None
