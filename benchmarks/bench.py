@@ -482,6 +482,11 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown sections {sorted(unknown)}")
     cli = [sys.executable, "-m", "migrator"]
+    import compileall
+
+    # byte-code as an installed wheel has it (PYTHONDONTWRITEBYTECODE would otherwise make
+    # every CLI run compile the package anew)
+    compileall.compile_dir(str(ROOT / "migrator"), quiet=1)
     results: list[Result] = []
     with tempfile.TemporaryDirectory() as name:
         temp = Path(name)

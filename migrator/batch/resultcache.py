@@ -159,9 +159,12 @@ def _code_stamps() -> list[bytes]:
     roots = [package, package.parent / "mappings"]
     parts = [migrator.__version__.encode()]
     for root in roots:
-        for folder, _, names in sorted(os.walk(root)):
-            parts.extend(_file_stamp(os.path.join(folder, entry)) for entry in sorted(names)
-                         if entry.endswith((".py", ".yaml", ".yml", ".json")))
+        found = []
+        for folder, folders, names in os.walk(root):
+            folders[:] = [f for f in folders if f != "__pycache__"]
+            found += [os.path.join(folder, entry) for entry in names
+                      if entry.endswith((".py", ".yaml", ".yml", ".json"))]
+        parts.extend(_file_stamp(path) for path in sorted(found))
     for module in ("ruamel.yaml", "pydantic", "pydantic_core", "_ruamel_yaml"):
         try:
             spec = importlib.util.find_spec(module)
