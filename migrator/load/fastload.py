@@ -39,9 +39,9 @@ def load(text: str, pure_load: Callable[[str], Any]) -> Any | None:
     loader_class = _loader_class()
     if loader_class is None:
         return None
-    from migrator.load import nesting, yamlio
+    from migrator.load import nesting
 
-    if nesting.nesting_bound(text, yamlio.MAX_SCANNED_DEPTH) > yamlio.MAX_SCANNED_DEPTH:
+    if nesting.nesting_bound(text, nesting.MAX_SCANNED_DEPTH) > nesting.MAX_SCANNED_DEPTH:
         return None  # libyaml's recursion would crash; the pure loader reports it (Y104)
     header = _HEADER.match(text)
     body_start = header.end() if header else 0

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import re
 
+MAX_DEPTH = 200
+# A text whose nesting bound (see nesting_bound) exceeds this is refused before it is parsed:
+# the bound may overstate the depth a little, never understate it, and parsing stays fast up
+# to here (libyaml's C recursion crashes the process at some ten thousand levels; the pure
+# loader takes seconds at a thousand).
+MAX_SCANNED_DEPTH = 2 * MAX_DEPTH
+
 _BLOCK_SCALAR = re.compile(r"(?:^|[ :-])[|>][-+0-9]*[ ]*(?:#.*)?$")
 _SPECIAL = re.compile(r"[\[\]{}'\"#:]")
 _INDICATORS = re.compile(r"(?:[-?:](?:[ ]+|$))+")

@@ -21,13 +21,11 @@ from ruamel.yaml.comments import (
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.tag import Tag
 
+from migrator.load.nesting import MAX_DEPTH, MAX_SCANNED_DEPTH
+
 MAX_EXPANDED_NODES = 1_000_000
-MAX_DEPTH = 200
-# A text whose nesting bound (see nesting) exceeds this is refused before it is parsed: the
-# bound may overstate the depth a little, never understate it, and parsing stays fast up to
-# here (libyaml's C recursion crashes the process at some ten thousand levels; the pure
-# loader takes seconds at a thousand).
-MAX_SCANNED_DEPTH = 2 * MAX_DEPTH
+# MAX_DEPTH (deepest nesting loaded) and MAX_SCANNED_DEPTH (refused before parsing) live in
+# nesting.py, which fastload shares (no import circle between yamlio and fastload).
 FAST = True  # libyaml for the documents it loads identically (see fastload); False: pure only
 
 

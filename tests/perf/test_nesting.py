@@ -120,10 +120,10 @@ def test_quoted_and_commented_brackets_do_not_count() -> None:
 
 
 def test_depth_at_the_limit_still_loads() -> None:
-    levels = yamlio.MAX_DEPTH - 1
+    levels = nesting.MAX_DEPTH - 1
     yamlio.load("a: " + "[" * levels + "]" * levels + "\n")
     with pytest.raises(yamlio.DocumentError):
-        yamlio.load("a: " + "[" * (yamlio.MAX_DEPTH + 5) + "]" * (yamlio.MAX_DEPTH + 5) + "\n")
+        yamlio.load("a: " + "[" * (nesting.MAX_DEPTH + 5) + "]" * (nesting.MAX_DEPTH + 5) + "\n")
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
