@@ -15,6 +15,7 @@ import base64
 import difflib
 import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -230,7 +231,17 @@ def render(documents: Sequence[ReviewDocument], summary: Mapping[str, Any], targ
     grouped = {name: [d for d in documents if group(d) == name] for name, _ in GROUPS}
     ordered = [d for name, _ in GROUPS[:4] for d in grouped[name]]
     strings = _Strings()
-    payload = [_payload(doc, strings) for doc in ordered]
+    payload: list[dict[str, Any]] = []  # distinct document details (copies share one)
+    seen: dict[str, int] = {}
+    numbers = []
+    for doc in ordered:
+        item = _payload(doc, strings)
+        key = json.dumps(item, sort_keys=True)
+        if key not in seen:
+            seen[key] = len(payload)
+            payload.append(item)
+        numbers.append(seen[key])
+    root = _root(documents)
     anchors = _anchors(documents)
     docs, findings = summary["documents"], summary["findings"]
     total = sum(docs.values())
@@ -248,7 +259,8 @@ def render(documents: Sequence[ReviewDocument], summary: Mapping[str, Any], targ
              '<section id="documents"><h2>Documents</h2>']
     if not ordered:
         parts.append("<p class='empty'>No document needs a look.</p>")
-    parts += [_section(doc, number, anchors[id(doc)]) for number, doc in enumerate(ordered)]
+    parts += [_section(doc, number, anchors[id(doc)], root)
+              for number, doc in zip(numbers, ordered, strict=True)]
     parts.append("</section>")
     parts.append(_others(grouped["unchanged"], anchors))
     blob = json.dumps({"s": strings.items, "d": payload}, ensure_ascii=True,
@@ -305,23 +317,39 @@ def _overview(grouped: Mapping[str, Sequence[ReviewDocument]], summary: Mapping[
     return "\n".join(parts)
 
 
-def _section(doc: ReviewDocument, number: int, anchor: str) -> str:
+def _section(doc: ReviewDocument, number: int, anchor: str, root: str) -> str:
     counts = doc.counts()
     where = f"{doc.file}:{doc.line}" if doc.line else doc.file
+    shown = shorten(_relative(where, root), PATH_WIDTH)
+    title = f' title="{html_text(where)}"' if shown != where else ""
     codes = " ".join(sorted({f.code for f in doc.findings}))
     severities = " ".join(s for s, n in counts.items() if n)
     tally = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
     name = group(doc)
     return (f'<section class="doc" id="{anchor}" data-status="{name}" '
-            f'data-codes="{html_text(codes)}" data-sev="{severities}">'
-            f'<h3><a class="anchor" href="#{anchor}" title="link to this document">#</a>'
-            f'<code class="path" title="{html_text(where)}">'
-            f"{html_text(shorten(where, PATH_WIDTH))}</code><span class='title'>"
-            f"{html_text(doc.title)}</span><span class='badge nw st-{name}'>"
-            f"{html_text(doc.status)}</span> <span class='counts'>{tally}</span></h3>"
-            f'<details class="doc-body" data-i="{number}"><summary>findings'
-            f"{', provenance and diff' if doc.status == 'converted' else ' and source'}"
-            f'</summary><div class="body"></div></details></section>')
+            f'data-codes="{html_text(codes)}" data-sev="{severities}"><h3>'
+            f'<a class="anchor" href="#{anchor}">#</a><code class="path"{title}>'
+            f'{html_text(shown)}</code><span class="title">{html_text(doc.title)}</span>'
+            f'<span class="badge nw st-{name}">{html_text(doc.status)}</span> '
+            f'<span class="counts">{tally}</span></h3><details class="doc-body" '
+            f'data-i="{number}"><summary>details</summary><div class="body"></div></details>'
+            "</section>")
+
+
+def _root(documents: Sequence[ReviewDocument]) -> str:
+    """The folder all documents are in; headings show paths below it (full path on hover)."""
+    folders = sorted({os.path.dirname(doc.file) for doc in documents})
+    if not folders:
+        return ""
+    try:
+        root = os.path.commonpath(folders)
+    except ValueError:
+        return ""
+    return "" if root in ("", ".", "/") else root
+
+
+def _relative(name: str, root: str) -> str:
+    return name[len(root) + 1:] if root and name.startswith(root + os.sep) else name
 
 
 def _others(documents: Sequence[ReviewDocument], anchors: Mapping[int, str]) -> str:

@@ -20,7 +20,6 @@ from migrator.report.markup import code_span, fence, html_text, markdown_text, p
 from migrator.report.review import ReviewDocument, rank
 
 LIMIT = 65_536
-NOTICE_RESERVE = 400
 WHERE_WIDTH = 48
 
 
@@ -46,54 +45,108 @@ def render(documents: Sequence[ReviewDocument], summary: Mapping[str, Any], targ
 def _shortened(ordered: Sequence[ReviewDocument], head: list[str],
                codes: Mapping[str, CodeInfo], root: str, full_report: str | None,
                limit: int) -> str:
+    """Whole documents in order while the rest still fits as a compact list by code."""
     blocks = ["\n".join(_document(doc, "findings", root)) + "\n" for doc in ordered]
     head_text = "\n".join(head) + "\n"
-    entries = [_entry(doc, root) for doc in ordered]
-    problems = [i for i, doc in enumerate(ordered) if doc.counts()["error"]
-                or doc.counts()["warning"]]
-    budget = limit - len(head_text) - NOTICE_RESERVE
-    headers = sum(len(_group_header(code, codes, 99999)) + 2 for code in
-                  {_first_code(doc) for doc in ordered})
-    # suffix[i]: the compact list of every problem document from i on (an upper bound)
-    problem = set(problems)
-    suffix = [0] * (len(ordered) + 1)
-    for i in range(len(ordered) - 1, -1, -1):
-        suffix[i] = suffix[i + 1] + (len(entries[i]) + 3 if i in problem else 0)
-    shown, used = 0, 0
-    while shown < len(ordered) and \
-            used + len(blocks[shown]) + suffix[shown + 1] + headers <= budget:
-        used += len(blocks[shown])
-        shown += 1
-    rest = list(ordered[shown:])
-    listed = [doc for doc in rest if doc.counts()["error"]]
-    warned = [doc for doc in rest if not doc.counts()["error"] and doc.counts()["warning"]]
-    compact = _compact(listed + warned, codes, root)
-    if len(head_text) + used + len(compact) + NOTICE_RESERVE > limit:
+    offsets = [0]
+    for block in blocks:
+        offsets.append(offsets[-1] + len(block))
+
+    def assemble(shown: int, with_warnings: bool) -> tuple[str, int]:
+        rest = ordered[shown:]
+        listed = [doc for doc in rest if doc.counts()["error"] or
+                  (with_warnings and doc.counts()["warning"])]
         compact = _compact(listed, codes, root)
-        listed_count = len(listed)
-    else:
-        listed_count = len(listed) + len(warned)
-    left_out = len(rest)
-    where = f"the full report is {code_span(full_report)}" if full_report else \
-        "write the full report with --report r.html or --report r.json"
-    notice = (f"_{left_out} document{'s' if left_out != 1 else ''} left out to stay under "
-              f"{limit:,} characters ({listed_count} of them listed above by code); "
-              f"{where}._")
-    return head_text + "".join(blocks[:shown]) + compact + notice + "\n"
+        where = f"the full report is {code_span(full_report)}" if full_report else \
+            "write the full report with --report r.html or --report r.json"
+        notice = (f"_{plural(len(rest), 'document')} left out to stay under {limit:,} "
+                  f"characters ({len(listed)} of them listed above by code); {where}._")
+        return head_text + "".join(blocks[:shown]) + compact + notice + "\n", len(listed)
+
+    for with_warnings in (True, False):
+        low, high = -1, len(ordered) - 1  # the most whole documents that still fit
+        while low < high:
+            middle = (low + high + 1) // 2
+            if len(assemble(middle, with_warnings)[0]) <= limit:
+                low = middle
+            else:
+                high = middle - 1
+        if low >= 0:
+            return assemble(low, with_warnings)[0]
+    return _truncated(ordered, head_text, codes, root, full_report, limit)
+
+
+def _truncated(ordered: Sequence[ReviewDocument], head_text: str,
+               codes: Mapping[str, CodeInfo], root: str, full_report: str | None,
+               limit: int) -> str:
+    """Last resort: even the compact list of errors does not fit; list what fits by code."""
+    errors = [doc for doc in ordered if doc.counts()["error"]]
+    where = f"; the full report is {code_span(full_report)}" if full_report else ""
+    kept = len(errors)
+    while kept > 0:
+        text = head_text + _compact(errors[:kept], codes, root)
+        notice = (f"_{plural(len(ordered), 'document')} left out to stay under {limit:,} "
+                  f"characters; only {kept} of the {len(errors)} documents with errors are "
+                  f"listed above{where}._")
+        if len(text) + len(notice) + 1 <= limit:
+            return text + notice + "\n"
+        kept = kept * 9 // 10
+    return head_text + f"_{plural(len(ordered), 'document')} left out{where}._\n"
 
 
 def _compact(documents: Sequence[ReviewDocument], codes: Mapping[str, CodeInfo],
              root: str) -> str:
+    """One line per code: its documents as ``path:line`` code spans; documents at the same
+    path under several top folders are listed once as ``{a,b}/path`` or ``copy-{00..19}/path``."""
     if not documents:
         return ""
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, list[ReviewDocument]] = {}
     for doc in documents:
-        groups.setdefault(_first_code(doc), []).append(_entry(doc, root))
+        groups.setdefault(_first_code(doc), []).append(doc)
     lines = ["### Not shown in full", ""]
-    for code, entries in groups.items():
-        lines.append(_group_header(code, codes, len(entries)) + " · ".join(entries))
+    for code, members in groups.items():
+        entries = _folded([_relative(doc.file, root) for doc in members],
+                          [doc.line for doc in members])
+        lines.append(_group_header(code, codes, len(members)) + " · ".join(entries))
         lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def _folded(names: Sequence[str], lines: Sequence[int | None]) -> list[str]:
+    """``path:line`` code spans, one per distinct rest-of-path after the first folder."""
+    by_rest: dict[tuple[str, int | None], list[str]] = {}
+    for name, line in zip(names, lines, strict=True):
+        first, slash, rest = name.partition("/")
+        key = (rest, line) if slash else (name, line)
+        by_rest.setdefault(key, []).append(first if slash else "")
+    entries = []
+    for (rest, line), firsts in by_rest.items():
+        suffix = f":{line}" if line else ""
+        if firsts == [""]:
+            entries.append(code_span(f"{rest}{suffix}"))
+        elif len(firsts) == 1:
+            entries.append(code_span(f"{firsts[0]}/{rest}{suffix}"))
+        else:
+            entries.append(code_span(f"{_braces(firsts)}/{rest}{suffix}"))
+    return entries
+
+
+def _braces(names: list[str]) -> str:
+    """``{a,b}``, or ``copy-{00..19}`` for consecutive zero-padded numbers."""
+    names = sorted(set(names))
+    first, last = names[0], names[-1]  # sorted: their common prefix is everyone's
+    size = 0
+    while size < min(len(first), len(last)) and first[size] == last[size]:
+        size += 1
+    prefix = first[:size]
+    while prefix and prefix[-1].isdigit():
+        prefix = prefix[:-1]
+    tails = [name[len(prefix):] for name in names]
+    if all(t.isdigit() and len(t) == len(tails[0]) for t in tails) and len(tails) > 2:
+        numbers = [int(t) for t in tails]
+        if numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+            return f"{prefix}{{{tails[0]}..{tails[-1]}}}"
+    return "{" + ",".join(names) + "}"
 
 
 def _group_header(code: str, codes: Mapping[str, CodeInfo], count: int) -> str:
@@ -106,11 +159,6 @@ def _group_header(code: str, codes: Mapping[str, CodeInfo], count: int) -> str:
 def _first_code(doc: ReviewDocument) -> str:
     findings = doc.ordered_findings()
     return findings[0].code if findings else "—"
-
-
-def _entry(doc: ReviewDocument, root: str) -> str:
-    where = _relative(doc.file, root)
-    return code_span(f"{where}:{doc.line}" if doc.line else where)
 
 
 def _head(summary: Mapping[str, Any], target: str, codes: Mapping[str, CodeInfo],

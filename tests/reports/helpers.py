@@ -237,6 +237,31 @@ def check_markdown(text: str) -> str:
     return outside
 
 
+BRACES = re.compile(r"\{([^{}]*)\}")
+
+
+def expand_braces(text: str) -> set[str]:
+    """Every name written in ``text``'s code spans, with ``{a,b}`` and ``{00..19}`` (shell
+    brace expansion) expanded: how the Markdown report folds repeated paths."""
+    names: set[str] = set()
+    for span in re.findall(r"`+([^`]+)`+", text):
+        pending = [span.strip()]
+        while pending:
+            item = pending.pop()
+            match = BRACES.search(item)
+            if match is None:
+                names.add(item)
+                continue
+            inner = match.group(1)
+            if ".." in inner and "," not in inner:
+                low, high = inner.split("..")
+                choices = [str(n).zfill(len(low)) for n in range(int(low), int(high) + 1)]
+            else:
+                choices = inner.split(",")
+            pending += [item[:match.start()] + c + item[match.end():] for c in choices]
+    return names
+
+
 # --- the corpus copied N times --------------------------------------------------------------
 
 def corpus_copies(corpus: Path, destination: Path, times: int = 20) -> Path:
