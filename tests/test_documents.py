@@ -35,10 +35,8 @@ spec:
     pytest.param(JOB.replace("replicas: 1", "replicas: -1"), "failed", "K103", id="negative"),
     pytest.param(JOB.replace("- name: pytorch", "- name: pytorch\n            env: oops"),
                  "failed", "K103", id="env-string"),
-    pytest.param(JOB.replace("image: i", "image: '{{ .Values.image }}'"), "skipped", "Y103",
-                 id="helm"),
-    pytest.param(JOB.replace("replicas: 1", "replicas: ${N}"), "skipped", "Y103",
-                 id="envsubst"),
+    pytest.param(JOB.replace("image: i", "image: '{{ .Values.image'"), "skipped", "Y103",
+                 id="unparseable-template"),
     pytest.param("apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: t}\n", "failed",
                  "K103", id="tfjob-without-replicas"),
     pytest.param("apiVersion: kubeflow.org/v1alpha2\nkind: MPIJob\nmetadata: {name: t}\n",
@@ -59,6 +57,25 @@ def test_bad_or_unsupported_input_is_a_finding(text: str, status: str, code: str
     assert doc.status == status
     assert code in {f.code for f in doc.findings}
     assert result.text == text
+
+
+@pytest.mark.parametrize(("text", "action", "carried"), [
+    pytest.param(JOB.replace("image: i", "image: '{{ .Values.image }}'"), "{{ .Values.image }}",
+                 "image: '{{ .Values.image }}'", id="helm"),
+    pytest.param(JOB.replace("replicas: 1", "replicas: ${N}"), "${N}", "numNodes: ${N}",
+                 id="envsubst"),
+])
+def test_templated_jobs_become_templated_trainjobs(text: str, action: str, carried: str) -> None:
+    """A template action travels with its field; the values it yields are judged after rendering
+    (Y113), never skipped."""
+    result = convert_text(text)
+    (doc,) = [d for d in result.documents if d.reportable]
+    assert doc.status == "converted"
+    assert "Y113" in {f.code for f in doc.findings}
+    assert "kind: TrainJob" in result.text
+    assert carried in result.text
+    assert "PyTorchJob" not in result.text
+    assert convert_text(result.text).text == result.text
 
 
 def test_alias_bomb_is_refused_quickly() -> None:

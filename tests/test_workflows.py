@@ -254,17 +254,16 @@ spec:
 """
 
 
-def test_helm_charts_are_skipped_or_rendered(tmp_path: Path) -> None:
+def test_helm_charts_are_converted_or_rendered(tmp_path: Path) -> None:
     chart = tmp_path / "chart"
     (chart / "templates").mkdir(parents=True)
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: demo\nversion: 0.1.0\n")
     (chart / "templates" / "job.yaml").write_text(CHART_TEMPLATE)
-    skipped = run("check", "chart", cwd=tmp_path)
-    assert "chart/templates/job.yaml:1: PyTorchJob: not converted" in skipped.stdout
-    assert "Y103" in run("check", "chart", "-v", cwd=tmp_path).stdout
-    missing = run("check", "chart", "--helm", cwd=tmp_path)
-    assert missing.returncode == 2
-    assert "needs the helm program" in missing.stderr
+    checked = run("check", "chart", cwd=tmp_path)
+    assert checked.returncode == 1
+    assert ("chart/templates/job.yaml:1: PyTorchJob/{{ .Release.Name }}-train: would convert to "
+            "TrainJob/{{ .Release.Name }}-train") in checked.stdout
+    assert "Y113" in run("check", "chart", "-v", cwd=tmp_path).stdout
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "helm").write_text(FAKE_HELM)
