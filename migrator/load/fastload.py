@@ -73,7 +73,10 @@ def _has_empty_value(body: str) -> bool:
     nested block, or a sequence at the key's indentation) are fine."""
     for match in _KEY_ONLY.finditer(body):
         column = len(match.group(1))
-        following = body[match.end() + 1:].split("\n", 1)[0]
+        start = match.end() + 1
+        end = body.find("\n", start)
+        following = body[start:] if end < 0 else body[start:end]  # the next line only (a
+        # slice to the end of the body for every key would be quadratic in its size)
         content = following.lstrip(" ")
         indent = len(following) - len(content)
         if content and (indent > column or (indent == column and content.startswith("- "))):
