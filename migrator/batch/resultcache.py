@@ -153,11 +153,11 @@ def _code_stamps() -> list[bytes]:
     (each file's path, size and mtime), the tool version, ruamel.yaml and pydantic."""
     import importlib.util
 
-    import migrator
+    from migrator.version import __version__
 
-    package = Path(migrator.__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent
     roots = [package, package.parent / "mappings"]
-    parts = [migrator.__version__.encode()]
+    parts = [__version__.encode()]
     for root in roots:
         found = []
         for folder, folders, names in os.walk(root):
