@@ -54,6 +54,7 @@ CONTRACT_CODES = {
     "volumes": frozenset({"F516", "F526"}),
 }
 PERMANENT_EXIT_CODES = "exit codes 1-127 fail the job"
+EMPTY_IS_UNSET = ("resources", "limits", "requests")
 # Pod fields a conversion may fill from job-level legacy fields (the transforms say so).
 POD_FIELDS_FROM_JOB = {"priorityClassName": "spec.runPolicy.schedulingPolicy.priorityClass"}
 
@@ -533,6 +534,8 @@ def _normalise(template: Any) -> Any:
                 out[key] = {str(k): _quantity(v) for k, v in value.items()}
             elif key == "x-source" or value is None:
                 continue  # null is unset in Kubernetes
+            elif key in EMPTY_IS_UNSET and isinstance(value, dict) and not _normalise(value):
+                continue  # resources: {} or limits: {} requests nothing
             elif key == "serviceAccount" and "serviceAccountName" not in template:
                 out["serviceAccountName"] = _normalise(value)  # the deprecated alias
             else:

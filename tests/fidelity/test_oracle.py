@@ -231,3 +231,14 @@ def test_the_oracle_catches_a_lost_mpi_worker_command() -> None:
     unnamed = [d for d in effective.attribute(effective.compare(legacy, rendered), findings,
                                               legacy) if not d.named_by]
     assert [(d.job, d.path) for d in unnamed] == [("node (Worker)", "spec.containers.node.command")]
+
+
+def test_empty_resources_are_no_difference() -> None:
+    """Found by the fuzz profile: ``resources: {limits: {}}`` on one role requests nothing."""
+    job = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+           "metadata": {"name": "gen", "namespace": "ns"}, "spec": {"pytorchReplicaSpecs": {
+               "Master": {"replicas": 1, "template": {"spec": {"containers": [
+                   {"name": "pytorch", "image": "img:1", "resources": {"limits": {}}}]}}},
+               "Worker": {"replicas": 2, "template": {"spec": {"containers": [
+                   {"name": "pytorch", "image": "img:1"}]}}}}}}
+    _check(json.dumps(job), "empty-resources")
