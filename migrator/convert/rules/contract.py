@@ -42,18 +42,19 @@ def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
          runtime: RuntimeSpec) -> None:
     env = draft.trainer.get("env")
     source = main.node.get("env") or []
+    index_of = _SourceIndex(source)
     if env is not None:
         for index in reversed(range(len(env))):
             item = env[index]
             name = item.get("name") if isinstance(item, dict) else None
             if name in runtime.reserved_env:
                 del env[index]
-                origin = _source_index(source, name)
+                origin = index_of(name)
                 where = (*main.path, "env", origin) if origin is not None else main.path
                 ledger.report("C405", where, f"env {name} is set by Trainer and was dropped",
                               consume=False)
             elif isinstance(item, dict):
-                origin = _source_index(source, name)
+                origin = index_of(name)
                 _rewrite_refs(item, main, draft, ledger, origin)
                 if string_env([item]) and origin is not None:
                     report_quoted_env(ledger, (*main.path, "env", origin, "value"))
@@ -90,11 +91,24 @@ def string_env(env: Any) -> list[int]:
     return quoted
 
 
-def _source_index(source: Any, name: Any) -> int | None:
-    for index, item in enumerate(source):
-        if isinstance(item, dict) and item.get("name") == name:
-            return index
-    return None
+class _SourceIndex:
+    """The position of the first legacy env entry with a given name (built once: linear)."""
+
+    def __init__(self, source: Any) -> None:
+        self._source = source
+        self._first: dict[Any, int] = {}
+        for index, item in enumerate(source):
+            name = item.get("name") if isinstance(item, dict) else None
+            if isinstance(name, str | int | float | bool):
+                self._first.setdefault(name, index)
+
+    def __call__(self, name: Any) -> int | None:
+        if isinstance(name, str | int | float | bool):
+            return self._first.get(name)
+        for index, item in enumerate(self._source):  # an unhashable name: hostile input only
+            if isinstance(item, dict) and item.get("name") == name:
+                return index
+        return None
 
 
 def _rewrite_refs(item: Any, main: Container, draft: Draft, ledger: Ledger,
