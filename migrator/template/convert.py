@@ -11,7 +11,7 @@ from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, de
 from migrator.template.conditions import condition as _condition
 from migrator.template.structure import Unsupported
 from migrator.template.tokens import Dialect, TemplateSyntaxError, tokenize
-from migrator.template.worlds import WorldFailed, fold, render_lines
+from migrator.template.worlds import MAX_BRANCH_RUNS, WorldFailed, fold, render_lines
 
 Status = Literal["converted", "unchanged", "failed", "skipped"]
 NOT_CARRIED = "Y110"
@@ -25,6 +25,9 @@ ENV_MARK = "# converted by trainjob-migrator (docs/templates.md)"
 _VALUE_CODES = ("K103", "V601", "V602", "V603", "V604", "V605")
 VALUE_CHECKED_LATER = "Y113"
 MAX_LEGACY = 4
+# all folds of one document together (the first fold is capped by worlds.MAX_BRANCH_RUNS before
+# it starts; each branch kept legacy folds again)
+MAX_TOTAL_RUNS = 2 * MAX_BRANCH_RUNS
 _LEGACY_KIND = re.compile(r"kind:\s*[\"']?(PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob)\b")
 _ENV = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 
@@ -91,7 +94,15 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
         return _refused(text, dialect, exc)
     codec = Codec(template, dialect)
 
+    runs = [0]
+
     def convert(world_text: str) -> tuple[str, list[Any], bool]:
+        runs[0] += 1  # every fold (one more per branch kept legacy) draws on one budget
+        if runs[0] > MAX_TOTAL_RUNS:
+            raise Unsupported(f"the template's blocks needed more than {MAX_TOTAL_RUNS} branch "
+                              "conversions in all (its branches kept failing in turn); decide "
+                              "which values the blocks take (render the chart first, "
+                              "`check --helm`), or split the template", 0)
         result = convert_plain(world_text, options or ConvertOptions())
         ok = not any(d.status == "failed" for d in result.documents)
         if result.text.count("\n") > 20 * world_text.count("\n") + 500:

@@ -11,9 +11,15 @@ from migrator.settings import ConvertOptions
 
 _ACTIVE: contextvars.ContextVar[bool] = contextvars.ContextVar("template_active", default=False)
 _LEGACY = re.compile(r"kind:\s*[\"']?(PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob)\b")
-# a scalar that is nothing but a variable: `replicas: $N`, `image: "${IMAGE}"`, `- ${ARG}`
-_WHOLE_VAR = re.compile(r"^\s*(?:- +|[^\s#:][^:#]*:\s+)([\"']?)\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*)"
-                        r"\1\s*(?:#.*)?$", re.MULTILINE)
+# a scalar that is nothing but a variable: `replicas: $N`, `image: "${IMAGE}"`, `- ${ARG}`;
+# matched against ONE line at a time (and only lines holding a `$`), so detection is linear in
+# the text: a pattern run over the whole text under MULTILINE let `\s`/`[^:#]` cross newlines and
+# rescanned the rest of the text from every line start (quadratic in a long colon-free script)
+_WHOLE_VAR = re.compile(r"[^\S\n]*(?:- +|[^\s#:][^:#\n]*:[^\S\n]+)([\"']?)\$(?:\{[A-Za-z_]\w*\}|"
+                        r"[A-Za-z_]\w*)\1[^\S\n]*(?:#.*)?")
+# the same with the value alone on a continuation line under `key:` (`image:\n  $IMAGE`)
+_LONE_VAR = re.compile(r"[^\S\n]*([\"']?)\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*)\1[^\S\n]*(?:#.*)?")
+_OPEN_KEY = re.compile(r"[^\S\n]*[^\s#:][^:#\n]*:[^\S\n]*")
 _ANY_KIND = re.compile(r"^kind:\s*[\"']?(\w+)", re.MULTILINE)
 _ARGO = re.compile(r"^kind:\s*[\"']?(Workflow|WorkflowTemplate|ClusterWorkflowTemplate|"
                    r"CronWorkflow)\b", re.MULTILINE)
@@ -25,9 +31,27 @@ def dialect(text: str) -> str | None:
         return None
     if "{{" in text:
         return None if _ARGO.search(text) else "go"
-    if _WHOLE_VAR.search(text):
+    if _whole_var(text):
         return "envsubst"
     return None
+
+
+def _whole_var(text: str) -> bool:
+    """Whether some line is a key or list item whose value is nothing but a variable; each
+    line holding a `$` is matched once on its own (work linear in the text)."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if "$" not in line:
+            continue
+        if _WHOLE_VAR.fullmatch(line.rstrip("\r")):
+            return True
+        if _LONE_VAR.fullmatch(line.rstrip("\r")):
+            above = index - 1
+            while above >= 0 and not lines[above].strip():
+                above -= 1
+            if above >= 0 and _OPEN_KEY.fullmatch(lines[above].rstrip("\r")):
+                return True
+    return False
 
 
 def convert_templated(text: str, options: ConvertOptions, render: bool) -> TextResult | None:

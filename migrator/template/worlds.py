@@ -118,6 +118,37 @@ class _Scope:
 
 
 MAX_GUARD_ROUNDS = 12
+# The fold converts the whole document once per branch world, so its cost is (branch runs) x
+# (document size). A document needing more branch runs than this is refused up front (Y110,
+# template left byte-identical, nothing converted) instead of taking minutes. The converted
+# corpus charts plan at most 74 (arena mpijob/pytorchjob); arena tfjob (121) is refused here.
+MAX_BRANCH_RUNS = 80
+
+
+def planned_runs(codec: Codec) -> int:
+    """Converter runs the fold needs at least: the reference world, every other branch of each
+    block (blocks with the same condition switch together) and a second iteration per range."""
+    runs = 1
+    for block in codec.template.blocks:
+        if codec.canon.get(block.id, block.id) != block.id:
+            continue
+        runs += block.alternatives - 1 + (block.kind == "range")
+    return runs
+
+
+def too_many_runs(codec: Codec) -> Unsupported | None:
+    """The refusal for a document with more branch worlds than MAX_BRANCH_RUNS, or None."""
+    runs = planned_runs(codec)
+    if runs <= MAX_BRANCH_RUNS:
+        return None
+    count = sum(1 for b in codec.template.blocks if codec.canon.get(b.id, b.id) == b.id)
+    first = codec.template.blocks[0] if codec.template.blocks else None
+    head = first.branches[0].header.text if first and first.branches[0].header else ""
+    return Unsupported(f"{count} conditional/range blocks need {runs} branch conversions, more "
+                       f"than the limit of {MAX_BRANCH_RUNS} per document; decide which "
+                       "values the blocks take (render the chart first, `check --helm`), or "
+                       "split the template so that each file has fewer blocks",
+                       first.line if first else 0, head)
 Change = tuple[int, int, int, int]
 
 
@@ -211,6 +242,9 @@ def _score(lines: list[str], start: int, stop: int) -> tuple[bool, bool, bool]:
 
 def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folded:
     forced = dict(forced or {})
+    refused = too_many_runs(codec)
+    if refused is not None:
+        raise refused
     blocks = {b.id: b for b in codec.template.blocks}
     folded = Folded([])
 
