@@ -66,6 +66,7 @@ def _routed(name: str, relative: str, options: ConvertOptions, render: bool,
         return FileResult(name, relative, unreadable=read)
     if audit or (not detect.is_candidate(read.text) and not routing.needs_no_group(name)):
         return FileResult(name, relative, source=read, result=TextResult(read.text))
+    read = routing.exact(name, read)  # pages and scripts: line endings kept line by line
     result = routing.convert(name, read.text, options, render)
     if result is None:
         result = convert_text(read.text, options=options, render=render)

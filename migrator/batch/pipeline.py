@@ -40,6 +40,14 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
     """
     if found is None:
         found = list(discovery.discover(paths, selection or Selection()))
+    with routing.run_of(paths, found):  # an overlay converts whole or not at all
+        yield from _process_found(found, options, jobs, render, max_bytes, audit, keep_text,
+                                  destination)
+
+
+def _process_found(found: list[tuple[str, str]], options: ConvertOptions, jobs: int,
+                   render: bool, max_bytes: int, audit: bool, keep_text: bool,
+                   destination: Destination | None) -> Iterator[FileResult]:
     if destination is not None:  # overlays read their legacy bases: convert them first
         first, found = routing.kustomize_first(found)
         for name, relative in first:

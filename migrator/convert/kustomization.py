@@ -7,12 +7,20 @@ kustomization, a few levels deep, never URLs); each patch is translated by ``kus
 (group/version/kind; the name is unchanged, so ``namePrefix``/``labels`` keep working).
 ``images:`` does not reach ``spec.trainer.image`` (kustomize only edits ``containers``),
 so an inline ``ImageTagTransformer`` with that field spec is added for each image.
+
+Paths a kustomization names (bases, patch files) are read only inside the repository:
+relative paths whose real location (links resolved) lies below the git top-level of the
+kustomization, or outside a git checkout below the folder the user named; anything else is
+reported (E810, naming the path) and never opened. In a run (``begin_run``) an overlay is
+converted whole or not at all: a patch is retargeted only when its patch file and its
+legacy bases are converted in the same run, a patch file only with its kustomization.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +41,65 @@ MAX_FILES = 200
 _ACTIVE = re.compile(r"^(?:patches|patchesStrategicMerge|patchesJson6902|images)\s*:", re.M)
 _SAFE_PATTERN = re.compile(r"[A-Za-z0-9._\-*^$|]*")
 _LEGACY_PATCH = re.compile(r"ReplicaSpecs|runPolicy|(?<![\w.])kubeflow\.org/v1\b")
+_LEGACY_TEXT = re.compile(r"kubeflow\.org|PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob")
 MAX_DEPTH = 4
+_OUTSIDE = "is outside the repository (or the folder being converted); it was not read"
+_NOT_IN_RUN = ("is part of this overlay but is not converted in this run; convert the whole "
+               "folder (the kustomization with its patch files and bases) together")
+
+
+@dataclass
+class _Context:
+    roots: tuple[Path, ...] = ()  # the folders the user named (real paths)
+    files: frozenset[str] | None = None  # real paths of the files in this run
+
+
+_CONTEXT = _Context()
+
+
+def begin_run(paths: tuple[str, ...] | list[str], found: list[tuple[str, str]]) -> None:
+    """Remember the paths the user named and the files of this run (see the docstring)."""
+    roots = []
+    for named in paths:
+        real = Path(os.path.realpath(named))
+        roots.append(real if real.is_dir() else real.parent)
+    global _CONTEXT
+    _CONTEXT = _Context(tuple(roots), frozenset(os.path.realpath(n) for n, _ in found))
+    _patch_names.cache_clear()
+
+
+def end_run() -> None:
+    global _CONTEXT
+    _CONTEXT = _Context()
+
+
+def confinement(folder: Path) -> Path:
+    """The folder a kustomization in ``folder`` may read below: its git top-level, else the
+    outermost folder the user named that holds it, else ``folder`` itself."""
+    real = Path(os.path.realpath(folder))
+    for parent in (real, *real.parents):
+        if os.path.lexists(parent / ".git"):
+            return parent
+    named = [r for r in _CONTEXT.roots if r == real or r in real.parents]
+    return min(named, key=lambda r: len(r.parts)) if named else real
+
+
+def resolve(folder: Path, entry: str, limit: Path | None = None) -> Path | None:
+    """The real path of ``entry`` (relative to ``folder``) when it lies inside the
+    repository, else None (absolute paths, ``~``, links or ``..`` leading out)."""
+    if not entry or "\0" in entry or os.path.isabs(entry) or entry.startswith("~"):
+        return None
+    limit = limit or confinement(folder)
+    try:
+        real = Path(os.path.realpath(folder / entry))
+    except (OSError, ValueError):
+        return None
+    return real if real == limit or limit in real.parents else None
+
+
+def _in_run(path: Path) -> bool:
+    """``path`` (a real path) is converted in this run (True outside a run)."""
+    return _CONTEXT.files is None or str(path) in _CONTEXT.files
 
 
 def is_kustomization(name: str) -> bool:
@@ -117,29 +183,38 @@ class Bases:
 
     jobs: list[dict[str, Any]] = field(default_factory=list)
     files: int = 0
+    legacy_files: list[Path] = field(default_factory=list)  # real paths holding the jobs
+    outside: list[str] = field(default_factory=list)  # entries not read (outside the repo)
 
 
-def bases(folder: Path, root: Any, depth: int = 0, found: Bases | None = None) -> Bases:
-    """The legacy jobs among ``root``'s resources (read from disk below ``folder``)."""
+def bases(folder: Path, root: Any, depth: int = 0, found: Bases | None = None,
+          limit: Path | None = None) -> Bases:
+    """The legacy jobs among ``root``'s resources (read from disk below ``folder``, inside
+    the repository only: ``resolve``)."""
     from migrator.load import stream, yamlio
 
     found = found or Bases()
+    limit = limit or confinement(folder)
     if depth > MAX_DEPTH or not isinstance(root, dict):
         return found
     for entry in _list(root.get("resources")) + _list(root.get("bases")):
         if not isinstance(entry, str) or "://" in entry or entry.startswith("git@") \
                 or found.files >= MAX_FILES:
             continue
-        path = folder / entry
+        path = resolve(folder, entry, limit)
+        if path is None:
+            found.outside.append(entry)
+            continue
         if path.is_dir():
             inner = next((path / n for n in NAMES if (path / n).is_file()), None)
             if inner is not None:
-                bases(path, _load(inner), depth + 1, found)
+                bases(path, _load(inner), depth + 1, found, limit)
             continue
         found.files += 1
         text = _text(path)
         if text is None or "kubeflow.org" not in text:
             continue
+        before = len(found.jobs)
         for chunk in stream.split(text):
             try:
                 doc = yamlio.plain(yamlio.load(chunk.body)) if chunk.has_content else None
@@ -147,6 +222,8 @@ def bases(folder: Path, root: Any, depth: int = 0, found: Bases | None = None) -
                 continue
             if isinstance(doc, dict) and _is_legacy(doc):
                 found.jobs.append(doc)
+        if len(found.jobs) > before:
+            found.legacy_files.append(path)
     return found
 
 
@@ -246,6 +323,7 @@ class _Run:
     convert: kustomize.Convert
     findings: list[Finding] = field(default_factory=list)
     changed: bool = False
+    limit: Path | None = None
 
 
 def convert_kustomization(name: str, text: str, options: ConvertOptions | None = None,
@@ -264,7 +342,19 @@ def convert_kustomization(name: str, text: str, options: ConvertOptions | None =
     if not isinstance(root, dict):
         return TextResult(text)
     folder = Path(name).parent
-    run = _Run(folder, bases(folder, root).jobs, converter(options))
+    limit = confinement(folder)
+    found = bases(folder, root, limit=limit)
+    run = _Run(folder, found.jobs, converter(options), limit=limit)
+    if found.outside and _LEGACY_TEXT.search(text):
+        run.findings += [notes.finding(UNTRANSLATABLE, "resources", f"the base {entry!r} "
+                                       f"{_OUTSIDE}", notes_line(root, "resources"))
+                         for entry in dict.fromkeys(found.outside)]
+    left = [p for p in found.legacy_files if not _in_run(p)]
+    if left:
+        run.findings += [notes.finding(UNTRANSLATABLE, "resources", "the legacy base "
+                                       f"{_shown(p, limit)!r} {_NOT_IN_RUN}",
+                                       notes_line(root, "resources")) for p in left]
+        run.jobs = []  # nothing is retargeted: the base stays a legacy job
     for key in ("patches", "patchesJson6902"):
         for index, entry in enumerate(_list(root.get(key))):
             if isinstance(entry, dict):
@@ -295,6 +385,8 @@ def _targeted(run: _Run, entry: Any, at: str) -> None:
     target = entry.get("target")
     chosen = targets(target, run.jobs)
     line = notes_line(entry, "target")
+    if not chosen and not run.jobs and any(f.path == "resources" for f in run.findings):
+        return  # its bases are reported above
     if not chosen:
         if isinstance(target, dict) and target.get("kind") in kustomize.LEGACY_KINDS:
             run.findings.append(notes.finding(
@@ -308,12 +400,24 @@ def _targeted(run: _Run, entry: Any, at: str) -> None:
         except yamlio.DocumentError as exc:
             run.findings.append(notes.finding(UNTRANSLATABLE, f"{at}.patch", str(exc), line))
             return
+        patch_file = None
     else:
-        patch = _read_patch(run.folder / str(entry.get("path", "")))
+        named = str(entry.get("path", ""))
+        patch_file = resolve(run.folder, named, run.limit)
+        if patch_file is None:
+            run.findings.append(notes.finding(UNTRANSLATABLE, f"{at}.path", f"the patch file "
+                                              f"{named!r} {_OUTSIDE}", line))
+            return
+        patch = _read_patch(patch_file)
     translation = translate(patch, chosen, run.convert)
     if translation.problems:
         run.findings += [notes.finding(UNTRANSLATABLE, f"{at}.patch", _problem(p), line)
                          for p in translation.problems]
+        return
+    if patch_file is not None and not _in_run(patch_file) and not (
+            isinstance(patch, list) and translation.ops == patch):
+        run.findings.append(notes.finding(UNTRANSLATABLE, f"{at}.path", "the patch file "
+                                          f"{entry.get('path')!r} {_NOT_IN_RUN}", line))
         return
     if isinstance(entry.get("patch"), str):
         entry["patch"] = LiteralScalarString(render(translation).rstrip("\n"))
@@ -330,7 +434,8 @@ def _strategic(run: _Run, merges: list[Any], index: int) -> None:
 
     entry = merges[index]
     if "\n" not in entry and ":" not in entry:
-        return  # a patch file: translated (and reported) when that file is converted
+        _strategic_file(run, entry, index)  # translated when that file is converted
+        return
     try:
         patch = yamlio.plain(yamlio.load(entry))
     except yamlio.DocumentError:
@@ -351,6 +456,31 @@ def _strategic(run: _Run, merges: list[Any], index: int) -> None:
     run.changed = True
     run.findings.append(notes.finding(TRANSLATED, at, "the strategic-merge patch now patches "
                                       f"the TrainJob ({_summary(translation)})"))
+
+
+def _strategic_file(run: _Run, entry: str, index: int) -> None:
+    """A strategic-merge patch file: reported when it is outside the repository, or legacy
+    and left out of this run while its kustomization is converted."""
+    at = f"patchesStrategicMerge[{index}]"
+    path = resolve(run.folder, entry, run.limit)
+    if path is None:
+        run.findings.append(notes.finding(UNTRANSLATABLE, at, f"the patch file {entry!r} "
+                                          f"{_OUTSIDE}"))
+        return
+    if _in_run(path) or not run.jobs:
+        return
+    text = _text(path)
+    if text is not None and (_LEGACY_PATCH.search(text) or _LEGACY_TEXT.search(text)):
+        run.findings.append(notes.finding(UNTRANSLATABLE, at, f"the patch file {entry!r} "
+                                          f"{_NOT_IN_RUN}"))
+
+
+def _shown(path: Path, limit: Path | None) -> str:
+    """``path`` relative to the repository (never an absolute path of the machine)."""
+    try:
+        return path.relative_to(limit).as_posix() if limit else path.name
+    except ValueError:
+        return path.name
 
 
 def _images(run: _Run, root: Any) -> None:
@@ -399,6 +529,23 @@ def _read_patch(path: Path) -> Any:
         return None
 
 
+def _overlay_blocked(kustomization: Path, found: Bases,
+                     options: ConvertOptions) -> str | None:
+    """Why the kustomization that names a patch file is not retargeted with it in this run
+    (then the patch file must stay as it is too), or None."""
+    real = Path(os.path.realpath(kustomization))
+    if not _in_run(real):
+        return f"its kustomization {kustomization.name!r} {_NOT_IN_RUN}"
+    if any(not _in_run(p) for p in found.legacy_files):
+        return f"a legacy base of its kustomization {_NOT_IN_RUN}"
+    text = _text(kustomization)
+    verdict = convert_kustomization(str(kustomization), text, options, False) \
+        if text is not None else None
+    if verdict is not None and verdict.failed:
+        return "its kustomization cannot be converted (see its findings)"
+    return None
+
+
 def _problem(problem: str) -> str:
     return problem if ": " in problem else f"{problem} has no TrainJob equivalent"
 
@@ -428,7 +575,8 @@ def convert_patch_file(name: str, text: str, options: ConvertOptions | None = No
         return None
     root = _load(kustomization)
     options = options or ConvertOptions()
-    jobs = bases(kustomization.parent, root).jobs
+    found = bases(kustomization.parent, root)
+    jobs = found.jobs
     try:
         patch = yamlio.plain(yamlio.load(text))
     except yamlio.DocumentError:
@@ -462,6 +610,13 @@ def convert_patch_file(name: str, text: str, options: ConvertOptions | None = No
                     for p in translation.problems]
         return TextResult(text, [DocumentResult(0, 1, "failed", text, source=source,
                                                 findings=findings)])
+    reason = _overlay_blocked(kustomization, found, options) if isinstance(entry, dict) \
+        else None
+    if reason is not None:
+        finding = notes.finding(UNTRANSLATABLE, "", f"this patch file is not rewritten: "
+                                f"{reason}", 1)
+        return TextResult(text, [DocumentResult(0, 1, "failed", text, source=source,
+                                                findings=[finding])])
     out = render(translation, as_json=text.lstrip().startswith(("[", "{")))
     finding = notes.finding(TRANSLATED, "", "the patch now applies to the TrainJob "
                             f"({_summary(translation)})", 1)

@@ -4,6 +4,9 @@ reader; everything else is an ordinary YAML stream."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from migrator.convert import kustomization, markdown, shell
@@ -11,7 +14,7 @@ from migrator.load import textscan as scan
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
-    from migrator.results import TextResult
+    from migrator.results import SourceText, TextResult
 
 SUFFIXES = markdown.SUFFIXES + scan.SHELL_SUFFIXES + scan.SNAPSHOT_SUFFIXES
 
@@ -22,6 +25,26 @@ def handles(name: str) -> bool:
     return name.lower().endswith(SUFFIXES) or kustomization.is_kustomization(name) or (
         name.lower().endswith((".yaml", ".yml", ".json")) and kustomization.owner(name)
         is not None)
+
+
+def exact(name: str, read: SourceText) -> SourceText:
+    """A Markdown page or shell script read with CRLF line endings, as its exact text (each
+    line's ending as read, ``newline`` "\\n" so that writing it back changes nothing): only
+    the lines of a converted snippet change, everything else stays byte-identical even when
+    the file mixes line endings. Any other file is returned as it is."""
+    from migrator.results import BOMS
+
+    if read.newline == "\n" or not name.lower().endswith(markdown.SUFFIXES
+                                                          + scan.SHELL_SUFFIXES):
+        return read
+    data = read.raw[len(BOMS[read.encoding]):] if read.bom else read.raw
+    try:
+        text = data.decode(read.encoding)
+    except UnicodeDecodeError:
+        return read
+    if text.replace("\r\n", "\n") != read.text:
+        return read
+    return dataclasses.replace(read, text=text, newline="\n")
 
 
 def needs_no_group(name: str) -> bool:
@@ -47,6 +70,17 @@ def convert(name: str, text: str, options: ConvertOptions | None = None,
     if kustomization.is_kustomization(name):
         return kustomization.convert_kustomization(name, text, options, render)
     return kustomization.convert_patch_file(name, text, options, render)
+
+
+@contextlib.contextmanager
+def run_of(paths: tuple[str, ...], found: list[tuple[str, str]]) -> Iterator[None]:
+    """Within: ``found`` is the run (kustomizations read only inside the folders named in
+    ``paths`` or their git checkout, and convert an overlay only with all its files)."""
+    kustomization.begin_run(paths, found)
+    try:
+        yield
+    finally:
+        kustomization.end_run()
 
 
 def kustomize_first(found: list[tuple[str, str]]

@@ -52,7 +52,8 @@ def _heredoc(heredoc: scan.Heredoc, options: ConvertOptions,
     pattern = masking.SHELL if not heredoc.quoted else None
     masked = masking.mask(heredoc.body, pattern) if pattern else masking.Masked(heredoc.body,
                                                                                   {})
-    crlf = "\r\n" in heredoc.body
+    body_lines = heredoc.body.splitlines(keepends=True)
+    crlf = bool(body_lines) and all(line.endswith("\r\n") for line in body_lines)
     source = masked.text.replace("\r\n", "\n")
     result = convert_text(source, options=options, render=render)
     documents = [notes.placed(d, heredoc.first, max(heredoc.last, heredoc.first + 1))

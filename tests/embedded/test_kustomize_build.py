@@ -51,6 +51,7 @@ def test_converted_overlay_builds_to_the_converted_build(tmp_path: Path) -> None
     expected = _docs(convert_text(legacy).text)
     copy = tmp_path / "overlay"
     shutil.copytree(OVERLAY, copy)
+    (copy / ".git").mkdir()  # a checkout: its overlays may read ../base
     _convert_tree(copy)
     built = _docs(_build(copy / "dev"))
     assert built == expected
