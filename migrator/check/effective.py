@@ -530,12 +530,12 @@ def _normalise(template: Any) -> Any:
             if key in NAMED_LISTS and isinstance(value, list) and \
                     all(isinstance(v, dict) and _item_key(key, v) is not None for v in value):
                 out[key] = {_item_key(key, v): _normalise(v) for v in value}
+            elif key in EMPTY_IS_UNSET and isinstance(value, dict) and not _normalise(value):
+                continue  # resources: {} or limits: {} requests nothing
             elif key in ("limits", "requests") and isinstance(value, dict):
                 out[key] = {str(k): _quantity(v) for k, v in value.items()}
             elif key == "x-source" or value is None:
                 continue  # null is unset in Kubernetes
-            elif key in EMPTY_IS_UNSET and isinstance(value, dict) and not _normalise(value):
-                continue  # resources: {} or limits: {} requests nothing
             elif key == "serviceAccount" and "serviceAccountName" not in template:
                 out["serviceAccountName"] = _normalise(value)  # the deprecated alias
             else:
