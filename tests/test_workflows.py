@@ -235,7 +235,8 @@ FAKE_HELM = """#!/bin/sh
 # a stand-in for `helm template CHART`: the chart's template with values filled in
 [ "$1" = template ] || exit 2
 for chart; do :; done  # the last argument (the chart comes after "--")
-sed -e 's/{{ .Release.Name }}/release-name/' -e 's/{{ .Values.workers }}/2/' "$chart/templates/job.yaml"
+sed -e 's/{{ .Release.Name }}/release-name/' -e 's/{{ .Values.workers }}/2/' \
+  "$chart/templates/job.yaml"
 """
 CHART_TEMPLATE = """apiVersion: kubeflow.org/v1
 kind: PyTorchJob
@@ -359,7 +360,9 @@ def test_a_file_that_kills_every_worker_is_reported_not_fatal(
     for mine, theirs in zip(in_parallel, serial, strict=True):
         if "027-" in mine.name:
             assert [f.code for f in mine.findings] == ["Y105"]
-            assert mine.result is not None and not mine.result.changed
+            assert mine.result is not None
+            assert not mine.result.changed
         else:
-            assert mine.result is not None and theirs.result is not None
+            assert mine.result is not None
+            assert theirs.result is not None
             assert mine.result.text == theirs.result.text
