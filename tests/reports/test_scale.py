@@ -20,6 +20,10 @@ from tests.reports.helpers import (
     expand_braces,
 )
 
+pytestmark = pytest.mark.skipif(
+    os.environ.get("TRAINJOB_SCALE_TESTS") != "1",
+    reason="a 3,000-file run: local profile (TRAINJOB_SCALE_TESTS=1), figures in docs/reports.md")
+
 TIMES = 20
 HTML_LIMIT = 2 * 1024 * 1024
 MARKDOWN_LIMIT = 65_536
