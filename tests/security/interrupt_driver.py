@@ -86,6 +86,7 @@ def _warm_up(folder: Path, args: list[str], cli: Any) -> None:
 def _child(case: Path, position: int, signum: int, args: list[str], cli: Any) -> None:
     code = 1
     try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started ignoring it
         os.chdir(case)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)

@@ -129,7 +129,7 @@ def iterate(tree: Tree, rng: random.Random, figures: Figures, *,
     delay = rng.uniform(0, 0.25 if report_phase else 0.02)
     proc = subprocess.Popen(_args(jobs, backup), cwd=tree.base, env=env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_default_signals)
     reached = threading.Event()
     lines: list[bytes] = []
 
@@ -173,6 +173,12 @@ def iterate(tree: Tree, rng: random.Random, figures: Figures, *,
     if signum == signal.SIGINT and "Traceback" in err:
         figures.failures.append(f"{label}: traceback: {err[err.index('Traceback'):][:300]}")
     figures.failures += [f"{label}: {problem}" for problem in tree.inspect(backup)]
+
+
+def _default_signals() -> None:
+    """SIGINT as in a terminal, even when the harness itself was started with it ignored
+    (a background job of a non-interactive shell): Python then installs its handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _wait_for_group(pgid: int) -> None:
