@@ -8,6 +8,7 @@ list the differences from the legacy job's pods (``effective.compare``).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,6 +21,7 @@ from migrator.convert.text import convert_text
 from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
 from migrator.load import stream, yamlio
+from migrator.report.safety import neutralise, printable
 from migrator.results import FileResult, Unreadable, exit_code
 from migrator.settings import ConvertOptions
 
@@ -129,21 +131,28 @@ def run(files: tuple[str, ...], options: ConvertOptions) -> int:
     from migrator.knowledge import catalog
     from migrator.load import sources
 
+    github = os.environ.get("GITHUB_ACTIONS") == "true"
+
+    def say(line: str, err: bool = False) -> None:
+        """One line from input text: escaped for a terminal, never a workflow command."""
+        line = printable(line)
+        click.echo(neutralise(line) if github else line, err=err)
+
     unreadable: list[FileResult] = []
     for name in files:
         read = sources.read(name, name)
         if isinstance(read, Unreadable):
-            click.echo(f"{name}: error Y102 cannot read file: {read.reason}", err=True)
+            say(f"{name}: error Y102 cannot read file: {read.reason}", err=True)
             unreadable.append(FileResult(name, name, unreadable=read))
             continue
         for item in explain(read.text, catalog.load(), options):
-            click.echo(f"{name}:{item.line}: {item.title} (runtime: {item.runtime})")
+            say(f"{name}:{item.line}: {item.title} (runtime: {item.runtime})")
             for note in item.notes:
-                click.echo(f"  note: {note}")
+                say(f"  note: {note}")
             for difference in item.differences:
                 named = (f"named by {', '.join(difference.named_by)}" if difference.named_by
                          else "NOT NAMED by any finding")
-                click.echo(f"  {difference.describe()}  [{named}]")
+                say(f"  {difference.describe()}  [{named}]")
             if not item.differences:
-                click.echo("  no difference in the effective pods")
+                say("  no difference in the effective pods")
     return exit_code(unreadable)

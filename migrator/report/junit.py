@@ -41,7 +41,7 @@ def render(documents: Sequence[ReviewDocument], seconds: float = 0.0) -> str:
     suites.set("time", f"{seconds:.3f}")
     ET.indent(suites)
     text = ET.tostring(suites, encoding="unicode")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + neutralise(text, "&#58;") + "\n"
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + neutralise(text, "&#58;", "&#91;") + "\n"
 
 
 def _case(suite: ET.Element, file: str, doc: ReviewDocument, share: float) -> str:

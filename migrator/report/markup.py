@@ -42,14 +42,14 @@ def html_text(text: str) -> str:
 def html_lines(text: str) -> str:
     """Multi-line text inside an HTML ``<pre>``/cell: escaped, line breaks kept."""
     return neutralise(html.escape(printable_lines(text.replace("\r\n", "\n")).replace(
-        "\r", "\\r"), quote=True), "&#58;")
+        "\r", "\\r"), quote=True), "&#58;", "&#91;")
 
 
 def fence(content: str, info: str = "") -> list[str]:
     """A fenced code block longer than any backtick run in ``content``; lines that the Actions
     runner would read as commands get a zero-width space after their first colon."""
     body = printable_lines(content.replace("\r\n", "\n")).replace("\r", "\\r").rstrip("\n")
-    body = neutralise(body, ":" + ZERO_WIDTH_SPACE)
+    body = neutralise(body, ":" + ZERO_WIDTH_SPACE, ZERO_WIDTH_SPACE + "[")
     marker = "`" * max(3, _longest_run(body) + 1)
     return [f"{marker}{info}", *body.split("\n"), marker]
 

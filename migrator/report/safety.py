@@ -24,9 +24,11 @@ UNSAFE_KEEP_LINES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029
 NAMED = {"\n": "\\n", "\r": "\\r", "\x1b": "\\e"}
 
 # The Actions runner splits output at \r, \n and \r\n, trims white space and runs a line
-# that then starts with "::" as a workflow command.
+# that then starts with "::" as a workflow command; it also still runs the older form
+# "##[command]" found anywhere in a line.
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 COMMAND_LINE = re.compile(r"(^|\r\n|\r|\n)([^\S\r\n]*)::")
+LEGACY_COMMAND = "##["
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -60,12 +62,15 @@ def file_label(name: str) -> str:
 
 def has_command_line(text: str) -> bool:
     """Whether the runner would read a line of ``text`` as a workflow command."""
-    return COMMAND_LINE.search(text) is not None
+    return LEGACY_COMMAND in text or COMMAND_LINE.search(text) is not None
 
 
-def neutralise(text: str, replacement: str = "%3A:") -> str:
+def neutralise(text: str, replacement: str = "%3A:", bracket: str = "%5B") -> str:
     """Lines that would start with ``::`` get their first colon replaced (``%3A`` in
-    terminal lines, a character reference such as ``&#58;`` in HTML and XML)."""
+    terminal lines, a character reference such as ``&#58;`` in HTML and XML), and every
+    ``##[`` its bracket (``%5B``, ``&#91;``)."""
+    if LEGACY_COMMAND in text:
+        text = text.replace(LEGACY_COMMAND, "##" + bracket)
     return COMMAND_LINE.sub(lambda m: m.group(1) + m.group(2) + replacement, text)
 
 

@@ -67,8 +67,6 @@ def workflow_commands(output: str) -> list[str]:
     stop_token: str | None = None
     for raw in LINE_END.split(output):
         line = raw.strip()
-        if not line.startswith("::"):
-            continue
         if stop_token is not None:
             if line == f"::{stop_token}::":
                 stop_token = None
@@ -76,7 +74,10 @@ def workflow_commands(output: str) -> list[str]:
         if line.startswith("::stop-commands::"):
             stop_token = line[len("::stop-commands::"):]
             continue
-        commands.append(line)
+        # "::cmd" at the start of a line, or the older "##[cmd]" anywhere in one (the runner
+        # tries the latter when a line is not a "::" command)
+        if line.startswith("::") or "##[" in line:
+            commands.append(line)
     return commands
 
 

@@ -26,8 +26,8 @@ from tests.reports.helpers import (
 )
 from tests.reports.hostile import write_tree
 
-NAME = "x\n::error::pwned-name`</details><img src=x>"
-KEY = "::add-mask::pwned-key|`"
+NAME = "x\n::error::pwned-name`</details><img src=x> ##[error]pwned-legacy"
+KEY = "::add-mask::pwned-key|` ##[add-mask]pwned-legacy-key"
 VALUE = "v\r::warning::pwned-value```\n  ::set-output name=a::pwned\n\x1b[31m\x07"
 FILE = "::error::pwned-file\n::notice::pwned ``` <b>x | #1 100%"
 
