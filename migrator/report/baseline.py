@@ -70,8 +70,13 @@ def file_key(name: str) -> str:
 
 
 def load_baseline(path: Path) -> set[tuple[str, str, str]]:
+    from migrator.load import sources
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = sources.read_bytes(os.fspath(path))  # regular files only, capped: never hangs
+        if raw is None:
+            raise ValueError("it is larger than the size cap")
+        data = json.loads(raw.decode("utf-8"))
         entries = data["findings"]
         return {(str(e["file"]), str(e["code"]), str(e.get("path", ""))) for e in entries}
     except (OSError, ValueError, KeyError, TypeError) as exc:

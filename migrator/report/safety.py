@@ -3,13 +3,11 @@ unencodable text escaped, GitHub workflow commands neutralised, reports written 
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import re
 import secrets
 import stat
-import tempfile
 from pathlib import Path
 from typing import TextIO
 
@@ -200,19 +198,10 @@ def write_report(path: Path, text: str) -> None:
 
 
 def _replace(target: Path, data: bytes, mode: int) -> None:
-    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                             suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    """The one atomic write (unnamed temporary file, signals held back, link + rename)."""
+    from migrator.load import atomic
+
+    atomic.replace_file(target, data, mode=mode)
 
 
 def append_text(path: Path, text: str) -> None:
