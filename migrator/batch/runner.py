@@ -276,7 +276,7 @@ def _show(file: FileResult, settings: RunSettings) -> None:
     elif settings.mode == "diff":
         write_data(sys.stdout, diffs.unified(printable(file.name), file.source.text,
                                              file.result.text, color=settings.color),
-                   github=settings.github)
+                   github=settings.github, escaped=settings.color)
 
 
 def _print(file: FileResult, settings: RunSettings, minimum: Severity,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 
+from migrator.report.safety import printable_lines
+
 RED, GREEN, CYAN, BOLD, RESET = "\033[31m", "\033[32m", "\033[36m", "\033[1m", "\033[0m"
 
 
@@ -18,7 +20,8 @@ def unified(name: str, before: str, after: str, *, color: bool = False) -> str:
     for line in lines:
         if not line.endswith("\n"):
             line += "\n\\ No newline at end of file\n"
-        out.append(_paint(line) if color else line)
+        # coloured means a terminal: escape sequences from the input are shown, not run
+        out.append(_paint(printable_lines(line)) if color else line)
     return "".join(out)
 
 

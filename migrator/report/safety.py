@@ -123,7 +123,7 @@ def write_raw(stream: TextIO, text: str) -> None:
         stream.write(text)
 
 
-def write_data(stream: TextIO, text: str, *, github: bool) -> bool:
+def write_data(stream: TextIO, text: str, *, github: bool, escaped: bool = False) -> bool:
     """Write machine output (YAML, a diff, a report) unchanged.
 
     On an Actions runner, output that the runner would parse and that holds a line it
@@ -131,6 +131,10 @@ def write_data(stream: TextIO, text: str, *, github: bool) -> bool:
     with a fresh random token. Returns whether it was wrapped. Output redirected to a
     regular file is never wrapped (the runner does not read it).
     """
+    if not escaped and _is_terminal(stream):
+        # a person reads it: escape sequences from the input (clipboard writes, links,
+        # screen clears) are shown, not run; line breaks and tabs stay as they are
+        text = printable_lines(text)
     if github and has_command_line(text) and not _is_regular_file(stream):
         token = secrets.token_hex(16)
         write_raw(stream, f"::stop-commands::{token}\n")
@@ -139,6 +143,13 @@ def write_data(stream: TextIO, text: str, *, github: bool) -> bool:
         return True
     write_raw(stream, text)
     return False
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def _is_regular_file(stream: TextIO) -> bool:
@@ -205,12 +216,30 @@ def _replace(target: Path, data: bytes, mode: int) -> None:
 
 
 def append_text(path: Path, text: str) -> None:
-    """Append to a file that must exist or be creatable (``$GITHUB_STEP_SUMMARY``)."""
+    """Append to a file that must exist or be creatable (``$GITHUB_STEP_SUMMARY``): the old
+    content plus the new is written atomically, so a full disk leaves the file as it was
+    instead of a table cut off half-way."""
+    from migrator.load import sources
+
+    name = os.fspath(path)
     try:
-        with open(path, "ab") as handle:
-            handle.write(encode(text))
+        try:
+            existing = os.stat(name)
+        except FileNotFoundError:
+            existing = None
+        if existing is not None and not stat.S_ISREG(existing.st_mode):
+            with open(name, "ab") as handle:  # a pipe or device the runner gave us
+                handle.write(encode(text))
+            return
+        old = b"" if existing is None else sources.read_bytes(name, 2**31)
+        if old is None:
+            raise ReportWriteError(name, "is too large to append to")
+        mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
+        _replace(Path(os.path.realpath(name)), old + encode(text), mode)
+    except ReportWriteError:
+        raise
     except OSError as exc:
-        raise ReportWriteError(os.fspath(path), exc.strerror or str(exc)) from None
+        raise ReportWriteError(name, exc.strerror or str(exc)) from None
 
 
 def _umask() -> int:
