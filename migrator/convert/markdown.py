@@ -123,13 +123,10 @@ def _indent(text: str, block: Block) -> str:
 def convert(text: str, options: ConvertOptions | None = None,
             render: bool = True) -> TextResult:
     """Convert every legacy job in the page's snippets; everything else stays as it was."""
-    from migrator.results import TextResult
 
     options = options or ConvertOptions()
     lines, blocks = scan(text)
-    out: list[str] = []
-    documents: list[DocumentResult] = []
-    position = 0
+    edits = []
     for block in blocks:
         if block.info in SHELL_TAGS and "kubeflow.org" in block.body:
             new_body, results = _shell(block, options, render)
@@ -137,17 +134,9 @@ def convert(text: str, options: ConvertOptions | None = None,
             new_body, results = _snippet(block, options, render)
         else:
             continue
-        if not results:
-            continue
-        documents += results
-        if new_body is not None:
-            out += lines[position:block.first]
-            out.append(new_body)
-            position = block.last
-    out += lines[position:]
-    for index, document in enumerate(documents):
-        document.index = index
-    return TextResult("".join(out), documents)
+        if results:
+            edits.append((block.first, block.last, new_body, results))
+    return notes.splice(lines, edits)
 
 
 def _shell(block: Block, options: ConvertOptions,

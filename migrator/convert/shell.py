@@ -20,26 +20,15 @@ TEXT_JOB = "E808"
 def convert(text: str, options: ConvertOptions | None = None,
             render: bool = True) -> TextResult:
     """Convert the legacy jobs in the script's heredocs."""
-    from migrator.results import TextResult
 
     options = options or ConvertOptions()
     lines, found = scan.heredocs(text)
-    out: list[str] = []
-    documents: list[DocumentResult] = []
-    position = 0
+    edits = []
     for heredoc in found:
-        if "kubeflow.org" not in heredoc.body:
-            continue
-        body, results = _heredoc(heredoc, options, render)
-        documents += results
-        if body is not None:
-            out += lines[position:heredoc.first]
-            out.append(body)
-            position = heredoc.last
-    out += lines[position:]
-    for index, document in enumerate(documents):
-        document.index = index
-    return TextResult("".join(out), documents)
+        if "kubeflow.org" in heredoc.body:
+            body, results = _heredoc(heredoc, options, render)
+            edits.append((heredoc.first, heredoc.last, body, results))
+    return notes.splice(lines, edits)
 
 
 def _heredoc(heredoc: scan.Heredoc, options: ConvertOptions,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from migrator.results import DocumentResult, Finding, Severity
+from migrator.results import DocumentResult, Finding, Severity, TextResult
 
 PARSE_CODES = frozenset({"Y101", "Y104"})
 
@@ -44,6 +44,25 @@ def placed(document: DocumentResult, offset: int, last: int | None = None, *,
         status = "skipped"
     return replace(document, line=document.line + offset, status=status,
                    findings=[shifted(f, offset, last=last) for f in document.findings])
+
+
+def splice(lines: list[str], edits: list[tuple[int, int, str | None, list[DocumentResult]]]
+           ) -> TextResult:
+    """The file's lines with each converted span ``(first, last, body, results)`` replaced by
+    its body (``None``: kept as it is), and the documents of every span renumbered in order."""
+    out: list[str] = []
+    documents: list[DocumentResult] = []
+    position = 0
+    for first, last, body, results in edits:
+        documents += results
+        if body is not None:
+            out += lines[position:first]
+            out.append(body)
+            position = last
+    out += lines[position:]
+    for index, document in enumerate(documents):
+        document.index = index
+    return TextResult("".join(out), documents)
 
 
 def blocks_nothing(documents: list[DocumentResult]) -> bool:
