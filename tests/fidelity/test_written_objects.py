@@ -24,21 +24,22 @@ def validators(shared: Path, crdcheck: ModuleType) -> dict[tuple[str, str], Any]
             for target in goldens.TARGETS for kind, name in CRD_FILES.items()}
 
 
+@pytest.mark.parametrize("mode", sorted(MODES))
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_generated_outputs_pass_the_strict_crd(kind: str, validators: dict[tuple[str, str], Any],
+@settings(database=None, max_examples=EXAMPLES)
+@given(data=st.data())
+def test_generated_outputs_pass_the_strict_crd(kind: str, mode: str, data: st.DataObject,
+                                               validators: dict[tuple[str, str], Any],
                                                crdcheck: ModuleType) -> None:
-    @settings(database=None, max_examples=EXAMPLES)
-    @given(jobs(kind), st.sampled_from(goldens.TARGETS), st.sampled_from(sorted(MODES)),
-           st.booleans())
-    def prop(text: str, target: str, mode: str, lossy: bool) -> None:
-        result = convert_text(text, target=target, allow_lossy=lossy, **MODES[mode])
-        for document in result.documents:
-            if document.status != "converted":
-                continue
-            for doc in crdcheck._yaml.load_all(document.text):
-                for obj in trainer_objects(doc):
-                    name, api, validator = validators[(target, obj["kind"])]
-                    problems = crdcheck.problems(obj, name, api, validator)
-                    assert problems == [], (text, problems)
-
-    prop()
+    text = data.draw(jobs(kind), label="job")
+    target = data.draw(st.sampled_from(goldens.TARGETS), label="target")
+    lossy = data.draw(st.booleans(), label="allow_lossy")
+    result = convert_text(text, target=target, allow_lossy=lossy, **MODES[mode])
+    for document in result.documents:
+        if document.status != "converted":
+            continue
+        for doc in crdcheck._yaml.load_all(document.text):
+            for obj in trainer_objects(doc):
+                name, api, validator = validators[(target, obj["kind"])]
+                problems = crdcheck.problems(obj, name, api, validator)
+                assert problems == [], (text, problems)
