@@ -1,6 +1,6 @@
 """BATCH: write results in place or into a mirrored output tree that follows no link.
 
-Every write goes through ``load/atomic.py`` (temporary file + rename, signals held back:
+Every write goes through ``migrator/atomic.py`` (temporary file + rename, signals held back:
 never a partial or stray file). Output trees (``-o DIR``) are entered one folder at a time
 from a descriptor, with ``O_NOFOLLOW``: a link anywhere below DIR (to a file, a folder, or
 nothing) is refused, never followed. DIR itself is the user's choice and may be a link.
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from migrator.load import atomic, sources
+from migrator import atomic
+from migrator.load import sources
 
 if TYPE_CHECKING:
     from migrator.results import FileResult

@@ -18,10 +18,11 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
+
+from migrator import atomic
 
 T = TypeVar("T")
 
@@ -113,16 +114,9 @@ def write_json(folder: Path, name: str, data: Any) -> bool:
     except (TypeError, ValueError, RecursionError):
         return False
     try:
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-    except OSError:
-        return False
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", errors="surrogatepass") as out:
-            out.write(text)
-        os.replace(temporary, folder / name)
+        atomic.replace_file(folder / name, text.encode("utf-8", "surrogatepass"), mode=0o600,
+                            durable=False)
     except (OSError, UnicodeError):
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
         return False
     return True
 

@@ -210,7 +210,7 @@ def write_report(path: Path, text: str) -> None:
 
 def _replace(target: Path, data: bytes, mode: int) -> None:
     """The one atomic write (unnamed temporary file, signals held back, link + rename)."""
-    from migrator.load import atomic
+    from migrator import atomic
 
     atomic.replace_file(target, data, mode=mode)
 

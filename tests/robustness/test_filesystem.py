@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from migrator import atomic
 from migrator.batch import runner, writer
-from migrator.load import atomic
 from migrator.settings import RunSettings
 from tests.goldens import FIXTURES, ROOT
 

@@ -1,4 +1,4 @@
-"""LOAD (file I/O, beside sources.py): atomic file replacement no signal leaves half done.
+"""BOTTOM (file I/O used by every stage): atomic file replacement no signal leaves half done.
 
 ``replace_at`` writes new content to a temporary file in the target's folder (unnamed,
 ``O_TMPFILE``, where the system offers it), flushes it, gives it its permission bits (and
@@ -7,8 +7,8 @@ and SIGHUP are held back (``signals_held``). Whatever stops the run, the target 
 file or the complete new one and no temporary file is left; only a SIGKILL landing between
 naming and renaming can leave the complete new content under a ``.NAME.*.tmp`` name. The
 rename replaces whatever is at the name (a link too), never writing through it.
-Every file the tool writes goes through here: conversions, backups, output trees, reports
-(it lives in load/ so that both batch/ and report/ may use it; it imports nothing).
+Every file the tool writes goes through here: conversions, backups, output trees, reports,
+cache entries (it sits at the bottom so that every stage may use it; it imports nothing).
 """
 
 from __future__ import annotations
