@@ -18,6 +18,7 @@ Trainer's plugins add implicitly (the runtime contract), by a contract finding.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -254,7 +255,7 @@ def legacy_pods(root: Any, spec: MappingSpec) -> Pods:
         job = spec.replica_specs.roles[role].job
         label = f"{job} ({role})"
         by_job.setdefault(job, []).append(label)
-        template = {k: copy.deepcopy(v) for k, v in (replica.get("template") or {}).items()
+        template = {k: _copy(v) for k, v in (replica.get("template") or {}).items()
                     if k in ("metadata", "spec")}
         containers = paths.get(template, ("spec", "containers")) or []
         main = next((c for c in containers if isinstance(c, dict) and c.get("name") == main_name),
@@ -284,6 +285,17 @@ def legacy_pods(root: Any, spec: MappingSpec) -> Pods:
         count = replica.get("replicas", default)
         out.counts[job] = out.counts.get(job, 0) + (count if isinstance(count, int) else 0)
     return out
+
+
+def _copy(node: Any) -> Any:
+    """A plain copy of a loaded subtree: maps and lists copied, keys and scalars kept (the
+    round-trip loader's comment and position records are not copied: deep-copying them is
+    quadratic in the number of sibling nodes)."""
+    if isinstance(node, dict):
+        return {key: _copy(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_copy(value) for value in node]
+    return node
 
 
 def _replicas(root: Any, spec: MappingSpec) -> list[tuple[str, str, Any]]:
@@ -395,13 +407,13 @@ def compare(legacy: Pods, rendered: Pods) -> list[Difference]:
         before = _normalise(legacy.templates.get(key, {}))
         after = _normalise(rendered.templates.get(job, {}))
         diff = DeepDiff(before, after, view="tree", threshold_to_diff_deeper=0)
-        marks = {**legacy.implicit.get(key, {}), **rendered.implicit.get(job, {})}
+        marks = _Marks({**legacy.implicit.get(key, {}), **rendered.implicit.get(job, {})})
         for items in diff.values():
             for item in items:
                 path = ".".join(str(p) for p in item.path(output_format="list"))
                 t1 = _MISSING if type(item.t1).__name__ == "NotPresent" else item.t1
                 t2 = _MISSING if type(item.t2).__name__ == "NotPresent" else item.t2
-                implicit = _implicit(path, t1 if t2 is _MISSING else t2, marks)
+                implicit = marks.group(path, t1 if t2 is _MISSING else t2)
                 differences.append(Difference(key, _category(path), path, t1, t2, implicit))
     differences.extend(Difference(job, "pod count", "replicas", legacy.counts.get(job),
                                   rendered.counts.get(job))
@@ -410,16 +422,50 @@ def compare(legacy: Pods, rendered: Pods) -> list[Difference]:
     return sorted(differences, key=lambda d: (d.job, d.category, d.path))
 
 
-def _implicit(path: str, value: Any, marks: dict[str, str]) -> str:
-    """The contract group when the difference lies in what an operator or a plugin adds: at or
-    below a marked path, or a whole map whose every entry is marked (of one group)."""
-    for mark, group in marks.items():
-        if path == mark or path.startswith(mark + "."):
-            return group
-    if isinstance(value, dict) and value and any(m.startswith(path + ".") for m in marks):
-        groups = {_implicit(f"{path}.{key}", item, marks) for key, item in value.items()}
-        return groups.pop() if len(groups) == 1 else ""
-    return ""
+class _MarkNode:
+    """A step of the marks' trie: the next steps, and the first mark ending here."""
+
+    __slots__ = ("children", "mark")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _MarkNode] = {}
+        self.mark: tuple[int, str] | None = None  # (order of the mark, its group)
+
+
+class _Marks:
+    """The marked paths of one pod pair in a trie of ``.``-separated steps, so ``group`` walks
+    down one path instead of testing every mark (a job with many containers has many)."""
+
+    def __init__(self, marks: dict[str, str]) -> None:
+        self.root = _MarkNode()
+        for order, (mark, group) in enumerate(marks.items()):
+            node = self.root
+            for part in mark.split("."):
+                child = node.children.get(part)
+                if child is None:
+                    child = node.children[part] = _MarkNode()
+                node = child
+            if node.mark is None:
+                node.mark = (order, group)
+
+    def group(self, path: str, value: Any) -> str:
+        """The contract group when the difference lies in what an operator or a plugin adds:
+        at or below a marked path (the first such mark), or a whole map whose every entry is
+        marked (of one group)."""
+        node: _MarkNode | None = self.root
+        first: tuple[int, str] | None = None
+        for part in path.split("."):
+            node = node.children.get(part) if node is not None else None
+            if node is None:
+                break
+            if node.mark is not None and (first is None or node.mark[0] < first[0]):
+                first = node.mark
+        if first is not None:
+            return first[1]
+        if isinstance(value, dict) and value and node is not None and node.children:
+            groups = {self.group(f"{path}.{key}", item) for key, item in value.items()}
+            return groups.pop() if len(groups) == 1 else ""
+        return ""
 
 
 def attribute(differences: list[Difference], findings: list[Finding],
@@ -428,10 +474,12 @@ def attribute(differences: list[Difference], findings: list[Finding],
     contract = {group: {f.code for f in findings if f.code in codes}
                 for group, codes in CONTRACT_CODES.items()}
     normalised = {key: _normalise(template) for key, template in legacy.templates.items()}
+    index = PathIndex(findings)
     out = []
     for difference in differences:
-        sources = _source_paths(difference, legacy, normalised)
-        codes = {f.code for f in findings if any(_names(f.path, s) for s in sources)}
+        codes = set()
+        for source in _source_paths(difference, legacy, normalised):
+            codes |= index.naming(source)
         if difference.implicit:
             codes.update(contract[difference.implicit])
         out.append(replace(difference, named_by=tuple(sorted(codes))))
@@ -492,19 +540,72 @@ def _render_source(source: Source, path: str) -> list[str]:
     return [f"{source.path}.template." + ".".join(out).replace(".[", "[")]
 
 
-def _names(finding: str, source: str) -> bool:
-    """A finding at the source path, below it, or at an ancestor that is a field of the pod
-    template (never the whole template or the job)."""
-    if finding == source or finding.startswith((source + ".", source + "[")):
-        return True
-    if not source.startswith((finding + ".", finding + "[")):
-        return False
+_SEPARATOR = re.compile(r"(?=[.\[])")
+
+
+class _Node:
+    """A trie node: the next path steps, the codes at or below it, the codes naming below it."""
+
+    __slots__ = ("ancestor", "below", "children")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Node] = {}
+        self.below: set[str] = set()
+        self.ancestor: set[str] = set()
+
+
+class PathIndex:
+    """The findings' paths in a trie of path steps (split before each ``.`` and ``[``), so the
+    findings that name a source path (``_names``) are found in one walk down the source path:
+    linear in the findings' and the sources' path lengths, never findings x differences."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        self.root = _Node()
+        self.steps = 0  # trie steps taken (read by the complexity test)
+        for finding in findings:
+            node = self.root
+            for part in _SEPARATOR.split(finding.path):
+                self.steps += 1
+                child = node.children.get(part)
+                if child is None:
+                    child = node.children[part] = _Node()
+                node = child
+                node.below.add(finding.code)  # a finding at or below this path
+            if _names_as_ancestor(finding.path):
+                node.ancestor.add(finding.code)
+
+    def naming(self, source: str) -> set[str]:
+        """The codes of the findings that name ``source`` (as ``_names`` decides)."""
+        codes: set[str] = set()
+        node = self.root
+        parts = _SEPARATOR.split(source)
+        for index, part in enumerate(parts):
+            self.steps += 1
+            child = node.children.get(part)
+            if child is None:
+                return codes
+            node = child
+            if index < len(parts) - 1:
+                codes |= node.ancestor  # a finding at an ancestor of the source
+        return codes | node.below
+
+
+def _names_as_ancestor(finding: str) -> bool:
+    """Whether a finding at ``finding`` names the fields below it (``_names``' second case)."""
     marker = ".template."
     cut = finding.find(marker)
     if cut < 0:
         return finding.endswith((".restartPolicy", ".replicas"))
     rest = finding[cut + len(marker):]
     return rest.count(".") >= 1 or "[" in rest  # e.g. spec.initContainers, metadata.labels
+
+
+def _names(finding: str, source: str) -> bool:
+    """A finding at the source path, below it, or at an ancestor that is a field of the pod
+    template (never the whole template or the job)."""
+    if finding == source or finding.startswith((source + ".", source + "[")):
+        return True
+    return source.startswith((finding + ".", finding + "[")) and _names_as_ancestor(finding)
 
 
 def _lookup(tree: Any, path: str) -> Any:

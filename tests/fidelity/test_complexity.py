@@ -1,0 +1,125 @@
+"""The oracle's work grows linearly with the input: counted in executed lines, never timed.
+
+Attribution indexes the findings by path (a trie of path steps) instead of testing every
+finding against every difference (attack note 12: 5,000 unknown fields took 90 s in every
+review report); the legacy pods are copied without ruamel's per-node comment records, and
+the contract marks are looked up by path (a job with 800 sidecars took 11 s).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from migrator import convert_text
+from migrator.batch import explain
+from migrator.check import effective
+from migrator.knowledge import catalog
+from migrator.results import Finding, Severity
+from migrator.settings import ConvertOptions
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _executed(call: Callable[[], Any], *, everywhere: bool = False) -> int:
+    """How many lines ``call`` executes (in check/effective.py, or in every module)."""
+    count = 0
+    module = effective.__file__
+
+    def local(frame: FrameType, event: str, arg: Any) -> Any:
+        nonlocal count
+        if event == "line":
+            count += 1
+        return local
+
+    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
+        if everywhere or frame.f_code.co_filename == module:
+            return local
+        return None
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        call()
+    finally:
+        sys.settrace(previous)
+    return count
+
+
+def _unknown_fields(n: int) -> str:
+    """The minimal PyTorchJob with ``n`` unknown container fields (attack note 12's input)."""
+    base = (ROOT / "fixtures" / "pytorchjob" / "minimal.in.yaml").read_text(encoding="utf-8")
+    fields = "".join(f"              u{i}: 1\n" for i in range(n))
+    return base.replace("              command", fields + "              command", 1)
+
+
+def _attribution_work(n: int) -> int:
+    text = _unknown_fields(n)
+    (document,) = convert_text(text, allow_lossy=True).documents
+    (item,) = explain.explain(text, catalog.load(), ConvertOptions())
+    assert len(document.findings) >= n  # the quadratic shape: n findings x n differences
+    assert len(item.differences) >= n
+    return _executed(lambda: effective.attribute(item.differences, document.findings,
+                                                 item.legacy))
+
+
+def test_attribution_is_linear_in_findings_and_differences() -> None:
+    small, large = _attribution_work(100), _attribution_work(400)
+    # linear: x4 (+ a constant); findings x differences would be x16
+    assert large <= 5 * small, (small, large)
+
+
+def _sidecars(n: int) -> Any:
+    containers = [{"name": "pytorch", "image": "img"}]
+    containers += [{"name": f"s{i}", "image": "envoy"} for i in range(n)]
+    return json.dumps({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+                       "metadata": {"name": "a"}, "spec": {"pytorchReplicaSpecs": {"Worker": {
+                           "replicas": 2, "template": {"spec": {"containers": containers}}}}}})
+
+
+def _comparison_work(n: int) -> int:
+    from migrator.load import yamlio
+
+    text = _sidecars(n)
+    loaded = catalog.load()
+    spec = loaded.legacy[("kubeflow.org/v1", "PyTorchJob")]
+    root = yamlio.load(text)
+    legacy = effective.legacy_pods(root, spec)
+    rendered = effective.render(
+        {"spec": {"trainer": {"numNodes": 2}}},
+        effective.default_runtime(loaded.target("2.2"), "torch-distributed") or {},
+        "torch", loaded.target("2.2"))
+    work = _executed(lambda: effective.legacy_pods(root, spec), everywhere=True)
+    differences = effective.compare(legacy, rendered)
+    assert len(differences) >= n
+    return work + _executed(lambda: effective.compare(legacy, rendered))
+
+
+def test_legacy_pods_and_comparison_are_linear_in_containers() -> None:
+    small, large = _comparison_work(50), _comparison_work(200)
+    assert large <= 5 * small, (small, large)
+
+
+# --- the index answers exactly what the pairwise rule answers ------------------------------
+
+STEPS = st.sampled_from(["spec", "template", "containers[name=a]", "env[name=X]", "a.b",
+                         "restartPolicy", "replicas", "x[", "", "pytorchReplicaSpecs"])
+PATHS = st.lists(STEPS, min_size=1, max_size=6).map(".".join)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["A", "B", "C"]), PATHS), max_size=8),
+       st.lists(PATHS, min_size=1, max_size=4))
+def test_the_index_names_what_the_pairwise_rule_names(findings: list[tuple[str, str]],
+                                                       sources: list[str]) -> None:
+    index = effective.PathIndex([Finding(code, Severity.INFO, path, "m")
+                                 for code, path in findings])
+    for source in sources:
+        expected = {code for code, path in findings if effective._names(path, source)}
+        assert index.naming(source) == expected, source
