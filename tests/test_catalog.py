@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from migrator.convert.engine import TRANSFORMS
+from migrator.convert.rules.frameworks import TRANSFORMS
 from migrator.knowledge import catalog
 from tests.goldens import ROOT
 

@@ -17,16 +17,22 @@ from migrator import paths
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container
+from migrator.convert.rules.context import RuleContext
 from migrator.knowledge.specs import MappingSpec, RuntimeSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
 
+ID = "contract"
 TORCHRUN = re.compile(r"\btorchrun\b|torch\.distributed\.(?:run|launch)\b")
 TOPOLOGY_FLAGS = re.compile(r"--(?:nnodes|nproc[-_]per[-_]node|master[-_]addr|master[-_]port|"
                             r"rdzv[-_]endpoint|node[-_]rank)\b")
 LEGACY_LABEL = "training.kubeflow.org/"
 QUOTED_ENV = "C411"
 ACCELERATOR = re.compile(r"neuron|habana|gaudi|google\.com/tpu|/mig-", re.IGNORECASE)
+
+
+def apply(ctx: RuleContext, draft: Draft) -> None:
+    apply_contract(ctx.main, draft, ctx.ledger, ctx.spec, ctx.runtime)
 
 
 def apply_contract(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,

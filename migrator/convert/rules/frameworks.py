@@ -16,6 +16,7 @@ from migrator.convert.rules.transforms import (
     is_scaling,
     transform,
 )
+from migrator.knowledge.versions import V2_3
 
 __all__ = ["TRANSFORMS"]  # the full registry: run-policy and framework transforms
 
@@ -100,9 +101,10 @@ def _wait_for_workers(call: Call) -> None:
         companion.depends_on["launcher"] = [("node", "Ready")]
         call.ledger.mapped(call.path, f"TrainingRuntime/{companion.name}: spec.template.spec."
                            "replicatedJobs[name=launcher].dependsOn")
-    elif call.target.version == "2.2":
+    elif call.target.release < V2_3:
         call.ledger.report("F520", call.path, "the launcher waited for ready workers; Trainer "
-                           "2.2's MPI runtimes start launcher and workers together")
+                           f"{call.target.release}'s MPI runtimes start launcher and workers "
+                           "together")
     else:
         call.ledger.default(call.path)
 

@@ -12,13 +12,19 @@ import json
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container
+from migrator.convert.rules.context import RuleContext
 from migrator.knowledge.specs import MappingSpec, RuntimeSpec
 from migrator.load import yamlio
 
+ID = "launch"
 UNBUILDABLE = "F523"
 CONTRACT_ENV = "F515"
 TF_CONFIG_CODE = "F511"
 INDEX_ENV = "JOB_COMPLETION_INDEX"
+
+
+def apply(ctx: RuleContext, draft: Draft) -> None:
+    adapt(ctx.main, draft, ctx.ledger, ctx.spec, ctx.runtime, draft.num_nodes)
 
 
 def adapt(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,

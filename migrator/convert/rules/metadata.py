@@ -8,14 +8,21 @@ from typing import Any
 
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
+from migrator.convert.rules.context import RuleContext
 from migrator.load import yamlio
 
+ID = "metadata"
 NAME_RE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 SERVER_FIELDS = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
                  "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds")
 OWNERSHIP_FIELDS = ("ownerReferences", "finalizers")
 KUEUE_LABELS = ("kueue.x-k8s.io/queue-name", "kueue.x-k8s.io/priority-class")
+
+
+def apply(ctx: RuleContext, draft: Draft) -> None:
+    convert_metadata(ctx.job.metadata.node, draft, ctx.ledger, ctx.target.limits.name,
+                     require_name=not ctx.embedded)
 
 
 def convert_metadata(metadata: Any, draft: Draft, ledger: Ledger, max_name: int, *,
@@ -91,13 +98,3 @@ def _kueue_label(key: str, annotations: Any, draft: Draft, ledger: Ledger) -> No
     else:
         ledger.default(path)
 
-
-def check_pod_names(draft: Draft, ledger: Ledger, num_nodes: int, max_name: int) -> None:
-    """Warn when JobSet pod host names derived from the job name get too long."""
-    if not isinstance(draft.name, str):
-        return
-    longest = f"{draft.name}-{draft.patch_job}-0-{max(num_nodes - 1, 0)}"
-    if len(longest) > max_name and len(draft.name) <= max_name:
-        ledger.report("M102", ("metadata", "name"),
-                      f"pod host name {longest!r} is {len(longest)} characters long "
-                      f"(limit {max_name})", consume=False)

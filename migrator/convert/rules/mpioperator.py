@@ -16,13 +16,22 @@ from migrator.check import effective, operators
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container, LegacyJob, Replica
+from migrator.convert.rules.context import RuleContext
+from migrator.convert.rules.podtemplate import main_container
 from migrator.knowledge.specs import MappingSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
 
+ID = "mpi-operator"
 CARRIED, REPLACED, OPERATOR_FILES, OPERATOR_ENV = "F524", "F525", "F526", "F529"
 WORKER_ROLE = "Worker"
 LAUNCHER_JOB = "launcher"
+
+
+def apply(ctx: RuleContext, draft: Draft) -> None:
+    mains = {r.role: main_container(r, ctx.main_name, ctx.ledger, report=False)
+             for r in ctx.job.replicas}
+    adapt(ctx.job, ctx.spec, draft, ctx.ledger, mains)
 
 
 def adapt(job: LegacyJob, spec: MappingSpec, draft: Draft, ledger: Ledger,

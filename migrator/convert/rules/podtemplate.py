@@ -14,15 +14,87 @@ from migrator.check import quantity
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container, Replica
-from migrator.knowledge.specs import FieldGroup, PodRules, TargetSpec
+from migrator.convert.rules import companion, roles
+from migrator.convert.rules.context import RuleContext
+from migrator.convert.rules.contract import report_quoted_env
+from migrator.convert.rules.replicas import restart_policy_of
+from migrator.knowledge.specs import FieldGroup, MappingSpec, PodRules, TargetSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
 
+ID = "pod-templates"
 ALL_TRAINER_SLOTS = frozenset({"image", "command", "args", "env", "resourcesPerNode"})
+MPI_LAUNCHER_FEEDS = frozenset({"image", "command", "args"})
 LOST_CONTAINER_FIELD = "F519"
 # A field-specific alternative, added to the code's fix text for that field only.
 FIELD_HINTS = {"workingDir": "For workingDir, the command can also start with `cd DIR &&` "
                              "in a shell."}
+
+
+def apply(ctx: RuleContext, draft: Draft) -> None:
+    """Convert each replicated job's template; the trainer's main container goes on ``ctx``."""
+    job, spec, ledger = ctx.job, ctx.spec, ctx.ledger
+    by_job: dict[str, list[Replica]] = {}
+    for replica in job.replicas:
+        by_job.setdefault(replica.job, []).append(replica)
+    main_name = ctx.main_name
+    launcher_resources: Any = None
+    for job_name in [j.name for j in ctx.runtime.jobs if j.name in by_job]:
+        replicas = by_job[job_name]
+        primary = _primary(replicas, spec)
+        main = main_container(primary, main_name, ledger, report=True)
+        feeds = _feeds(primary, spec, draft)
+        if draft.companion is not None:
+            quoted = companion.add_template(draft.companion, primary, main,
+                                            ctx.runtime.container, ctx.runtime.reserved_env,
+                                            restart_policy_of(primary, spec))
+            for relative in quoted:
+                report_quoted_env(ledger, (*primary.template.path, *relative))
+        convert_template(primary, main, draft, ledger, ctx.pod_rules, ctx.target, feeds)
+        for other in replicas:
+            if other is not primary:
+                other_main = main_container(other, main_name, ledger, report=False)
+                roles.merge_role(primary, main, other, other_main, draft, ledger)
+                roles.merge_restart_policy(primary, restart_policy_of(primary, spec), other,
+                                           restart_policy_of(other, spec),
+                                           draft.companion is not None, ledger)
+        if spec.trainer_role is None or primary.role == spec.trainer_role:
+            ctx.trainer_main = main
+            launcher_resources = main.node.get("resources")
+        elif spec.resources_role == primary.role and draft.companion is None:
+            _shared_resources(primary, launcher_resources, draft, ledger)
+    if ctx.trainer_main is None:
+        raise ValueError(f"{spec.id}: no replica feeds spec.trainer")
+
+
+def _primary(replicas: list[Replica], spec: MappingSpec) -> Replica:
+    by_role = {replica.role: replica for replica in replicas}
+    for role in spec.replica_specs.template_priority:
+        if role in by_role:
+            return by_role[role]
+    return replicas[0]
+
+
+def _feeds(primary: Replica, spec: MappingSpec, draft: Draft) -> frozenset[str]:
+    if spec.trainer_role is None:
+        return ALL_TRAINER_SLOTS
+    if primary.role == spec.trainer_role:
+        if draft.companion is not None:
+            return MPI_LAUNCHER_FEEDS
+        return ALL_TRAINER_SLOTS
+    if primary.role == spec.resources_role and draft.companion is None:
+        return frozenset({"resourcesPerNode"})
+    return frozenset()
+
+
+def _shared_resources(worker: Replica, launcher_resources: Any, draft: Draft,
+                      ledger: Ledger) -> None:
+    worker_main = draft.trainer.get("resourcesPerNode")
+    if launcher_resources is None or roles.same(launcher_resources, worker_main):
+        return
+    ledger.report("P307", (*worker.template.spec.path, "containers"), "launcher and worker "
+                  "resources differ; resourcesPerNode applies to both, so the launcher gets "
+                  f"the {worker.role}'s", consume=False)
 
 
 def pod_patch_path(draft: Draft, job: str) -> str:

@@ -1,0 +1,36 @@
+"""CONVERT stage, rules: documented Trainer behaviour a migrated job can hit (R216, F528)."""
+
+from __future__ import annotations
+
+from migrator import paths
+from migrator.check import effective
+from migrator.convert.draft import Draft
+from migrator.convert.rules.context import RuleContext
+from migrator.knowledge.versions import V2_3
+
+ID = "version-hazards"
+
+
+def apply(ctx: RuleContext, draft: Draft) -> None:
+    target, ledger, main = ctx.target, ctx.ledger, ctx.main
+    resources = draft.trainer.get("resourcesPerNode")
+    pods = draft.runtime_pods or (effective.default_runtime(target, draft.runtime_name) or {}
+                                  if draft.companion is None else {})
+    node = next((c for c in paths.get(pods.get(draft.patch_job), ("spec", "containers")) or []
+                 if isinstance(c, dict) and c.get("name") == draft.patch_container), None)
+    theirs = node.get("resources") if isinstance(node, dict) else None
+    if isinstance(resources, dict) and isinstance(theirs, dict):
+        lost = sorted({f"{section}.{key}" for section in ("limits", "requests")
+                       for key in (theirs.get(section) or {})
+                       if key not in (resources.get(section) or {})})
+        if lost:
+            effect = (f"are kept: on Trainer {target.release} resourcesPerNode is merged per key"
+                      if target.release >= V2_3 else f"are dropped: on Trainer {target.release} "
+                      "resourcesPerNode replaces the runtime's resources")
+            ledger.report("R216", (*main.path, "resources"), f"runtime {draft.runtime_name}'s "
+                          f"node resources {', '.join(lost)} {effect}", consume=False)
+    if ctx.spec.framework == "mpi" and draft.companion is None and draft.trainer.get("env"):
+        ledger.report("F528", (*main.path, "env"), "trainer.env reaches the launcher's node "
+                      "container (and the node job's only with runLauncherAsNode: true; "
+                      "kubeflow/trainer#3427); processes mpirun starts on the workers see it "
+                      "only when exported with `mpirun -x NAME`", consume=False)
