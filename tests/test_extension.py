@@ -72,6 +72,69 @@ def test_a_new_kind_and_target_from_data_only(tmp_path: Path) -> None:
     assert [(d["source"].get("kind"), d["status"]) for d in documents] == [("MXJob", "skipped")]
 
 
+def _scattered_jobs(tmp_path: Path) -> None:
+    """The MXJob in a Markdown page (whole, and a fragment showing only its replica specs),
+    in a shell heredoc, and as the base of a kustomization whose patch targets kind MXJob."""
+    job = (DATA / "mxjob.in.yaml").read_text(encoding="utf-8").split("\n", 1)[1]
+    (tmp_path / "README.md").write_text(
+        f"# Train\n\n```yaml\n{job}```\n\nMore workers:\n\n```yaml\nspec:\n"
+        "  mxReplicaSpecs:\n    Worker:\n      replicas: 4\n```\n", encoding="utf-8")
+    (tmp_path / "run.sh").write_text(f"#!/bin/sh\nkubectl apply -f - <<EOF\n{job}EOF\n",
+                                     encoding="utf-8")
+    (tmp_path / "kust").mkdir()
+    (tmp_path / "kust" / "job.yaml").write_text(job, encoding="utf-8")
+    (tmp_path / "kust" / "kustomization.yaml").write_text(
+        "resources: [job.yaml]\npatches:\n  - target: {kind: MXJob, name: mxjob-simple}\n"
+        "    patch: |-\n      - op: replace\n        path: /spec/mxReplicaSpecs/Worker/replicas\n"
+        "        value: 4\n", encoding="utf-8")
+
+
+def _outcomes(tmp_path: Path, mappings: Path | None) -> list[tuple[str, str, Any, list[str]]]:
+    report = tmp_path / ("with.json" if mappings else "without.json")
+    proc = _cli(tmp_path, mappings, "check", "README.md", "run.sh", "kust", "--report",
+                str(report))
+    assert proc.returncode in (0, 1), proc.stderr
+    return [(d["file"], d["status"], d["source"].get("kind"), [f["code"] for f in d["findings"]])
+            for d in json.loads(report.read_text(encoding="utf-8"))["documents"]]
+
+
+def test_the_text_scanners_know_the_new_kind(tmp_path: Path) -> None:
+    """Markdown snippets (kinds and replica-spec fields), shell heredocs (load/textscan) and
+    Kustomize patch targets read the legacy kinds from mappings/, not from a list in code."""
+    _scattered_jobs(tmp_path)
+    codes = ["F510", "C401", "R214", "C407", "C408"]
+    assert _outcomes(tmp_path, _mappings(tmp_path)) == [
+        ("README.md", "converted", "MXJob", codes),
+        ("README.md", "skipped", None, ["E804"]),  # the fragment: mxReplicaSpecs alone
+        ("run.sh", "converted", "MXJob", codes),
+        ("kust/job.yaml", "converted", "MXJob", codes),
+        ("kust/kustomization.yaml", "converted", "Kustomization", ["E809"]),
+    ]
+    # with the shipped mappings an MXJob is nobody's business: nothing is converted
+    assert all(status != "converted" and "E804" not in found
+               for _, status, _, found in _outcomes(tmp_path, None))
+
+
+def test_validate_reads_the_trainer_kinds_from_data(tmp_path: Path) -> None:
+    """``validate`` (check/audit.py) checks what kinds.yaml calls a Trainer object: a
+    prototype apiVersion added there is validated (and rejected), unknown before."""
+    (tmp_path / "tj.yaml").write_text(
+        "apiVersion: kubeflow.org/v2beta9\nkind: TrainJob\nmetadata:\n  name: proto\n"
+        "spec:\n  runtimeRef:\n    name: torch-distributed\n", encoding="utf-8")
+    unknown = _cli(tmp_path, None, "validate", "tj.yaml")
+    assert (unknown.returncode, "0 documents" in unknown.stderr) == (0, True), unknown.stderr
+    mappings = _mappings(tmp_path)
+    yaml = YAML()
+    data = yaml.load((mappings / "kinds.yaml").read_text(encoding="utf-8"))
+    data["prototypes"].append({"apiVersion": "kubeflow.org/v2beta9", "kind": "TrainJob"})
+    with (mappings / "kinds.yaml").open("w", encoding="utf-8") as out:
+        yaml.dump(data, out)
+    known = _cli(tmp_path, mappings, "validate", "tj.yaml")
+    assert known.returncode == 1, known.stderr
+    assert "error V602 apiVersion: input should be 'trainer.kubeflow.org/v1alpha1'" in \
+        known.stdout + known.stderr
+
+
 def test_the_new_target_limits_come_from_its_file(tmp_path: Path) -> None:
     mappings = _mappings(tmp_path)
     image = "registry.example.com/" + "a" * 600 + ":1"  # over 2.3's 500, under 2.4's 1000

@@ -7,7 +7,7 @@ rules, runtime resolution, ``--crd``). Other documents are ignored and nothing i
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from migrator import paths
@@ -18,34 +18,56 @@ from migrator.load import stream, yamlio
 from migrator.results import DocumentResult, Finding, Severity, Status, TextResult
 from migrator.settings import ConvertOptions
 
-GROUP = "trainer.kubeflow.org/"
-PROTOTYPE = "kubeflow.org/v2alpha1"
-KINDS = ("TrainJob", "TrainingRuntime", "ClusterTrainingRuntime")
+
+@dataclass(frozen=True)
+class TrainerObjects:
+    """Which documents are Trainer objects, from mappings/kinds.yaml (``current`` and
+    ``prototypes``): any apiVersion of a current kind's group, or a prototype's exact one."""
+
+    kinds: frozenset[str]
+    groups: tuple[str, ...]  # "trainer.kubeflow.org/"
+    prototypes: frozenset[str]  # "kubeflow.org/v2alpha1", ...
+
+    @classmethod
+    def of(cls, catalog: Catalog) -> TrainerObjects:
+        current, prototypes = catalog.kinds.current, catalog.kinds.prototypes
+        groups = dict.fromkeys(item.api_version.rpartition("/")[0] + "/" for item in current)
+        return cls(frozenset(item.kind for item in (*current, *prototypes)), tuple(groups),
+                   frozenset(item.api_version for item in prototypes))
+
+    def mentioned(self, text: str) -> bool:
+        """Cheap prefilter: the text names a Trainer group or a prototype apiVersion."""
+        return any(marker in text for marker in (*self.groups, *self.prototypes))
+
+    def matches(self, api: str, kind: object) -> bool:
+        return isinstance(kind, str) and kind in self.kinds and (
+            api.startswith(self.groups) or api in self.prototypes)
 
 
 def validate_text(text: str, catalog: Catalog, options: ConvertOptions) -> TextResult:
     """The validation outcome of every Trainer object in a YAML stream (text unchanged)."""
     target = catalog.target(options.target)
     known = runtimeindex.known(target, options.runtime_files, options.local_runtime_files)
+    trainer = TrainerObjects.of(catalog)
     results = []
     for index, chunk in enumerate(stream.split(text)):
         result = DocumentResult(index, chunk.line, "unchanged", chunk.text, reportable=False)
-        if chunk.has_content and (GROUP in chunk.body or PROTOTYPE in chunk.body):
-            result = _validate(chunk, index, catalog, options, known) or result
+        if chunk.has_content and trainer.mentioned(chunk.body):
+            result = _validate(chunk, index, catalog, options, known, trainer) or result
         results.append(result)
     return TextResult(text, results)
 
 
 def _validate(chunk: stream.Chunk, index: int, catalog: Catalog, options: ConvertOptions,
-              known: runtimeindex.Index) -> DocumentResult | None:
+              known: runtimeindex.Index, trainer: TrainerObjects) -> DocumentResult | None:
     try:
         root = yamlio.load(chunk.body)
     except yamlio.DocumentError:
         return None  # not YAML: convert/check report it; validate looks at Trainer objects
-    if not isinstance(root, dict) or root.get("kind") not in KINDS:
+    if not isinstance(root, dict):
         return None
     api = str(root.get("apiVersion", ""))
-    if not (api.startswith(GROUP) or api == PROTOTYPE):
+    if not trainer.matches(api, root.get("kind")):
         return None
     target = catalog.target(options.target)
     plain = yamlio.plain(root)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from migrator.convert import kustomize
 from migrator.convert import snippets as notes
+from migrator.load import detect
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ MAX_FILES = 200
 _ACTIVE = re.compile(r"^(?:patches|patchesStrategicMerge|patchesJson6902|images)\s*:", re.M)
 _SAFE_PATTERN = re.compile(r"[A-Za-z0-9._\-*^$|]*")
 _LEGACY_PATCH = re.compile(r"ReplicaSpecs|runPolicy|(?<![\w.])kubeflow\.org/v1\b")
-_LEGACY_TEXT = re.compile(r"kubeflow\.org|PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob")
 MAX_DEPTH = 4
 _OUTSIDE = "is outside the repository (or the folder being converted); it was not read"
 _NOT_IN_RUN = ("is part of this overlay but is not converted in this run; convert the whole "
@@ -227,8 +227,13 @@ def bases(folder: Path, root: Any, depth: int = 0, found: Bases | None = None,
     return found
 
 
+def _mentions_legacy(text: str) -> bool:
+    """The text names the Kubeflow group or a legacy kind (mappings/kinds.yaml)."""
+    return "kubeflow.org" in text or any(kind in text for kind in detect.legacy_kinds())
+
+
 def _is_legacy(doc: dict[str, Any]) -> bool:
-    return doc.get("kind") in kustomize.LEGACY_KINDS and "kubeflow.org" in str(
+    return doc.get("kind") in detect.legacy_kinds() and "kubeflow.org" in str(
         doc.get("apiVersion", ""))
 
 
@@ -258,7 +263,7 @@ def converter(options: ConvertOptions) -> kustomize.Convert:
 def targets(target: Any, jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The legacy jobs a patch ``target`` selects (kind - None for any legacy kind -, and an
     optional name regex)."""
-    if not isinstance(target, dict) or target.get("kind") not in {*kustomize.LEGACY_KINDS,
+    if not isinstance(target, dict) or target.get("kind") not in {*detect.legacy_kinds(),
                                                                     None}:
         return []
     name = target.get("name")
@@ -345,7 +350,7 @@ def convert_kustomization(name: str, text: str, options: ConvertOptions | None =
     limit = confinement(folder)
     found = bases(folder, root, limit=limit)
     run = _Run(folder, found.jobs, converter(options), limit=limit)
-    if found.outside and _LEGACY_TEXT.search(text):
+    if found.outside and _mentions_legacy(text):
         run.findings += [notes.finding(UNTRANSLATABLE, "resources", f"the base {entry!r} "
                                        f"{_OUTSIDE}", notes_line(root, "resources"))
                          for entry in dict.fromkeys(found.outside)]
@@ -388,7 +393,7 @@ def _targeted(run: _Run, entry: Any, at: str) -> None:
     if not chosen and not run.jobs and any(f.path == "resources" for f in run.findings):
         return  # its bases are reported above
     if not chosen:
-        if isinstance(target, dict) and target.get("kind") in kustomize.LEGACY_KINDS:
+        if isinstance(target, dict) and target.get("kind") in detect.legacy_kinds():
             run.findings.append(notes.finding(
                 UNTRANSLATABLE, f"{at}.target", "no legacy base job matches this patch's "
                 "target (was the base already converted in place? convert the kustomization "
@@ -470,7 +475,7 @@ def _strategic_file(run: _Run, entry: str, index: int) -> None:
     if _in_run(path) or not run.jobs:
         return
     text = _text(path)
-    if text is not None and (_LEGACY_PATCH.search(text) or _LEGACY_TEXT.search(text)):
+    if text is not None and (_LEGACY_PATCH.search(text) or _mentions_legacy(text)):
         run.findings.append(notes.finding(UNTRANSLATABLE, at, f"the patch file {entry!r} "
                                           f"{_NOT_IN_RUN}"))
 
@@ -594,7 +599,7 @@ def convert_patch_file(name: str, text: str, options: ConvertOptions | None = No
     chosen = targets(target, jobs)
     source = {"kind": "Patch", "name": None}
     if not chosen:
-        if not (isinstance(target, dict) and target.get("kind") in {*kustomize.LEGACY_KINDS,
+        if not (isinstance(target, dict) and target.get("kind") in {*detect.legacy_kinds(),
                                                                     KIND}
                 and _LEGACY_PATCH.search(text)):
             return None

@@ -17,8 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-LEGACY_KINDS = frozenset({"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob",
-                          "JAXJob"})
 Convert = Callable[[Any], Any | None]  # legacy object -> converted plain TrainJob, or None
 
 

@@ -13,6 +13,7 @@ converted like a script's (``shell``).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -32,8 +33,6 @@ PLACEHOLDER_LOST = "E805"
 _OPEN = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\r\n]*)")
 _API_LINE = re.compile(r"^apiVersion:", re.M)
 _KIND_LINE = re.compile(r"^kind:", re.M)
-_LEGACY = re.compile(r"\b(?:pytorch|tf|mpi|xgb|paddle|jax)ReplicaSpecs\s*:|"
-                     r"kind:\s*[\"']?(?:PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob)\b")
 _FRONT_MATTER = {"---": "---", "+++": "+++"}
 
 
@@ -153,6 +152,17 @@ def _shell(block: Block, options: ConvertOptions,
     return _indent(result.text, block), documents
 
 
+@functools.cache
+def _legacy_part() -> re.Pattern[str]:
+    """A legacy job's replica-spec key or ``kind:`` line (mappings/: the kinds and their
+    replica-spec fields): a snippet showing a legacy job, whole or in part."""
+    from migrator.load import detect
+
+    fields = "|".join(map(re.escape, detect.replica_fields()))
+    kinds = "|".join(map(re.escape, detect.legacy_kinds()))
+    return re.compile(r"\b(?:" + fields + r")\s*:|kind:\s*[\"']?(?:" + kinds + r")\b")
+
+
 def _snippet(block: Block, options: ConvertOptions,
              render: bool) -> tuple[str | None, list[DocumentResult]]:
     """The snippet's converted body (None when unchanged) and its document results."""
@@ -160,7 +170,7 @@ def _snippet(block: Block, options: ConvertOptions,
     from migrator.load import detect
     from migrator.results import DocumentResult
 
-    legacy = _LEGACY.search(block.body)
+    legacy = _legacy_part().search(block.body)
     if not detect.is_candidate(block.body) and legacy is None:
         return None, []
     masked = masking.mask(block.body, masking.SHORTCODE)

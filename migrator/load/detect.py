@@ -46,6 +46,30 @@ def legacy_kinds() -> tuple[str, ...]:
 
 
 @functools.cache
+def replica_fields() -> tuple[str, ...]:
+    """The legacy jobs' replica-spec fields (``pytorchReplicaSpecs``, ...): the last part of
+    each mapping file's ``replicaSpecs.path`` (mappings/legacy/*.yaml), no pydantic."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    fields: list[str] = []
+    for path in sorted((mappings_dir() / "legacy").glob("*.yaml")):
+        data = yaml.load(path.read_text(encoding="utf-8"))
+        field = str(data["replicaSpecs"]["path"]).rpartition(".")[2]
+        if field not in fields:
+            fields.append(field)
+    return tuple(fields)
+
+
+@functools.cache
+def legacy_kind_line() -> re.Pattern[str]:
+    """A line that is exactly ``kind: <legacy kind>`` (maybe a list item, quoted, commented)."""
+    names = "|".join(map(re.escape, legacy_kinds()))
+    return re.compile(r"^[ \t]*-?[ \t]*kind:[ \t]*[\"']?(?P<kind>" + names
+                      + r")[\"']?[ \t]*(?:#.*)?\r?$", re.M)
+
+
+@functools.cache
 def _kind_pattern(legacy_only: bool) -> re.Pattern[str]:
     names = legacy_kinds() if legacy_only else kinds()[1]
     return re.compile(r"kind:\s*[\"']?(" + "|".join(map(re.escape, names)) + r")\b")

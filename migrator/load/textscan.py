@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from migrator.load import detect
+
 SHELL_SUFFIXES = (".sh", ".bash", ".zsh")
 SNAPSHOT_SUFFIXES = (".snap",)
-_KIND = re.compile(r"^[ \t]*-?[ \t]*kind:[ \t]*[\"']?(?P<kind>PyTorchJob|TFJob|MPIJob|XGBoostJob|"
-                   r"PaddleJob|JAXJob)[\"']?[ \t]*(?:#.*)?\r?$", re.M)
 _API = re.compile(r"^[ \t]*-?[ \t]*apiVersion:[ \t]*[\"']?(?:kubeflow\.org|"
                   r"xgboostjob\.kubeflow\.org)/", re.M)
 _HEREDOC = re.compile(r"<<(?P<dash>-?)[ \t]*(?P<quote>['\"]?)(?P<word>[A-Za-z_][A-Za-z0-9_]*)"
@@ -27,7 +27,8 @@ def legacy_jobs(text: str) -> list[tuple[int, str]]:
     """(0-based line, kind) of each legacy job written out in ``text``."""
     if "kubeflow.org" not in text or _API.search(text) is None:
         return []
-    return [(text.count("\n", 0, m.start()), m["kind"]) for m in _KIND.finditer(text)]
+    return [(text.count("\n", 0, m.start()), m["kind"])
+            for m in detect.legacy_kind_line().finditer(text)]
 
 
 @dataclass(frozen=True)
