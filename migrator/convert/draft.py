@@ -1,26 +1,64 @@
 """CONVERT: the target-agnostic result of the mapping engine: TrainJob slots filled from the
-source."""
+source.
+
+Each field names the rule (convert/rules/) that writes it; ``emit`` spells the draft for a
+target version and ``companion.build`` turns ``Draft.companion`` into a TrainingRuntime.
+Values copied from the source keep their ruamel nodes (comments travel with them): a
+``YamlMap`` is such a map, nested values are YAML of any shape.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 if TYPE_CHECKING:
+    from ruamel.yaml.comments import CommentedMap
+
     from migrator.knowledge.specs import RuntimeSpec
 
-TRAINER_ORDER = ("numNodes", "numProcPerNode", "image", "command", "args", "env",
-                 "resourcesPerNode")
+YamlMap = dict[str, Any]  # a loaded (or built) YAML mapping: ruamel CommentedMap or plain dict
+TrainerSlot = Literal["numNodes", "numProcPerNode", "image", "command", "args", "env",
+                      "resourcesPerNode"]
+TRAINER_ORDER: tuple[TrainerSlot, ...] = ("numNodes", "numProcPerNode", "image", "command",
+                                          "args", "env", "resourcesPerNode")
+
+
+class TrainerSlots(TypedDict, total=False):
+    """``spec.trainer`` of the TrainJob, by slot (written through ``Draft.set_trainer``)."""
+
+    numNodes: int  # replicas, mpi-nodes
+    numProcPerNode: int  # transforms (torch), frameworks (mpi slots), mpi-nodes
+    image: Any  # pod-templates: the main container's value, as given
+    command: list[Any]  # pod-templates; launch wraps it (TF_CONFIG)
+    args: list[Any]  # pod-templates
+    env: list[Any]  # pod-templates; contract, launch and transforms edit it
+    resourcesPerNode: YamlMap  # pod-templates (per-key maximum over roles)
+
+
+class JobFields(TypedDict, total=False):
+    """Fields of one replicated Job's spec in a companion runtime."""
+
+    backoffLimit: int  # transforms (runPolicy.backoffLimit)
+    podFailurePolicy: YamlMap  # replicas (restartPolicy ExitCode)
+
+
+class JobSetFields(TypedDict, total=False):
+    """Fields of the companion runtime's JobSet spec."""
+
+    ttlSecondsAfterFinished: int  # transforms (runPolicy.ttlSecondsAfterFinished)
 
 
 @dataclass
 class PodPatch:
-    """What goes into ``replicatedJobs[name=<job>].template.spec.template`` of the patch."""
+    """What goes into ``replicatedJobs[name=<job>].template.spec.template`` of the patch.
 
-    labels: dict[str, Any] = field(default_factory=dict)
-    annotations: dict[str, Any] = field(default_factory=dict)
-    spec: dict[str, Any] = field(default_factory=dict)
-    container: dict[str, Any] = field(default_factory=dict)
+    Written by the pod-templates rule (and role merges for labels/annotations)."""
+
+    labels: dict[str, object] = field(default_factory=dict)
+    annotations: dict[str, object] = field(default_factory=dict)
+    spec: YamlMap = field(default_factory=dict)  # patchable pod fields
+    container: YamlMap = field(default_factory=dict)  # patchable fields of the node container
 
     def is_empty(self) -> bool:
         return not (self.labels or self.annotations or self.spec or self.container)
@@ -32,45 +70,57 @@ class Companion:
 
     name: str
     policy: str
-    policy_fields: dict[str, Any] = field(default_factory=dict)
-    jobset: dict[str, Any] = field(default_factory=dict)
-    job_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
-    templates: dict[str, Any] = field(default_factory=dict)
+    # mlPolicy.<policy> fields: mpi-nodes (runLauncherAsNode, numProcPerNode), frameworks
+    # (sshAuthMountPath, mpiImplementation)
+    policy_fields: dict[str, object] = field(default_factory=dict)
+    jobset: JobSetFields = field(default_factory=lambda: JobSetFields())
+    job_fields: dict[str, JobFields] = field(default_factory=dict)
+    templates: dict[str, CommentedMap] = field(default_factory=dict)  # pod-templates, by job
+    # frameworks (waitForWorkersReady): job -> [(job it waits for, status)]
     depends_on: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    pod_fields: dict[str, Any] = field(default_factory=dict)  # defaults for every pod
-    pod_group: dict[str, Any] | None = None
+    pod_fields: dict[str, object] = field(default_factory=dict)  # transforms; every pod
+    pod_group: YamlMap | None = None  # transforms (schedulingPolicy → podGroupPolicy)
 
-    def job(self, name: str) -> dict[str, Any]:
-        return self.job_fields.setdefault(name, {})
+    def job(self, name: str) -> JobFields:
+        return self.job_fields.setdefault(name, JobFields())
 
 
 @dataclass
 class Draft:
-    """TrainJob content in canonical slots; ``emit`` spells it for a target version."""
+    """TrainJob content in canonical slots; ``emit`` spells it for a target version.
 
-    name: Any = None
-    generate_name: Any = None
-    namespace: Any = None
-    labels: Any = None
-    annotations: Any = None
-    source_metadata: Any = None
+    Source values are kept as given (``object``): the rules that read them check their
+    type, the output validator checks the result.
+    """
+
+    # metadata rule (from the legacy metadata)
+    name: object = None
+    generate_name: object = None
+    namespace: object = None
+    labels: YamlMap | None = None  # also metadata: Kueue annotations become labels
+    annotations: YamlMap | None = None
+    source_metadata: YamlMap | None = None  # the legacy metadata map (comments are carried)
+    # the engine, from the resolved runtime
     runtime_name: str = ""
     runtime_kind: str = "ClusterTrainingRuntime"
-    suspend: Any = None
-    active_deadline_seconds: Any = None
-    managed_by: Any = None
-    trainer: dict[str, Any] = field(default_factory=dict)
-    jobset_labels: dict[str, Any] = field(default_factory=dict)
-    jobset_annotations: dict[str, Any] = field(default_factory=dict)
-    jobs: dict[str, PodPatch] = field(default_factory=dict)
+    # mapping-rules: copies (suspend) and transforms (activeDeadlineSeconds, managedBy)
+    suspend: object = None
+    active_deadline_seconds: int | None = None
+    managed_by: str | None = None
+    trainer: TrainerSlots = field(default_factory=lambda: TrainerSlots())
+    # transforms (scheduling policy): JobSet metadata of the runtime patch
+    jobset_labels: dict[str, object] = field(default_factory=dict)
+    jobset_annotations: dict[str, object] = field(default_factory=dict)
+    jobs: dict[str, PodPatch] = field(default_factory=dict)  # pod-templates, by job
+    # the engine, from the resolved runtime
     job_order: tuple[str, ...] = ("node",)
     patch_job: str = "node"
     patch_container: str = "node"
-    companion: Companion | None = None
-    num_nodes: int = 0
-    runtime: RuntimeSpec | None = None
-    runtime_pods: dict[str, Any] = field(default_factory=dict)  # from --runtimes, by job
-    runtime_doc: Any = None  # the referenced runtime's document, from --runtimes
+    companion: Companion | None = None  # the engine creates it; most rules fill it
+    num_nodes: int = 0  # replicas, mpi-nodes
+    runtime: RuntimeSpec | None = None  # the engine
+    runtime_pods: dict[str, YamlMap] = field(default_factory=dict)  # --runtimes, by job
+    runtime_doc: YamlMap | None = None  # the referenced runtime's document, from --runtimes
 
     @property
     def pod(self) -> PodPatch:
