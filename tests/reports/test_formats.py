@@ -82,8 +82,10 @@ def test_html_overview_first_and_documents_ordered(reports: dict[str, str]) -> N
 
 def test_html_failed_documents_have_no_provenance(reports: dict[str, str]) -> None:
     page = reports["r.html"]
-    for section in re.findall(r'<section class="doc"[^>]*data-status="failed".*?</section>',
-                              page, flags=re.S):
+    failed = re.findall(r'<section class="doc"[^>]*data-status="failed".*?</section>', page,
+                        flags=re.S)
+    assert failed, "the cases convert without a failed document"
+    for section in failed:
         assert "Provenance" not in section
 
 

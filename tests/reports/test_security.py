@@ -12,6 +12,7 @@ from urllib.parse import unquote
 
 import pytest
 
+from migrator.report import jsonreport
 from tests.goldens import FIXTURES
 from tests.reports.helpers import (
     FORMATS,
@@ -171,7 +172,7 @@ def test_reports_are_replaced_atomically_and_keep_a_normal_mode(tmp_path: Path) 
     os.chmod(report, 0o644)
     run = cli("check", FIXTURES / "pytorchjob" / "minimal.in.yaml", "--report", report)
     assert run.returncode == 1
-    assert json.loads(report.read_text())["schemaVersion"] >= 2
+    assert json.loads(report.read_text())["schemaVersion"] == jsonreport.SCHEMA_VERSION
     assert report.stat().st_mode & 0o777 == 0o644
     fresh = tmp_path / "fresh.md"
     cli("check", FIXTURES / "pytorchjob" / "minimal.in.yaml", "--report", fresh)
