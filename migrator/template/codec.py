@@ -70,6 +70,9 @@ class Codec:
     by_id: dict[int, Slot] = field(default_factory=dict)
     ints: list[Slot] = field(default_factory=list)
     canon: dict[int, int] = field(default_factory=dict)  # block id -> first block alike
+    # int slots encoded as a fixed value (the converter accepts only that value there; for
+    # other values the template keeps the legacy job, see convert._pin)
+    pins: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         first: dict[tuple[str, ...], int] = {}
@@ -157,6 +160,15 @@ class Codec:
 
     def _unit(self, unit: Unit, ctx: Ctx) -> list[str]:
         acts = [self.template.actions[i] for i in unit.actions]
+        if unit.in_scalar and len(acts) == 1 and acts[0].outputs and not _quoted(acts[0]):
+            # a job embedded in a block scalar (a ConfigMap's trial template): a count there is
+            # read by the embedded job's converter like any other
+            whole = _WHOLE.match(self._inline(unit, acts, ctx, probe=True))
+            key = whole.group(2).strip("\"'") if whole else ""
+            if whole and whole.group(3) == "\x00" and FIELDS.is_int(key):
+                slot = self.slot("int", acts[0], unit.line, ctx,
+                                 summable=key in FIELDS.int_fields)
+                return [unit.text.replace(acts[0].text, slot.token)]
         if unit.in_scalar or unit.kind == "blank":
             return self._inline(unit, acts, ctx).split("\n")
         if unit.kind == "fragment":
@@ -192,7 +204,7 @@ class Codec:
                 slot = self.slot("int", act, unit.line, ctx,
                                  summable=key in FIELDS.int_fields)
                 keyed = _Shifted(unit, rest, self, ctx)
-                return [keyed.text.replace(act.text, slot.token)]
+                return [keyed.text.replace(act.text, self.pins.get(slot.id, slot.token))]
         return self._inline(unit, acts, ctx).split("\n")
 
     def _inline(self, unit: Unit, acts: list[Action], ctx: Ctx, probe: bool = False) -> str:
@@ -351,6 +363,11 @@ class Codec:
         act = slot.action
         fn = _INDENT_FN.search(act.body)
         if column == slot.indent:
+            if fn is not None and fn.group(1) == "nindent" and not act.trim_left \
+                    and not slot.prefix.strip():
+                # unmoved: as written (an untrimmed nindent renders a blank line first, which
+                # under a `|-` header is part of the scalar's value)
+                return slot.prefix + act.text
             if fn is None or fn.group(1) == "nindent":
                 return " " * column + "{{- " + act.body + " }}" if fn else slot.prefix + act.text
             return slot.prefix + act.text

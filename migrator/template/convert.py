@@ -72,6 +72,30 @@ def dialect_of(text: str) -> Dialect | None:
 def convert_template(text: str, dialect: Dialect | None = None, options: Any = None,
                      render: bool = True) -> Outcome | None:
     """Convert ``text``; None when it is not a template this stage reads (Jinja, unparseable)."""
+    origin: list[list[int]] = []
+    outcome = _convert_template(text, dialect, options, render, origin)
+    if outcome is not None and origin:  # named templates were inlined: lines as written
+        lines = origin[0]
+        def moved(match: re.Match[str]) -> str:
+            number = int(match.group(2))
+            return match.group(1) + str(lines[number - 1] if 0 < number <= len(lines)
+                                        else number)
+
+        for note in outcome.notes:
+            if isinstance(note.line, int) and 0 < note.line <= len(lines):
+                note.line = lines[note.line - 1]
+            note.message = _LINE_REF.sub(moved, note.message)
+        for entry in outcome.provenance:
+            if isinstance(entry.get("line"), int) and 0 < entry["line"] <= len(lines):
+                entry["line"] = lines[entry["line"] - 1]
+    return outcome
+
+
+_LINE_REF = re.compile(r"(\(line )(\d+)(?=\)| of the original)")
+
+
+def _convert_template(text: str, dialect: Dialect | None, options: Any, render: bool,
+                      origin: list[list[int]]) -> Outcome | None:
     from migrator.convert.plain import convert_plain
     from migrator.settings import ConvertOptions
 
@@ -85,6 +109,11 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
             body_text, defines = structure.lift_defines(text, actions)
             if defines:
                 actions = tokenize(body_text, dialect)
+                inlined, lines = structure.inline_calls(body_text, actions, defines, text)
+                if inlined != body_text:
+                    body_text = inlined
+                    actions = tokenize(body_text, dialect)
+                    origin.append(lines)
         else:
             body_text = text
         template = structure.build(body_text, actions, enums=dialect == "go")
@@ -120,7 +149,12 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
             except WorldFailed as exc:
                 blame = _placeholder_blame(codec, exc)
                 if blame is not None:
-                    return _refused(text, dialect, blame)
+                    pinned = _pin(codec, exc) if dialect == "go" and len(legacy) < MAX_LEGACY \
+                        else None
+                    if pinned is None:
+                        return _refused(text, dialect, blame)
+                    legacy.append((pinned, exc))
+                    continue
                 kept = _keep_legacy(codec, forced, exc) if dialect == "go" else None
                 if kept is None or len(legacy) >= MAX_LEGACY:
                     return _world_failed(text, dialect, codec, exc)
@@ -158,6 +192,18 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
                           first.line if first else None))
         known = {(n.code, n.path) for n in notes}
         notes.extend(n for n in reasons if (n.code, n.path) not in known)
+        # the legacy job kept for these values is judged as rendered: its findings move with
+        # the other blocks (a Master-only job reports at Master what Master + Worker report at
+        # Worker), so the combinations the fold checks are judged for it too
+        for world in _variants(codec, folded, failed.world, forced):
+            try:
+                _out, docs, _ok = convert(codec.encode(world).text)
+            except Unsupported:
+                break
+            lines = codec.encode(world).lines
+            known = {(n.code, n.path) for n in notes}
+            notes.extend(n for n in (_note(f, lines, codec) for d in docs for f in d.findings)
+                         if (n.code, n.path) not in known)
     status: Status = "converted" if any(d.status == "converted" for d in ref_docs) else \
         ("skipped" if any(d.status == "skipped" for d in ref_docs) else "unchanged")
     if status != "converted":
@@ -183,7 +229,8 @@ def convert_template(text: str, dialect: Dialect | None = None, options: Any = N
 def _refused(text: str, dialect: Dialect, exc: Unsupported) -> Outcome:
     note = Note(NOT_CARRIED, "", f"template construct not carried: {exc}"
                 + (f" [{exc.construct}]" if exc.construct else "")
-                + "; decide how the converted template should express it, or render first",
+                + ("" if "; decide" in str(exc) else
+                   "; decide how the converted template should express it, or render first"),
                 exc.line or None)
     if "envsubst cannot" in str(exc):
         note.code = NOT_COMPUTABLE
@@ -401,8 +448,9 @@ def _merge_neutrals(codec: Codec) -> None:
         if rep is block:
             continue
         for mine, theirs in zip(rep.branches, block.branches, strict=False):
-            known = {a.text for a in mine.neutral}
+            known = {a.text for a in mine.neutral + mine.trailing}
             mine.neutral.extend(a for a in theirs.neutral if a.text not in known)
+            mine.trailing.extend(a for a in theirs.trailing if a.text not in known)
 
 
 def _value_paths(source: str) -> set[str]:
@@ -454,13 +502,113 @@ def _placeholder_blame(codec: Codec, exc: WorldFailed) -> Unsupported | None:
                 continue
             raw = f"{f.path} {f.message}"
             tokens = STR_TOKEN.search(raw) or LINE_TOKEN.search(raw) or _INT_TOKEN.search(raw)
+            if f.code == "Y101" and _own_yaml_error(encoded.text):
+                continue  # the branch's own text is broken YAML: a real failure of that world
             if f.code in ("Y101", "Y104", "Y105") or (tokens and f.code in _VALUE_CODES):
                 line = f.line
                 if isinstance(line, int) and 0 < line <= len(encoded.lines):
                     line = encoded.lines[line - 1]
+                slot = _slot_of(codec, raw) if tokens else None
+                if slot is not None and not line:
+                    line = slot.line
+                construct = slot.action.text if slot is not None else ""
+                if slot is not None and slot.kind == "line":
+                    return Unsupported(
+                        f"the converter cannot tell which fields {construct} writes "
+                        f"({f.code}: {_untoken(codec, f.message)}); decide where they go: "
+                        "write them out in this template (the named template's fields "
+                        "inline), or render first", line or 0, construct)
                 return Unsupported(f"the converter needs the value of a template action "
                                    f"({f.code}: {_untoken(codec, f.message)})"
                                    if f.code not in ("Y101", "Y104", "Y105") else
                                    f"the template's YAML cannot be read with its actions set "
-                                   f"aside ({_untoken(codec, f.message)})", line or 0)
+                                   f"aside ({_untoken(codec, f.message)})", line or 0,
+                                   construct)
     return None
+
+
+def _slot_of(codec: Codec, text: str) -> Any:
+    """The slot of the first placeholder in ``text`` (a finding's path or message)."""
+    for pattern in (LINE_TOKEN, STR_TOKEN):
+        match = pattern.search(text)
+        if match and int(match.group(1)) in codec.by_id:
+            return codec.by_id[int(match.group(1))]
+    match = _INT_TOKEN.search(text)
+    found = decode_int(int(match.group(1)), codec.ints) if match else None
+    return found[0][0] if found and len(found[0]) == 1 else None
+
+
+def _own_yaml_error(text: str) -> bool:
+    """Whether the YAML error of an encoded world lies in the template's own text: no
+    fragment placeholder (the only kind that stands for YAML structure; the others are plain
+    words and numbers) on the lines from where the failing construct starts to where it
+    fails. Then the same branch, rendered with any values, is broken the same way."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        for _ in YAML(typ="safe", pure=True).load_all(text):
+            pass
+    except MarkedYAMLError as exc:
+        marks = [m.line for m in (exc.context_mark, exc.problem_mark) if m is not None]
+        if not marks:
+            return False
+        lines = text.split("\n")[min(marks):max(marks) + 1]
+        return not any(LINE_TOKEN.search(x) for x in lines)
+    except YAMLError:
+        return False
+    return False
+
+
+_FIXED_COUNT = re.compile(r"replicas must be at least (\d+) and at most (\d+), got (\d+)$")
+_VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _pin(codec: Codec, exc: WorldFailed) -> str | None:
+    """A role whose replica count the target fixes (a Master/Chief/Launcher of exactly 1) but
+    the template computes: encode the count as that number, and keep the legacy job for the
+    other values. The Go condition of those values, or None.
+
+    Only a top-level action (not inside a range/with) whose variables are declared at the top
+    of the template is pinned: the condition is evaluated before the job."""
+    declared = {m.group(1) for a in codec.template.root.neutral if a.kind == "assign"
+                for m in [re.match(r"\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*:?=", a.body)] if m}
+    for doc in exc.documents:
+        for f in doc.findings:
+            if f.code != "K103" or getattr(f.severity, "value", "") != "error":
+                continue
+            fixed = _FIXED_COUNT.search(str(f.message))
+            if fixed is None or fixed.group(1) != fixed.group(2):
+                continue
+            found = decode_int(int(fixed.group(3)), codec.ints)
+            if found is None or len(found[0]) != 1 or found[1] != 0:
+                continue
+            slot = found[0][0]
+            names = set(_VARIABLE.findall(slot.action.body))
+            if slot.ctx or slot.id in codec.pins or not names <= declared \
+                    or "{{" not in slot.action.text:
+                continue
+            codec.pins[slot.id] = fixed.group(1)
+            # the rendered text is what the converter reads: compare it as text
+            return f'ne (toString ({slot.action.body})) "{fixed.group(1)}"'
+    return None
+
+
+def _variants(codec: Codec, folded: Any, failing: dict[int, int], forced: dict[int, int]
+              ) -> list[dict[int, int]]:
+    """The failing world of a kept legacy branch with the fold's other blocks switched: all at
+    once, every second one, the others (pinned counts keep no world of their own)."""
+    if failing is None:
+        return []
+    from migrator.template.conditions import _path_to
+
+    blocks = {b.id: b for b in codec.template.blocks}
+    # the blocks around the failing one stay as they are (switching them hides it)
+    around = {codec.canon.get(a.id, a.id) for b in failing if b in blocks
+              for a, _ in (_path_to(codec.template.root, blocks[b], []) or [])}
+    live = sorted(b for b in folded.moved if b not in forced and b not in failing
+                  and b not in around and blocks[b].kind != "guard")
+    if not live:
+        return []
+    return [{**failing, **{b: blocks[b].alternatives - 1 for b in chosen}}
+            for chosen in (live, live[::2], live[1::2]) if chosen]

@@ -19,6 +19,7 @@ class Fields:
     enum_fields: dict[str, tuple[str, ...]]
     item_fields: dict[str, dict[str, object]]
     map_wrappers: dict[str, tuple[str, ...]]
+    enum_keys: dict[str, tuple[str, ...]]
 
     def is_int(self, key: str) -> bool:
         return key in self.int_fields or any(p.search(key) for p in self.int_patterns)
@@ -41,7 +42,8 @@ def load() -> Fields:
                   frozenset(data["quantity_parents"]), frozenset(data["quantity_fields"]),
                   {k: tuple(v) for k, v in data["enum_fields"].items()},
                   {k: dict(v) for k, v in data["item_fields"].items()},
-                  {k: tuple(v) for k, v in data["map_wrappers"].items()})
+                  {k: tuple(v) for k, v in data["map_wrappers"].items()},
+                  {k: tuple(v) for k, v in (data.get("enum_keys") or {}).items()})
 
 
 class _Lazy:

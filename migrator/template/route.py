@@ -65,6 +65,8 @@ def convert_templated(text: str, options: ConvertOptions, render: bool) -> TextR
         kind_found = _ANY_KIND.search(text)
         return TextResult(text, [DocumentResult(0, 1, "unchanged", text, source={
             "kind": kind_found.group(1) if kind_found else None})])
+    if _LEGACY.search(text) and _JINJA.search(text):
+        return _jinja(text, options, render)
     kind = dialect(text)
     if kind is None:
         return None
@@ -78,6 +80,51 @@ def convert_templated(text: str, options: ConvertOptions, render: bool) -> TextR
     if outcome is None:
         return None
     return TextResult(outcome.text if render else text, _documents(outcome, text))
+
+
+# a Jinja statement or comment tag (`${#ARRAY[@]}` in a shell script is no Jinja comment)
+_JINJA = re.compile(r"\{%-?\s*(?:if|for|set|macro|include|import|from|block|raw|filter|with|call|"
+                    r"elif|else|end\w+)\b.*?%\}|(?<!\$)\{#.*?#\}")
+_ENV_VAR = re.compile(r"\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*)")
+JINJA = "Y114"
+
+
+def _jinja(text: str, options: ConvertOptions, render: bool) -> TextResult:
+    """A Jinja template holding a legacy job: the plain pipeline's result (other documents of
+    the stream convert as usual), with the generic template finding of each Jinja document
+    replaced by one that names its first Jinja construct, its line and the decision."""
+    from migrator.convert.plain import convert_plain
+    from migrator.knowledge import catalog
+
+    result = convert_plain(text, options, render)
+    doc_info = catalog.load().codes.get(JINJA)
+    for doc in result.documents:
+        tag = _JINJA.search(doc.text)
+        if tag is None or not any(f.code == "Y103" for f in doc.findings):
+            continue
+        line = doc.line + doc.text.count("\n", 0, tag.start())
+        variable = next((m for m in _ENV_VAR.finditer(doc.text)
+                         if doc.text[max(m.start() - 1, 0):m.start()] != "$"), None)
+        mixed = ""
+        if variable is not None:
+            at = doc.line + doc.text.count("\n", 0, variable.start())
+            mixed = (f", with envsubst variables such as {variable.group(0)} (line {at}) "
+                     "rendered after it")
+        where = f"{tag.group(0)[:80]} at line {line}"
+        expression = re.search(r"\{\{.*?\}\}", doc.text[:tag.start()])
+        if expression is not None:  # an expression before the first statement comes first
+            line = doc.line + doc.text.count("\n", 0, expression.start())
+            where = f"{expression.group(0)[:80]} at line {line}, {where}"
+        message = (f"the document is a Jinja template ({where}"
+                   f"{mixed}): what it renders depends on its renderer's whitespace settings "
+                   "and variables, which the file does not state, so it is not carried; "
+                   "decide: render the Jinja stage as your generator does and convert the "
+                   "result" + (" (its envsubst variables are carried)" if mixed else "")
+                   + ", or port the template to Helm")
+        doc.findings = [Finding(JINJA, Severity(doc_info.severity if doc_info else "warning"),
+                                f.path, message, doc_info.fix if doc_info else "", line, None)
+                        if f.code == "Y103" else f for f in doc.findings]
+    return result
 
 
 def _documents(outcome: Any, text: str) -> list[DocumentResult]:

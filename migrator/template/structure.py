@@ -46,6 +46,9 @@ class Branch:
     header: Action | None
     items: list[int | Block] = field(default_factory=list)  # unit index or block
     neutral: list[Action] = field(default_factory=list)  # assignments and comments
+    # assignments after the branch's last line (a counter stepped at the end of a range
+    # body): they stay at the end, after the body, where they take effect
+    trailing: list[Action] = field(default_factory=list)
 
 
 @dataclass
@@ -113,6 +116,82 @@ def lift_defines(text: str, actions: list[Action]) -> tuple[str, list[str]]:
         pos = end
     kept.append(text[pos:])
     return "".join(kept), lifted
+
+
+_CALL = re.compile(r'^template\s+"([^"]+)"\s+\.$')
+_DEFINE = re.compile(r'^\{\{-?\s*define\s+"([^"]+)"\s*-?\}\}')
+
+
+def inline_calls(text: str, actions: list[Action], defines: list[str], original: str
+                 ) -> tuple[str, list[int]]:
+    """``{{ template "x" . }}`` of a template defined in the same file, alone on its line and
+    where the dot is the top-level data (outside range/with), is replaced by that definition's
+    body: the same text renders there, and the fields it writes can be converted with the job
+    around them. Returns the text and, for every line of it, the line of ``text`` it comes
+    from (an inlined line: its line in the definition)."""
+    bodies: dict[str, str] = {}
+    first_line: dict[str, int] = {}  # line of ``original`` where each body starts
+    for lifted in defines:
+        head = _DEFINE.match(lifted)
+        if head is None or not lifted.rstrip().endswith("}}"):
+            continue
+        end = lifted.rfind("{{")
+        body = lifted[head.end():end]
+        if lifted[end:].startswith("{{-"):
+            body = body.rstrip(" \t\r\n")  # the {{- end }} trims what precedes it
+        if lifted[head.end() - 3:head.end()] == "-}}":
+            continue  # a trimmed define head: the body's first line break is gone (not kept)
+        bodies[head.group(1)] = body
+        at = original.find(lifted)
+        first_line[head.group(1)] = original.count("\n", 0, max(at, 0) + head.end()) + 1
+    calls: list[Action] = []
+    depth: list[str] = []
+    for act in actions:
+        if act.kind == "control":
+            if act.keyword in ("if", "with", "range", "define", "block"):
+                depth.append(act.keyword)
+            elif act.keyword == "end" and depth:
+                depth.pop()
+            continue
+        call = _CALL.match(act.body.strip())
+        if call and call.group(1) in bodies and not {"with", "range", "define", "block"} \
+                & set(depth):
+            line_start = text.rfind("\n", 0, act.start) + 1
+            line_end = text.find("\n", act.end)
+            line_end = len(text) if line_end < 0 else line_end
+            if not (text[line_start:act.start].strip() or text[act.end:line_end].strip()):
+                calls.append(act)
+    if not calls:
+        return text, list(range(1, text.count("\n") + 2))
+    out: list[str] = []
+    pos = 0
+    for act in calls:
+        out.append(text[pos:act.start])
+        # `{{- "" }}` keeps the call's trimming on the left; the body is rendered as written
+        lead = '{{- "" }}' if act.trim_left else ""
+        out.append(lead + bodies[_CALL.match(act.body.strip()).group(1)])  # type: ignore[union-attr]
+        pos = act.end
+    out.append(text[pos:])
+    new = "".join(out)
+    # line origins: every line of the new text, from the line of ``text`` (or of the
+    # definition) it starts with
+    origin: list[int] = []
+    line, pending, pos = 1, 0, 0
+    for piece, name in [(text[pos:act.start], _CALL.match(act.body.strip()).group(1))  # type: ignore[union-attr]
+                        for act, pos in zip(calls, [0] + [c.end for c in calls[:-1]],
+                                            strict=True)] + [(text[calls[-1].end:], "")]:
+        for _ in range(piece.count("\n")):
+            origin.append(pending or line)
+            pending = 0
+            line += 1
+        if name:
+            body_lines = bodies[name].count("\n")
+            if body_lines:
+                origin.append(pending or line)
+                origin.extend(first_line[name] + i for i in range(1, body_lines))
+                pending = first_line[name] + body_lines
+    origin.append(pending or line)
+    return new, origin
 
 
 def build(text: str, actions: list[Action], enums: bool = False) -> Template:
@@ -184,6 +263,11 @@ def _enum_blocks(template: Template, branch: Branch) -> None:
                 _enum_blocks(template, sub)
             continue
         unit = template.units[item]
+        if not unit.in_scalar and len(unit.actions) == 1:
+            keyed = _enum_key(template, unit)
+            if keyed is not None:
+                branch.items[pos] = keyed
+                continue
         match = _ENUM_LINE.match(unit.text)
         if unit.kind != "line" or unit.in_scalar or not match or len(unit.actions) != 1:
             continue
@@ -205,6 +289,49 @@ def _enum_blocks(template: Template, branch: Branch) -> None:
                       f"(line {unit.line} of the original template)")
         template.blocks.append(block)
         branch.items[pos] = block
+
+
+_ENUM_KEY = re.compile(r"^( *)(\{\{ *(.*?) *\}\}):\s*$")
+_INDENT_TAIL = re.compile(r"\s*\|\s*indent\s+(\d+)\s*$")
+
+
+def _enum_key(template: Template, unit: Unit) -> Block | None:
+    """``{{ X | indent 4 }}:`` under a replica-spec key: one branch per role (enum_keys)."""
+    from migrator.template.knowledge import FIELDS
+
+    match = _ENUM_KEY.match(unit.text)
+    act = template.actions[unit.actions[0]]
+    if match is None or match.group(2) != act.text or not act.outputs:
+        return None
+    tail = _INDENT_TAIL.search(act.body)
+    expr = act.body[:tail.start()] if tail else act.body
+    column = len(match.group(1)) + (int(tail.group(1)) if tail else 0)
+    parent = ""
+    for other in reversed(template.units[:unit.index]):
+        if other.kind == "line" and not other.in_scalar and other.text.strip() \
+                and other.indent < column:
+            parent = other.text.strip().rstrip(":") if other.text.rstrip().endswith(":") else ""
+            break
+    roles = FIELDS.enum_keys.get(parent, ())
+    written = {u.text.strip()[:-1] for u in template.units
+               if u.kind == "line" and not u.actions and u.text.strip().endswith(":")
+               and u.indent == column}
+    values = [r for r in roles if r not in written]
+    if not values or "quote" in expr:
+        return None
+    branches = []
+    for i, value in enumerate(values):
+        word = "if" if i == 0 else "else if"
+        body = f'{word} eq ({expr}) "{value}"'
+        header = Action(-1, -1, "{{- " + body + " }}", body, "control", "if")
+        copy = Unit(len(template.units), unit.line, " " * column + value + ":", [], "line")
+        template.units.append(copy)
+        branches.append(Branch(header, [copy.index]))
+    block = Block(len(template.blocks), "enum", unit.line, branches)
+    block.fail = (f"the replica role {act.text} under {parent} must be one of "
+                  f"{', '.join(values)} (line {unit.line} of the original template)")
+    template.blocks.append(block)
+    return block
 
 
 def _units(text: str, actions: list[Action]) -> list[Unit]:
@@ -322,6 +449,7 @@ def _blocks(units: list[Unit], actions: list[Action]) -> tuple[Branch, list[Bloc
     root = Branch(None)
     stack: list[tuple[Block | None, Branch]] = [(None, root)]
     blocks: list[Block] = []
+    placed: list[tuple[Branch, Action, int, int]] = []  # assignment, items before it, line
     for unit in units:
         if unit.in_scalar or unit.kind != "control":
             if unit.kind != "blank" or unit.in_scalar:
@@ -331,6 +459,8 @@ def _blocks(units: list[Unit], actions: list[Action]) -> tuple[Branch, list[Bloc
             act = actions[i]
             if act.kind in ("assign", "comment"):
                 stack[-1][1].neutral.append(act)
+                if act.kind == "assign" and stack[-1][0] is not None:
+                    placed.append((stack[-1][1], act, len(stack[-1][1].items), unit.line))
                 continue
             word = act.keyword
             if word in _OPENERS:
@@ -361,4 +491,17 @@ def _blocks(units: list[Unit], actions: list[Action]) -> tuple[Branch, list[Bloc
         raise Unsupported("a template block is never closed with {{ end }}", unclosed.line,
                           unclosed.branches[0].header.text if unclosed.branches[0].header
                           else "")
+    for branch, act, before, line in placed:
+        if before == 0 or not branch.items:
+            continue
+        if before == len(branch.items):
+            branch.neutral.remove(act)
+            branch.trailing.append(act)
+        elif re.search(r"\$[A-Za-z_0-9]*\s*=(?!=)", act.body) and ":=" not in act.body:
+            # a variable changed between the branch's fields: the converted branch's fields
+            # are in another order, so the change could not keep its place
+            raise Unsupported("the assignment changes a variable between the fields of a "
+                              "block, and the converted fields are in another order; decide "
+                              "where the converted template should change it (or render "
+                              "first)", line, act.text)
     return root, blocks

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from migrator.template.codec import _INT_TOKEN, STR_TOKEN, Codec, World, decode_int
+from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, World, decode_int
 from migrator.template.structure import Block, Branch, Unsupported
 from migrator.template.tokens import Action
 
@@ -127,13 +128,19 @@ MAX_BRANCH_RUNS = 80
 
 def planned_runs(codec: Codec) -> int:
     """Converter runs the fold needs at least: the reference world, every other branch of each
-    block (blocks with the same condition switch together) and a second iteration per range."""
-    runs = 1
+    block (blocks with the same condition switch together) and a second iteration per range;
+    leaf blocks, when there are at least BATCH_MIN of them, by batches (code_length)."""
+    outer = {codec.canon.get(b.id, b.id) for b in codec.template.blocks
+             if any(_has_blocks(branch) for branch in b.branches)}
+    runs, leaves = 1, 0
     for block in codec.template.blocks:
         if codec.canon.get(block.id, block.id) != block.id:
             continue
-        runs += block.alternatives - 1 + (block.kind == "range")
-    return runs
+        if _batchable(block, outer):
+            leaves += 1
+        else:
+            runs += block.alternatives - 1 + (block.kind == "range")
+    return runs + (code_length(leaves) if leaves >= BATCH_MIN else leaves)
 
 
 def too_many_runs(codec: Codec) -> Unsupported | None:
@@ -150,6 +157,98 @@ def too_many_runs(codec: Codec) -> Unsupported | None:
                        "split the template so that each file has fewer blocks",
                        first.line if first else 0, head)
 Change = tuple[int, int, int, int]
+
+# Batched branch worlds: a scope with at least BATCH_MIN leaf blocks (an if/with of two
+# choices with no block inside) switches many of them at once. Block i gets a code, a set of
+# w of k worlds (all codes the same size w, so no union or overlap of two codes is another
+# code); world j switches the blocks whose code holds j. A line of the reference output that
+# changes in exactly the worlds of one code belongs to that block. k grows with log(blocks),
+# so a scope of n such blocks costs about log2(n) + 2 conversions instead of n. What the
+# codes cannot attribute is converted block by block as before, and the regions found must
+# predict every batched world exactly, or the whole scope falls back to one block at a time.
+BATCH_MIN = 8
+
+
+def _batchable(block: Block, outer: set[int]) -> bool:
+    return block.kind in ("if", "with") and block.alternatives == 2 and block.id not in outer \
+        and not any(_has_blocks(branch) for branch in block.branches)
+
+
+def code_length(count: int) -> int:
+    """Worlds needed to give ``count`` blocks distinct codes of one size (k choose k//2)."""
+    k = 1
+    while math.comb(k, k // 2) < count:
+        k += 1
+    return k
+
+
+def _batched(ref: list[str], batch: list[int], base: World, run: Callable[[World], list[str]]
+             ) -> tuple[list[Region], list[int], list[tuple[World, list[str]]]] | None:
+    """Regions of the batched blocks, the blocks left to convert alone, and the batched
+    worlds with their outputs (to check the regions against); None when a batched world does
+    not convert (the blocks are then converted alone, which names the one that fails)."""
+    k = code_length(len(batch))
+    codes = [frozenset(c) for c in itertools.combinations(range(k), k // 2)][:len(batch)]
+    owner = dict(zip(codes, batch, strict=True))
+    code_of = dict(zip(batch, codes, strict=True))
+    checks: list[tuple[World, list[str]]] = []
+    changes: list[list[Change]] = []
+    for j in range(k):
+        flipped = {bid: 1 for bid in batch if j in code_of[bid]}
+        try:
+            out = run({**base, **flipped})
+        except WorldFailed:
+            return None
+        checks.append((flipped, out))
+        changes.append(_changes(ref, out))
+    lines: list[set[int]] = [set() for _ in ref]
+    gaps: dict[int, set[int]] = {}
+    for j, found in enumerate(changes):
+        for i1, i2, _j1, _j2 in found:
+            if i1 == i2:
+                gaps.setdefault(i1, set()).add(j)
+            for i in range(i1, i2):
+                lines[i].add(j)
+    unresolved: set[int] = set()
+    # segments in reference order: (start, end, code); a gap is an empty segment
+    segments: list[tuple[int, int, frozenset[int]]] = []
+    for i in range(len(ref) + 1):
+        if i in gaps:
+            segments.append((i, i, frozenset(gaps[i])))
+        if i < len(ref) and lines[i]:
+            segments.append((i, i + 1, frozenset(lines[i])))
+    merged: list[tuple[int, int, frozenset[int]]] = []
+    for seg in segments:
+        if seg[2] not in owner:  # no block's code: blocks that act together
+            unresolved.update(b for c, b in owner.items() if c <= seg[2])
+            continue
+        if merged and merged[-1][2] == seg[2] and merged[-1][1] == seg[0]:
+            merged[-1] = (merged[-1][0], seg[1], seg[2])
+        else:
+            merged.append(seg)
+    regions: list[Region] = []
+    for start, end, code in merged:
+        bid = owner[code]
+        alt = _alternative(start, end, code, changes, checks)
+        if alt is None:
+            unresolved.add(bid)
+        else:
+            regions.append(Region(bid, start, end, [alt]))
+    regions = [r for r in regions if r.block not in unresolved]
+    return regions, sorted(unresolved), checks
+
+
+def _alternative(start: int, end: int, code: frozenset[int], changes: list[list[Change]],
+                 checks: list[tuple[World, list[str]]]) -> list[Piece] | None:
+    """What a block's region becomes when the block is switched: the change of a batched world
+    that is exactly this region, or a deletion that covers it."""
+    for j in sorted(code):
+        for i1, i2, j1, j2 in changes[j]:
+            if (i1, i2) == (start, end):
+                return list(checks[j][1][j1:j2])
+            if j1 == j2 and i1 <= start and end <= i2 and start < end:
+                return []
+    return None
 
 
 def _iterations(codec: Codec, block: Block, ref: list[str], twice: list[str]
@@ -282,28 +381,56 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folde
             rep = codec.canon.get(bid, bid)
             if rep not in parents:
                 parents[rep] = blocks[codec.canon.get(parent.id, parent.id)] if parent else None
+        outer = {o for o, _ in nests}
+        batch = [bid for bid in parents if _batchable(blocks[bid], outer)]
+        if len(batch) < BATCH_MIN:
+            batch = []
         regions: list[Region] = []
-        for bid in parents:
-            block = blocks[bid]
-            if block.kind == "range" and len(block.branches) == 1:
-                found = _iterations(codec, block, ref, run({**base, bid: -1}))
-                if found is not None:
-                    regions.extend(Region(bid, lo, hi, [[]]) for lo, hi in found)
-                    continue
-            outs = [run({**base, bid: alt}) for alt in range(1, block.alternatives)]
-            subs: dict[int, _Scope] = {}
-            for alt in range(1, block.alternatives):
-                if alt < len(block.branches) and _has_blocks(block.branches[alt]):
-                    subs[alt] = scope({**base, bid: alt}, block.branches[alt])
-            for start, end, spans in _hunks(ref, outs):
-                alts: list[list[Piece]] = []
-                for alt, (lo, hi) in enumerate(spans, start=1):
-                    if alt in subs:
-                        alts.append(subs[alt].assemble(lo, hi, blocks))
-                    else:
-                        alts.append(list(outs[alt - 1][lo:hi]))
-                regions.append(Region(bid, start, end, alts))
+        checks: list[tuple[World, list[str]]] = []
+        singles: list[int] = [bid for bid in parents if bid not in batch]
+        if batch:
+            found = _batched(ref, batch, base, run)
+            if found is None:
+                singles = list(parents)
+            else:
+                regions, unresolved, checks = found
+                singles += unresolved
+        for bid in singles:
+            regions.extend(single(base, ref, bid))
+        if checks:
+            # the batched worlds must come out as the regions predict; otherwise every block
+            # of the scope is converted alone after all
+            try:
+                pieces = _Scope(ref, regions, parents, nests).assemble(0, len(ref), blocks)
+                agree = all(evaluate(pieces, world) == out for world, out in checks)
+            except Unsupported:
+                agree = False
+            if not agree:
+                regions = [r for bid in parents for r in single(base, ref, bid)]
         return _Scope(ref, regions, parents, nests)
+
+    def single(base: World, ref: list[str], bid: int) -> list[Region]:
+        """The regions of one block, from converting each of its other branches."""
+        block = blocks[bid]
+        if block.kind == "range" and len(block.branches) == 1:
+            found = _iterations(codec, block, ref, run({**base, bid: -1}))
+            if found is not None:
+                return [Region(bid, lo, hi, [[]]) for lo, hi in found]
+        outs = [run({**base, bid: alt}) for alt in range(1, block.alternatives)]
+        subs: dict[int, _Scope] = {}
+        for alt in range(1, block.alternatives):
+            if alt < len(block.branches) and _has_blocks(block.branches[alt]):
+                subs[alt] = scope({**base, bid: alt}, block.branches[alt])
+        regions = []
+        for start, end, spans in _hunks(ref, outs):
+            alts: list[list[Piece]] = []
+            for alt, (lo, hi) in enumerate(spans, start=1):
+                if alt in subs:
+                    alts.append(subs[alt].assemble(lo, hi, blocks))
+                else:
+                    alts.append(list(outs[alt - 1][lo:hi]))
+            regions.append(Region(bid, start, end, alts))
+        return regions
 
     top = scope(dict(forced), codec.template.root)
     folded.pieces = top.assemble(0, len(top.ref), blocks)
@@ -371,6 +498,7 @@ def render_lines(pieces: list[Piece]) -> list[str]:
         out.append(pad + _control(block.branches[0].header))
         out.extend(pad + "{{- " + a.body + " }}" for a in block.branches[0].neutral)
         out.extend(body)
+        out.extend(pad + "{{- " + a.body + " }}" for a in block.branches[0].trailing)
         for alt, lines in enumerate(piece.branches[1:], start=1):
             if alt < len(block.branches):
                 out.append(pad + _control(block.branches[alt].header))
@@ -378,6 +506,8 @@ def render_lines(pieces: list[Piece]) -> list[str]:
             elif lines:
                 out.append(pad + "{{- else }}")
             out.extend(render_lines(lines))
+            if alt < len(block.branches):
+                out.extend(pad + "{{- " + a.body + " }}" for a in block.branches[alt].trailing)
         if block.fail:
             out.append(pad + "{{- else }}")
             out.append(pad + "{{- fail " + _go_string(block.fail) + " }}")
@@ -459,7 +589,7 @@ def _retoken(codec: Codec, line: str, block: Block) -> str:
         twin = codec.slots.get((slot.kind, slot.action.text, ctx))
         return str(int(twin.token) + found[1]) if twin else str(match.group(0))
 
-    return _INT_TOKEN.sub(swap_int, STR_TOKEN.sub(swap, line))
+    return _INT_TOKEN.sub(swap_int, LINE_TOKEN.sub(swap, STR_TOKEN.sub(swap, line)))
 
 
 def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,8 @@ from typing import Any
 import pytest
 
 from migrator.template import route, worlds
+
+SLOW = os.environ.get("TRAINJOB_SLOW_TEMPLATE_TESTS") == "1"
 
 JOB = (Path(__file__).resolve().parents[2] / "fixtures" / "pytorchjob" / "minimal.in.yaml"
        ).read_text(encoding="utf-8")
@@ -114,10 +117,27 @@ def _runs(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[Any, int]:
     return convert_template(text), calls[0]
 
 
-@pytest.mark.parametrize("make", [_label_ifs, _env_ifs], ids=["label-ifs", "env-ifs"])
+def _label_ranges(blocks: int) -> str:
+    """``blocks`` independent ``{{ range }}`` blocks (two branch runs each, never batched)."""
+    body = "".join(f"{{{{- range $k, $v := .Values.m{i} }}}}\n    {{{{ $k }}}}{i}: \"v\"\n"
+                   "{{- end }}\n" for i in range(blocks))
+    return JOB.replace("  name: minimal\n", "  name: minimal\n  labels:\n" + body)
+
+
+def _label_chains(blocks: int) -> str:
+    """``blocks`` ``if``/``else if``/``else`` chains of one label each (three choices)."""
+    body = "".join(f'{{{{- if .Values.a{i} }}}}\n    l{i}: "a"\n{{{{- else if .Values.b{i} }}}}\n'
+                   f'    l{i}: "b"\n{{{{- else }}}}\n    l{i}: "c"\n{{{{- end }}}}\n'
+                   for i in range(blocks))
+    return JOB.replace("  name: minimal\n", "  name: minimal\n  labels:\n" + body)
+
+
+@pytest.mark.parametrize("make", [_label_ranges, _label_chains], ids=["label-ranges", "chains"])
 def test_too_many_blocks_are_refused_before_converting(monkeypatch: pytest.MonkeyPatch,
                                                        make: Any) -> None:
-    for blocks in (worlds.MAX_BRANCH_RUNS, 300):  # 300 label blocks took 95 s
+    """Blocks that cannot be batched (ranges, chains of three choices) still cost a branch run
+    each: past the cap the document is refused before anything is converted."""
+    for blocks in (worlds.MAX_BRANCH_RUNS // 2 + 1, 300):  # 300 label blocks took 95 s
         source = make(blocks)
         outcome, runs = _runs(monkeypatch, source)
         assert runs == 0
@@ -129,21 +149,73 @@ def test_too_many_blocks_are_refused_before_converting(monkeypatch: pytest.Monke
         assert f"{blocks} conditional/range blocks" in message
         assert f"limit of {worlds.MAX_BRANCH_RUNS}" in message
         assert "decide" in message
-        first_if = next(i for i, line in enumerate(source.split("\n")) if "{{- if" in line)
-        assert outcome.notes[0].line == first_if + 1
+        first = next(i for i, line in enumerate(source.split("\n")) if "{{- " in line)
+        assert outcome.notes[0].line == first + 1
 
 
-def test_branch_runs_grow_linearly_up_to_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("make", [_label_ifs, _env_ifs], ids=["label-ifs", "env-ifs"])
+def test_leaf_blocks_cost_the_log_of_their_number(monkeypatch: pytest.MonkeyPatch,
+                                                  make: Any) -> None:
+    """Independent leaf ``if`` blocks are converted in batches: code_length(n) worlds (about
+    log2(n) + 2) instead of one per block. Counted in converter runs, never timed. Larger
+    sizes (256 labels, 120 env entries) under TRAINJOB_SLOW_TEMPLATE_TESTS=1."""
+    sizes = [8, 16, 32] + ([256 if make is _label_ifs else 120] if SLOW else [])
+    extra = set()
+    for blocks in sizes:
+        source = make(blocks)
+        outcome, runs = _runs(monkeypatch, source)
+        assert outcome is not None
+        assert outcome.status == "converted", [(n.code, n.message) for n in outcome.notes]
+        assert worlds.planned_runs(_codec(source)) == 1 + worlds.code_length(blocks)
+        extra.add(runs - worlds.code_length(blocks))
+        assert runs < blocks or blocks < 16  # fewer runs than blocks from 16 on
+    # the reference world and a fixed number of combination checks on top of the batches
+    assert len(extra) == 1, extra
+    assert extra.pop() <= 4
+    assert worlds.code_length(1000) == 13  # a thousand blocks: 13 batched worlds
+
+
+def test_small_documents_still_convert_one_block_at_a_time(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
     counts = {}
-    for blocks in (4, 8, 16):
+    for blocks in (4, 6):
         outcome, runs = _runs(monkeypatch, _label_ifs(blocks))
         assert outcome is not None
         assert outcome.status == "converted"
         assert worlds.planned_runs(_codec(_label_ifs(blocks))) == blocks + 1
         counts[blocks] = runs
-    # one run per block plus a fixed number of reference and combination checks
-    assert len({runs - blocks for blocks, runs in counts.items()}) == 1, counts
-    assert counts[4] - 4 <= 4, counts
+    assert counts[6] - counts[4] == 2, counts
+
+
+@pytest.mark.parametrize("make", [_label_ifs, _env_ifs], ids=["label-ifs", "env-ifs"])
+def test_batched_and_single_folds_agree(monkeypatch: pytest.MonkeyPatch, make: Any) -> None:
+    from migrator.template import convert_template
+
+    source = make(9)
+    batched = convert_template(source)
+    monkeypatch.setattr(worlds, "BATCH_MIN", 10**6)
+    single = convert_template(source)
+    assert batched is not None
+    assert single is not None
+    assert batched.text == single.text
+    assert sorted((n.code, n.path, n.line, n.message) for n in batched.notes) == \
+        sorted((n.code, n.path, n.line, n.message) for n in single.notes)
+    assert batched.worlds < single.worlds
+
+
+def test_unattributed_blocks_fall_back_to_single_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks whose region a batched world cannot name are converted alone, with the same
+    result (here: every block, by making every region unnameable)."""
+    from migrator.template import convert_template
+
+    source = _label_ifs(9)
+    expected = convert_template(source)
+    monkeypatch.setattr(worlds, "_alternative", lambda *args: None)
+    outcome, runs = _runs(monkeypatch, source)
+    assert expected is not None
+    assert outcome is not None
+    assert outcome.text == expected.text
+    assert runs >= 9 + worlds.code_length(9)
 
 
 def test_the_cap_is_documented() -> None:

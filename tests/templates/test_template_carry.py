@@ -1,0 +1,235 @@
+"""Constructs carried since session 5: counts inside embedded jobs, pinned fixed counts, counters
+stepped at the end of a range body, untrimmed nindent fragments under a block scalar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from migrator.template import convert_template
+
+EMBEDDED = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: trial-templates
+data:
+  pytorchJobTemplate: |-
+    apiVersion: kubeflow.org/v1
+    kind: PyTorchJob
+    spec:
+      pytorchReplicaSpecs:
+        Master:
+          replicas: 1
+          template:
+            spec:
+              containers:
+                - name: pytorch
+                  image: {{ .Values.image }}
+                  command: ["torchrun", "train.py"]
+        Worker:
+          replicas: {{ .Values.workers | default 2 }}
+          template:
+            spec:
+              containers:
+                - name: pytorch
+                  image: {{ .Values.image }}
+                  command: ["torchrun", "train.py"]
+{{- range $name, $template := .Values.custom }}
+  {{ $name }}: |-
+{{ $template | nindent 4 }}
+{{- end }}
+"""
+
+
+def test_a_count_inside_an_embedded_job_is_read_back_as_arithmetic() -> None:
+    outcome = convert_template(EMBEDDED)
+    assert outcome is not None
+    assert outcome.status == "converted", [(n.code, n.message) for n in outcome.notes]
+    assert "numNodes: {{ add 1 (.Values.workers | default 2) }}" in outcome.text
+    assert "kind: TrainJob" in outcome.text
+    # the fragment did not move: it is written as it was (its blank line is part of the value)
+    assert "\n{{ $template | nindent 4 }}\n" in outcome.text
+
+
+MASTER = """{{ $c := .Values.job }}
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ $c.name }}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: {{ $c.masters }}
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: train:1
+              command: ["torchrun", "train.py"]
+    Worker:
+      replicas: {{ $c.workers }}
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: train:1
+              command: ["torchrun", "train.py"]
+"""
+
+
+def test_a_templated_master_count_is_pinned_and_other_values_keep_the_legacy_job() -> None:
+    outcome = convert_template(MASTER)
+    assert outcome is not None
+    assert outcome.status == "converted", [(n.code, n.message) for n in outcome.notes]
+    kept = [n for n in outcome.notes if n.code == "Y112"]
+    assert len(kept) == 1
+    assert '{{ ne (toString ($c.masters)) "1" }}' in kept[0].message
+    assert kept[0].line == 9
+    assert '{{- if ne (toString ($c.masters)) "1" }}' in outcome.text
+    assert "numNodes: {{ add 1 ($c.workers) }}" in outcome.text
+    # the legacy job is kept verbatim in the if branch
+    assert MASTER.split("\n", 1)[1].rstrip("\n") in outcome.text
+
+
+def test_a_master_count_inside_a_with_is_not_pinned() -> None:
+    text = (MASTER.replace("{{ $c.masters }}", "{{ .masters }}")
+            .replace("spec:\n  pytorchReplicaSpecs:\n",
+                     "spec:\n  {{- with .Values.roles }}\n  pytorchReplicaSpecs:\n")
+            .rstrip("\n") + "\n  {{- end }}\n")
+    outcome = convert_template(text)
+    assert outcome is not None
+    # its condition could not be evaluated before the job: refused, naming the value it needs
+    assert outcome.status == "skipped"
+    assert [n.code for n in outcome.notes] == ["Y110"]
+    assert "Master replicas" in outcome.notes[0].message
+    assert outcome.notes[0].line == 10
+
+
+COUNTER = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: job
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: train:1
+              command: ["torchrun", "train.py"]
+          {{- if .Values.preferred }}
+          affinity:
+            nodeAffinity:
+              {{- $i := 0 }}
+              preferredDuringSchedulingIgnoredDuringExecution:
+                {{- range $key, $values := .Values.preferred }}
+                - weight: {{ index $.Values.weights $i }}
+                  preference:
+                    matchExpressions:
+                      - key: {{ $key | quote }}
+                        operator: Exists
+                {{- $i = add $i 1 }}
+                {{- end }}
+          {{- end }}
+"""
+
+
+def test_a_counter_stepped_at_the_end_of_a_range_body_stays_at_the_end() -> None:
+    outcome = convert_template(COUNTER)
+    assert outcome is not None
+    assert outcome.status == "converted", [(n.code, n.message) for n in outcome.notes]
+    lines = outcome.text.split("\n")
+    step = next(i for i, x in enumerate(lines) if "$i = add $i 1" in x)
+    use = next(i for i, x in enumerate(lines) if "index $.Values.weights $i" in x)
+    end = next(i for i in range(step, len(lines)) if lines[i].strip() == "{{- end }}")
+    assert use < step < end  # used, then stepped, then the range ends
+
+
+def test_a_counter_stepped_between_fields_is_refused_with_its_line() -> None:
+    text = COUNTER.replace("""                - weight: {{ index $.Values.weights $i }}
+                  preference:""", """                - weight: {{ index $.Values.weights $i }}
+                {{- $i = add $i 1 }}
+                  preference:""")
+    outcome = convert_template(text)
+    assert outcome is not None
+    assert outcome.status == "skipped"
+    assert [n.code for n in outcome.notes] == ["Y110"]
+    assert outcome.notes[0].line == 22
+    assert "{{- $i = add $i 1 }}" in outcome.notes[0].message
+    assert outcome.text == text
+
+
+def test_helm_renders_the_pinned_template_as_the_converter_would(tmp_path: Path) -> None:
+    helm_python = pytest.importorskip("helm_python")
+    from tests.templates.contract import compare
+
+    outcome = convert_template(MASTER)
+    assert outcome is not None
+
+    def render(text: str, values: dict[str, object]) -> str:
+        chart = tmp_path / "c"
+        (chart / "templates").mkdir(parents=True, exist_ok=True)
+        (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+        (chart / "templates" / "job.yaml").write_text(text)
+        return str(helm_python.Chart.load(str(chart)).render(
+            values, name="rel", namespace="team")["c/templates/job.yaml"])
+
+    kinds = []
+    for masters in (1, 2, "1", 0):
+        values = {"job": {"name": "j", "masters": masters, "workers": 3}}
+        verdict = compare(render(outcome.text, values), render(MASTER, values), outcome)
+        assert verdict.ok, "\n".join(verdict.problems)
+        kinds.append("TrainJob" in verdict.direct)
+    assert kinds == [True, False, True, False]
+
+
+JINJA = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ model_name }}-fsdp
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: $NUM_NODES
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: train:1
+              command:
+                - torchrun
+              {%- for p in params %}
+                - {{ p }}
+              {%- endfor %}
+"""
+PLAIN = (Path(__file__).resolve().parents[2] / "fixtures" / "pytorchjob" / "minimal.in.yaml"
+         ).read_text(encoding="utf-8")
+
+
+def test_a_jinja_job_names_its_first_construct_line_and_the_decision() -> None:
+    from migrator import convert_text
+
+    result = convert_text(JINJA + "---\n" + PLAIN)
+    first, second = result.documents[0], result.documents[1]
+    assert first.status == "skipped"
+    assert [f.code for f in first.findings] == ["Y114"]
+    finding = first.findings[0]
+    assert finding.line == 4
+    assert "{{ model_name }} at line 4" in finding.message
+    assert "{%- for p in params %} at line 16" in finding.message
+    assert "$NUM_NODES (line 8)" in finding.message
+    assert "decide" in finding.message
+    assert second.status == "converted"  # the plain job of the same stream converts as before
+    assert result.text.startswith(JINJA)
+
+
+def test_a_shell_array_length_is_no_jinja_comment() -> None:
+    from migrator import convert_text
+
+    text = PLAIN.replace('command: ["torchrun", "/app/train.py"]',
+                         'command: ["bash", "-c", "echo ${#A[@]}; torchrun /app/train.py"]')
+    result = convert_text(text)
+    assert not any(f.code == "Y114" for d in result.documents for f in d.findings)
