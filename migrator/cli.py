@@ -12,7 +12,6 @@ import click
 
 from migrator.errors import ExitCode, MigratorError
 from migrator.report import REPORTERS, format_of, suffix_list
-from migrator.report.terminal import color_wanted
 from migrator.settings import (
     DEFAULT_MANAGER,
     RUNTIME_KINDS,
@@ -196,6 +195,8 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     _preload(options)
+    from migrator.report.terminal import color_wanted
+
     color = values.get("color", "auto")
     under_pre_commit = bool(os.environ.get("PRE_COMMIT"))  # it runs hooks in parallel itself
     settings = RunSettings(

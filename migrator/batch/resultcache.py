@@ -29,24 +29,29 @@ from pathlib import Path
 from typing import Any
 
 from migrator.batch import helm
+from migrator.convert import routing
 from migrator.load import sources
 from migrator.results import DocumentResult, FileResult, Finding, Severity, TextResult
 from migrator.settings import ConvertOptions
 
-FORMAT = 1
+FORMAT = 2
 RACY_SECONDS = 2  # a file changed this recently may change again unseen within its mtime
 MAX_ENTRIES = 1_000_000  # files per entry; beyond this, files not seen in a run are dropped
 STALE_DAYS = 30  # entries of other configurations unused this long are removed
-Stamp = tuple[int, int, int, int, int]
-# convert.kustomization.NAMES (a test keeps them equal): importing that module would load the
-# file readers, which a warm run over an unchanged tree never needs
-KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+# a file's stamp, "size mtime_ns ctime_ns inode device" (one string: a JSON entry of
+# thousands of files then parses several times faster than one of integer lists)
+Stamp = str
+KUSTOMIZATIONS = routing.KUSTOMIZATIONS
 
 
 class ResultCache:
-    """The cached results of one run configuration (one JSON entry)."""
+    """The cached results of one run configuration (one JSON entry).
 
-    def __init__(self, folder: Path, name: str, files: dict[str, list[Any]]) -> None:
+    ``files`` maps a file's absolute path to ``"<stamp> <documents scanned> <changed 0/1>"``
+    when its result holds no document (most files of a repository), else to ``[stamp,
+    payload]`` (``_encode``)."""
+
+    def __init__(self, folder: Path, name: str, files: dict[str, Any]) -> None:
         self.folder, self.name, self.files = folder, name, files
         self.dirty = False
         self.hits = 0
@@ -56,28 +61,29 @@ class ResultCache:
                 ) -> Iterator[FileResult]:
         """The results of ``found`` in order: cached ones for unchanged files, ``process``
         (called once, with the other files in order) for the rest, which are recorded."""
-        plan: list[tuple[str, Stamp | None, FileResult | None]] = []
+        plan: list[tuple[str, Stamp | None, int, FileResult | None]] = []
         misses: list[tuple[str, str]] = []
-        kustomized: dict[str, bool] = {}
+        folders: dict[str, str | None] = {}
+        files = self.files
         for name, relative in found:
-            path, stamp = _stamp(name, kustomized)
+            path, stamp, newest = _stamp(name, folders)
             hit = None
             if stamp is not None:
-                entry = self.files.get(path)
-                if entry is not None and tuple(entry[:5]) == stamp:
-                    hit = _decode(name, relative, entry[5])
+                entry = files.get(path)
+                if entry is not None:
+                    hit = _hit(name, relative, entry, stamp)
             if hit is None:
                 misses.append((name, relative))
-            plan.append((path, stamp, hit))
+            plan.append((path, stamp, newest, hit))
         fresh = process(misses) if misses else iter(())
         now = time.time_ns()
-        for path, stamp, hit in plan:
+        for path, stamp, newest, hit in plan:
             if hit is not None:
                 self.hits += 1
                 yield hit
                 continue
             result = next(fresh)
-            if stamp is not None and now - max(stamp[1], stamp[2]) > RACY_SECONDS * 10**9:
+            if stamp is not None and now - newest > RACY_SECONDS * 10**9:
                 self._record(path, stamp, result)
             elif path in self.files:
                 del self.files[path]
@@ -89,8 +95,10 @@ class ResultCache:
         payload = _encode(result)
         if payload is None:
             self.files.pop(path, None)
+        elif len(payload) == 2:
+            self.files[path] = f"{stamp} {payload[0]} {int(payload[1])}"
         else:
-            self.files[path] = [*stamp, payload]
+            self.files[path] = [stamp, payload]
         self.dirty = True
 
     def save(self, seen: int) -> None:
@@ -127,25 +135,45 @@ def open_for(options: ConvertOptions, render: bool, audit: bool,
     return ResultCache(folder, name, files if isinstance(files, dict) else {})
 
 
-def _stamp(name: str, kustomized: dict[str, bool]) -> tuple[str, Stamp | None]:
-    """A file's absolute path and stamp; no stamp (never cached) for standard input, a
-    rendered chart, or a file beside a kustomization (whose result depends on that file)."""
+def _stamp(name: str, folders: dict[str, str | None]) -> tuple[str, Stamp | None, int]:
+    """A file's absolute path, its stamp and the newer of its mtime and ctime (ns); no stamp
+    (never cached) for standard input, a rendered chart, or a file beside a kustomization
+    (whose result depends on that file). ``folders`` remembers each folder's absolute path
+    (None: beside a kustomization)."""
     if name == sources.STDIN or name.startswith(helm.PREFIX):
-        return name, None
-    path = os.path.abspath(name)
-    folder = os.path.dirname(path)
-    if folder not in kustomized:
-        kustomized[folder] = any(os.path.lexists(os.path.join(folder, kustomization))
-                                 for kustomization in KUSTOMIZATIONS)
-    if kustomized[folder]:
-        return path, None
+        return name, None, 0
+    folder, base = routing.split(name)
+    if base in ("", ".", ".."):
+        return os.path.abspath(name), None, 0  # not a file name: never cached
+    if folder not in folders:
+        folders[folder] = None if routing.beside_kustomization(folder) else \
+            os.path.abspath(folder or os.curdir)
+    absolute = folders[folder]
+    if absolute is None:
+        return os.path.abspath(name), None, 0
+    path = os.path.join(absolute, base)
     try:
         info = os.stat(path)
     except (OSError, ValueError):
-        return path, None
+        return path, None, 0
     if not stat.S_ISREG(info.st_mode):
-        return path, None
-    return path, (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+        return path, None, 0
+    return path, (f"{info.st_size} {info.st_mtime_ns} {info.st_ctime_ns} {info.st_ino} "
+                  f"{info.st_dev}"), max(info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _hit(name: str, relative: str, entry: Any, stamp: Stamp) -> FileResult | None:
+    """The cached result of a file with this stamp, or None (changed, or not an entry)."""
+    if isinstance(entry, str):
+        recorded, _, rest = entry.rpartition(" ")
+        recorded, _, scanned = recorded.rpartition(" ")
+        if recorded != stamp or rest not in ("0", "1") or not scanned.isdecimal():
+            return None
+        return FileResult(name, relative, None, None, TextResult(""), scanned=int(scanned),
+                          was_changed=rest == "1")
+    if isinstance(entry, list) and len(entry) == 2 and entry[0] == stamp:
+        return _decode(name, relative, entry[1])
+    return None
 
 
 def _code_stamps() -> list[bytes]:

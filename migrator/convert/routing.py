@@ -1,30 +1,83 @@
 """CONVERT stage router: files that are not plain YAML manifests but hold them (Markdown pages,
 shell scripts, test snapshots, kustomizations and their patch files) go to their own
-reader; everything else is an ordinary YAML stream."""
+reader; everything else is an ordinary YAML stream.
+
+The readers are imported only when a file needs one: deciding that a file is an ordinary
+YAML stream costs a suffix test and, once per folder, a look for a kustomization beside it
+(a run over ordinary manifests never loads the readers).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from migrator.convert import kustomization, markdown, shell
-from migrator.load import textscan as scan
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
     from migrator.results import SourceText, TextResult
 
-SUFFIXES = markdown.SUFFIXES + scan.SHELL_SUFFIXES + scan.SNAPSHOT_SUFFIXES
+# the readers' own constants (tests keep them equal: markdown.SUFFIXES, textscan's
+# SHELL_SUFFIXES and SNAPSHOT_SUFFIXES, kustomization.NAMES), here so that routing an
+# ordinary file imports none of those modules
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+SHELL_SUFFIXES = (".sh", ".bash", ".zsh")
+SNAPSHOT_SUFFIXES = (".snap",)
+KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+SUFFIXES = MARKDOWN_SUFFIXES + SHELL_SUFFIXES + SNAPSHOT_SUFFIXES
+_PATCH_SUFFIXES = (".yaml", ".yml", ".json")
+_beside: dict[str, bool] | None = None  # folder -> holds a kustomization (within a run)
 
 
 def handles(name: str) -> bool:
     """``name`` is read by a reader of this package, not as a YAML stream. (A kustomization
     or a patch file may hold no Kubeflow group name, so the caller must not prefilter it.)"""
-    return name.lower().endswith(SUFFIXES) or kustomization.is_kustomization(name) or (
-        name.lower().endswith((".yaml", ".yml", ".json")) and kustomization.owner(name)
-        is not None)
+    lowered = name.lower()
+    if lowered.endswith(SUFFIXES):
+        return True
+    return _kustomization_or_patch(name, lowered)
+
+
+def _kustomization_or_patch(name: str, lowered: str) -> bool:
+    """``name`` is a kustomization, or a patch file the kustomization beside it names (the
+    reader is asked only when there is a kustomization in the folder at all)."""
+    if "ustomization" in name or (lowered.endswith(_PATCH_SUFFIXES)
+                                  and beside_kustomization(split(name)[0])):
+        from migrator.convert import kustomization
+
+        return kustomization.is_kustomization(name) or (
+            lowered.endswith(_PATCH_SUFFIXES) and kustomization.owner(name) is not None)
+    return False
+
+
+def split(name: str) -> tuple[str, str]:
+    """``name``'s folder and base name (``os.path.split``, fast: called for every file)."""
+    if os.altsep is not None:
+        return os.path.split(name)
+    head, _, base = name.rpartition(os.sep)
+    return head or (os.sep if name.startswith(os.sep) else ""), base
+
+
+def beside_kustomization(folder: str) -> bool:
+    """Whether ``folder`` holds an entry named like a kustomization (remembered per folder
+    within a run). False means that no file of the folder is a kustomization's patch file;
+    True that its files depend on the kustomization (never cached, read by its reader)."""
+    cache = _beside
+    if cache is not None:
+        known = cache.get(folder)
+        if known is not None:
+            return known
+    base = folder or "."
+    try:
+        found = any(os.path.lexists(os.path.join(base, entry)) for entry in KUSTOMIZATIONS)
+    except ValueError:  # a NUL in the name: no such folder
+        found = False
+    if cache is not None:
+        cache[folder] = found
+    return found
 
 
 def exact(name: str, read: SourceText) -> SourceText:
@@ -34,8 +87,7 @@ def exact(name: str, read: SourceText) -> SourceText:
     the file mixes line endings. Any other file is returned as it is."""
     from migrator.results import BOMS
 
-    if read.newline == "\n" or not name.lower().endswith(markdown.SUFFIXES
-                                                          + scan.SHELL_SUFFIXES):
+    if read.newline == "\n" or not name.lower().endswith(MARKDOWN_SUFFIXES + SHELL_SUFFIXES):
         return read
     data = read.raw[len(BOMS[read.encoding]):] if read.bom else read.raw
     try:
@@ -58,15 +110,21 @@ def convert(name: str, text: str, options: ConvertOptions | None = None,
     from migrator.results import TextResult
 
     lowered = name.lower()
-    if lowered.endswith(markdown.SUFFIXES):
+    if lowered.endswith(MARKDOWN_SUFFIXES):
+        from migrator.convert import markdown
+
         return markdown.convert(text, options, render)
-    if lowered.endswith(scan.SHELL_SUFFIXES):
+    from migrator.convert import shell
+
+    if lowered.endswith(SHELL_SUFFIXES):
         return shell.convert(text, options, render)
-    if lowered.endswith(scan.SNAPSHOT_SUFFIXES):
+    if lowered.endswith(SNAPSHOT_SUFFIXES):
         documents = shell.unconverted(text, 0, "a test snapshot")
         for index, document in enumerate(documents):
             document.index = index
         return TextResult(text, documents)
+    from migrator.convert import kustomization
+
     if kustomization.is_kustomization(name):
         return kustomization.convert_kustomization(name, text, options, render)
     return kustomization.convert_patch_file(name, text, options, render)
@@ -75,12 +133,27 @@ def convert(name: str, text: str, options: ConvertOptions | None = None,
 @contextlib.contextmanager
 def run_of(paths: tuple[str, ...], found: list[tuple[str, str]]) -> Iterator[None]:
     """Within: ``found`` is the run (kustomizations read only inside the folders named in
-    ``paths`` or their git checkout, and convert an overlay only with all its files)."""
-    kustomization.begin_run(paths, found)
+    ``paths`` or their git checkout, and convert an overlay only with all its files).
+
+    A run in which no file lies beside a kustomization converts no kustomization nor patch
+    file, so the run's file set (the real path of every file) is computed only for a run
+    with one; folder lookups are remembered until the run ends."""
+    global _beside
+    _beside = {}
     try:
-        yield
+        if not any(beside_kustomization(folder)
+                   for folder in {split(name)[0] for name, _ in found}):
+            yield  # no kustomization nor patch file can be met: nothing to remember
+            return
+        from migrator.convert import kustomization
+
+        kustomization.begin_run(paths, found)
+        try:
+            yield
+        finally:
+            kustomization.end_run()
     finally:
-        kustomization.end_run()
+        _beside = None
 
 
 def kustomize_first(found: list[tuple[str, str]]
@@ -88,8 +161,13 @@ def kustomize_first(found: list[tuple[str, str]]
     """``found`` split into kustomizations with their patch files, and the rest (in order).
     A run that writes converts the former first, while the bases they read are still the
     legacy jobs."""
-    first = [f for f in found if kustomization.is_kustomization(f[0])
-             or kustomization.owner(f[0]) is not None]
+    first = [f for f in found if "ustomization" in f[0]
+             or beside_kustomization(split(f[0])[0])]
+    if first:
+        from migrator.convert import kustomization
+
+        first = [f for f in first if kustomization.is_kustomization(f[0])
+                 or kustomization.owner(f[0]) is not None]
     if not first:
         return [], found
     chosen = set(first)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import codecs
-import difflib
 import os
 import stat
 import sys
@@ -179,6 +178,8 @@ def _original_text(source: SourceText) -> str | None:
 
 def _mixed(normalised: str, original: str, text: str) -> str:
     """``text`` with line endings taken from ``original`` document by document."""
+    import difflib  # only when writing a file with mixed line endings
+
     before = stream.split(normalised)
     pieces = _original_pieces(original, [chunk.text for chunk in before])
     after = stream.split(text)
