@@ -28,7 +28,6 @@ MAX_LEGACY = 4
 # all folds of one document together (the first fold is capped by worlds.MAX_BRANCH_RUNS before
 # it starts; each branch kept legacy folds again)
 MAX_TOTAL_RUNS = 2 * MAX_BRANCH_RUNS
-_LEGACY_KIND = re.compile(r"kind:\s*[\"']?(PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob)\b")
 _ENV = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -208,7 +207,9 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         ("skipped" if any(d.status == "skipped" for d in ref_docs) else "unchanged")
     if status != "converted":
         out_text = text
-        named = [d for d in defines if _LEGACY_KIND.search(d)]
+        from migrator.load import detect
+
+        named = [d for d in defines if detect.embeds_legacy_job(d)]
         if named and not ref_docs:
             head = named[0].split("}}", 1)[0] + "}}"
             notes.append(Note(NOT_CARRIED, "", "template construct not carried: the legacy job "

@@ -6,11 +6,11 @@ import contextvars
 import re
 from typing import Any
 
+from migrator.load import detect
 from migrator.results import DocumentResult, Finding, Severity, TextResult
 from migrator.settings import ConvertOptions
 
 _ACTIVE: contextvars.ContextVar[bool] = contextvars.ContextVar("template_active", default=False)
-_LEGACY = re.compile(r"kind:\s*[\"']?(PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob)\b")
 # a scalar that is nothing but a variable: `replicas: $N`, `image: "${IMAGE}"`, `- ${ARG}`;
 # matched against ONE line at a time (and only lines holding a `$`), so detection is linear in
 # the text: a pattern run over the whole text under MULTILINE let `\s`/`[^:#]` cross newlines and
@@ -27,7 +27,7 @@ _ARGO = re.compile(r"^kind:\s*[\"']?(Workflow|WorkflowTemplate|ClusterWorkflowTe
 
 def dialect(text: str) -> str | None:
     """The template dialect of a text holding a legacy job, or None (not ours to convert)."""
-    if not _LEGACY.search(text) or "{%" in text or "{#" in text:
+    if not detect.embeds_legacy_job(text) or "{%" in text or "{#" in text:
         return None
     if "{{" in text:
         return None if _ARGO.search(text) else "go"
@@ -65,7 +65,7 @@ def convert_templated(text: str, options: ConvertOptions, render: bool) -> TextR
         kind_found = _ANY_KIND.search(text)
         return TextResult(text, [DocumentResult(0, 1, "unchanged", text, source={
             "kind": kind_found.group(1) if kind_found else None})])
-    if _LEGACY.search(text) and _JINJA.search(text):
+    if detect.embeds_legacy_job(text) and _JINJA.search(text):
         return _jinja(text, options, render)
     kind = dialect(text)
     if kind is None:
@@ -141,9 +141,9 @@ def _documents(outcome: Any, text: str) -> list[DocumentResult]:
     moved = [(f"{p['action']} (template line {p['line']})", to)
              for p in outcome.provenance for to in p["to"]]
     if not legacy:
-        kind = _LEGACY.search(text)
+        kind = detect.embeds_legacy_job(text)
         return [DocumentResult(0, 1, outcome.status, text,
-                               source={"kind": kind.group(1) if kind else None},
+                               source={"kind": kind},
                                findings=findings)]
     results = []
     for i, doc in enumerate(legacy):
