@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 TRANSLATED = "E809"
 UNTRANSLATABLE = "E810"
-GROUP, VERSION, KIND = "trainer.kubeflow.org", "v1alpha1", "TrainJob"
 MAX_FILES = 200
 _ACTIVE = re.compile(r"^(?:patches|patchesStrategicMerge|patchesJson6902|images)\s*:", re.M)
 _SAFE_PATTERN = re.compile(r"[A-Za-z0-9._\-*^$|]*")
@@ -237,12 +236,30 @@ def _is_legacy(doc: dict[str, Any]) -> bool:
         doc.get("apiVersion", ""))
 
 
+@dataclass(frozen=True)
+class TrainJobType:
+    """The group, version and kind of the TrainJob the target writes (mappings/targets/)."""
+
+    group: str
+    version: str
+    kind: str
+
+    @classmethod
+    def of(cls, options: ConvertOptions) -> TrainJobType:
+        from migrator.knowledge import catalog
+
+        target = catalog.load().target(options.target)
+        group, _, version = target.api_version.rpartition("/")
+        return cls(group, version, target.kind)
+
+
 def converter(options: ConvertOptions) -> kustomize.Convert:
     """Legacy job (plain) -> its TrainJob (plain), or None when it does not convert."""
     from migrator.convert.text import convert_text
     from migrator.load import stream, yamlio
 
     cache: dict[str, Any] = {}
+    kind = TrainJobType.of(options).kind
 
     def convert(job: Any) -> Any:
         text = json.dumps(job, sort_keys=True, default=str)
@@ -252,7 +269,7 @@ def converter(options: ConvertOptions) -> kustomize.Convert:
             if result.changed and not result.failed:
                 for chunk in stream.split(result.text):
                     doc = yamlio.plain(yamlio.load(chunk.body)) if chunk.has_content else None
-                    if isinstance(doc, dict) and doc.get("kind") == KIND:
+                    if isinstance(doc, dict) and doc.get("kind") == kind:
                         trainjob = json.loads(json.dumps(doc, default=str))  # plain str
             cache[text] = trainjob
         return cache[text]
@@ -326,6 +343,7 @@ class _Run:
     folder: Path
     jobs: list[dict[str, Any]]
     convert: kustomize.Convert
+    trainjob: TrainJobType
     findings: list[Finding] = field(default_factory=list)
     changed: bool = False
     limit: Path | None = None
@@ -349,7 +367,7 @@ def convert_kustomization(name: str, text: str, options: ConvertOptions | None =
     folder = Path(name).parent
     limit = confinement(folder)
     found = bases(folder, root, limit=limit)
-    run = _Run(folder, found.jobs, converter(options), limit=limit)
+    run = _Run(folder, found.jobs, converter(options), TrainJobType.of(options), limit=limit)
     if found.outside and _mentions_legacy(text):
         run.findings += [notes.finding(UNTRANSLATABLE, "resources", f"the base {entry!r} "
                                        f"{_OUTSIDE}", notes_line(root, "resources"))
@@ -426,7 +444,8 @@ def _targeted(run: _Run, entry: Any, at: str) -> None:
         return
     if isinstance(entry.get("patch"), str):
         entry["patch"] = LiteralScalarString(render(translation).rstrip("\n"))
-    target["group"], target["version"], target["kind"] = GROUP, VERSION, KIND
+    output = run.trainjob
+    target["group"], target["version"], target["kind"] = output.group, output.version, output.kind
     run.changed = True
     run.findings.append(notes.finding(TRANSLATED, at, f"the patch now targets the TrainJob "
                                       f"({_summary(translation)})", line))
@@ -510,7 +529,8 @@ def _images(run: _Run, root: Any) -> None:
         tag = {k: image[k] for k in ("name", "newName", "newTag", "digest") if k in image}
         config = {"apiVersion": "builtin", "kind": "ImageTagTransformer",
                   "metadata": {"name": name}, "imageTag": tag,
-                  "fieldSpecs": [{"path": "spec/trainer/image", "kind": KIND, "group": GROUP}]}
+                  "fieldSpecs": [{"path": "spec/trainer/image", "kind": run.trainjob.kind,
+                                  "group": run.trainjob.group}]}
         from ruamel.yaml.scalarstring import LiteralScalarString
 
         transformers.append(LiteralScalarString(render(kustomize.Translation(
@@ -593,14 +613,15 @@ def convert_patch_file(name: str, text: str, options: ConvertOptions | None = No
         target = {"kind": patch.get("kind"), "name": (patch.get("metadata") or {}).get("name")}
     else:
         target = None
-    if isinstance(target, dict) and target.get("kind") == KIND:
+    trainjob = TrainJobType.of(options).kind
+    if isinstance(target, dict) and target.get("kind") == trainjob:
         # the kustomization was rewritten first in this run: its base is still legacy
         target = {"kind": None, "name": target.get("name")}
     chosen = targets(target, jobs)
     source = {"kind": "Patch", "name": None}
     if not chosen:
         if not (isinstance(target, dict) and target.get("kind") in {*detect.legacy_kinds(),
-                                                                    KIND}
+                                                                    trainjob}
                 and _LEGACY_PATCH.search(text)):
             return None
         finding = notes.finding(UNTRANSLATABLE, "", "this patch is written for a legacy job "
