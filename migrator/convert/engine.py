@@ -10,7 +10,7 @@ from typing import Any
 
 from migrator.check import effective
 from migrator.convert import model
-from migrator.convert.draft import Companion, Draft
+from migrator.convert.draft import Companion, Draft, YamlMap
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import LegacyJob
 from migrator.convert.rules import RULES, RuleContext
@@ -56,7 +56,8 @@ def _runtime(job: LegacyJob, spec: MappingSpec, target: TargetSpec, options: Con
                        reserved_env=policy.reserved_env)
 
 
-def _runtime_pods(runtime: RuntimeSpec, options: ConvertOptions) -> tuple[dict[str, Any], Any]:
+def _runtime_pods(runtime: RuntimeSpec,
+                  options: ConvertOptions) -> tuple[dict[str, YamlMap], YamlMap | None]:
     """The referenced runtime's pod templates and document, when given with --runtimes."""
     if runtime.companion or not options.runtime_files:
         return {}, None
