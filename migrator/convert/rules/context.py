@@ -1,4 +1,4 @@
-"""CONVERT stage, rules: what every rule gets (``RuleContext``) and the one rule signature."""
+"""CONVERT (rules): what every rule gets (``RuleContext``) and the one rule signature."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CONVERT stage, rules: documented Trainer behaviour a migrated job can hit (R216, F528)."""
+"""CONVERT (rules): documented Trainer behaviour a migrated job can hit (R216, F528)."""
 
 from __future__ import annotations
 

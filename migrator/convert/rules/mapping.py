@@ -1,4 +1,4 @@
-"""CONVERT stage, rules: the mapping file's field rules (copy, unsupported, transform).
+"""CONVERT (rules): the mapping file's field rules (copy, unsupported, transform).
 
 A ``transform`` rule calls a named function of the ``TRANSFORMS`` registry (run-policy
 transforms in transforms.py, framework ones in frameworks.py). Copies write the draft's

@@ -1,4 +1,4 @@
-"""CONVERT stage, rules: numNodes for MPI jobs: the workers, plus the launcher when it is a host.
+"""CONVERT (rules): numNodes for MPI jobs: the workers, plus the launcher when it is a host.
 
 Runs for mapping files with ``numNodes: mpi``; rewrites ``draft.num_nodes`` and the trainer's
 ``numNodes`` (and ``numProcPerNode``), or the companion runtime's MPI policy fields.

@@ -1,4 +1,4 @@
-"""CONVERT stage, rules: the notes a mapping file attaches to its kind, reported on every job."""
+"""CONVERT (rules): the notes a mapping file attaches to its kind, reported on every job."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CONVERT stage, rules: pod host names JobSet derives from the job name must fit a DNS label."""
+"""CONVERT (rules): pod host names JobSet derives from the job name must fit a DNS label."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CONVERT stage, rules: replica counts → ``spec.trainer.numNodes``; replica restart policies.
+"""CONVERT (rules): replica counts → ``spec.trainer.numNodes``; replica restart policies.
 
 Writes ``draft.num_nodes`` and the ``numNodes`` trainer slot (the MPI rule recounts both
 later); a restart policy a companion runtime carries goes to ``draft.companion``.
