@@ -21,7 +21,7 @@ from ruamel.yaml import YAML
 
 from migrator.errors import MappingFileError
 from migrator.knowledge import catalog
-from migrator.knowledge.versions import TrainerVersion
+from migrator.knowledge.versions import V2_3, TrainerVersion
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "extension"
@@ -212,5 +212,4 @@ def test_trainer_versions_order_numerically() -> None:
     assert sorted(["2.10", "2.2", "2.9"], key=parse) == ["2.2", "2.9", "2.10"]
     with pytest.raises(ValueError, match="not a Trainer version"):
         parse("latest")
-    assert catalog.load().target("2.3").at_least("2.3")
-    assert not catalog.load().target("2.2").at_least("2.3")
+    assert catalog.load().target("2.3").release >= V2_3 > catalog.load().target("2.2").release
