@@ -101,7 +101,7 @@ def _candidates(folder: Path) -> list[Path]:
     if candidate.is_file():
         found.append(candidate)
     pyproject = folder / PYPROJECT
-    if pyproject.is_file():
+    if pyproject.is_file() and _may_name_the_table(pyproject):
         try:
             if _pyproject_table(pyproject) is not None:
                 found.append(pyproject)
@@ -110,6 +110,15 @@ def _candidates(folder: Path) -> list[Path]:
             if f"[tool.{TABLE}".encode() in head:
                 found.append(pyproject)
     return found
+
+
+def _may_name_the_table(pyproject: Path) -> bool:
+    """Whether the file can hold ``[tool.trainjob-migrate]``: every TOML spelling of it
+    (a table header, dotted keys, an inline table) holds the name, but for a quoted key
+    written with escapes. Most pyproject.toml files do not, and are then passed over without
+    parsing them (nor importing tomllib: a hook-style run stays fast)."""
+    head = sources.head(str(pyproject), CONFIG_BYTES + 1)
+    return head is None or TABLE.encode() in head or b"\\u" in head or b"\\U" in head
 
 
 def _untrusted(info: os.stat_result) -> str | None:
