@@ -160,7 +160,14 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                 legacy.append((kept, exc))
         _merge_neutrals(codec)
         body = codec.decode("\n".join(render_lines(folded.pieces)))
+        for _out, docs in folded.worlds.values():
+            dropped = _dropped_fragment(codec, docs)
+            if dropped is not None:
+                raise dropped
     except Unsupported as exc:
+        if isinstance(exc.detail, tuple) and exc.detail[0] == "reference":
+            # over the cap: a fragment the reference world already cannot carry comes first
+            exc = _dropped_fragment(codec, exc.detail[1]) or exc
         return _refused(text, dialect, exc)
     ref_out, ref_docs = folded.worlds[tuple(sorted(forced.items()))]
     for doc in ref_docs:  # names in the report read as the template writes them
@@ -613,3 +620,27 @@ def _variants(codec: Codec, folded: Any, failing: dict[int, int], forced: dict[i
         return []
     return [{**failing, **{b: blocks[b].alternatives - 1 for b in chosen}}
             for chosen in (live, live[::2], live[1::2]) if chosen]
+
+
+_LAST_SEGMENT = re.compile(r"(?:^|\.)(tjml\d{4}l)$")
+
+
+def _dropped_fragment(codec: Codec, documents: list[Any]) -> Unsupported | None:
+    """A fragment placeholder the converter judged as a field of its own (a pod field it does
+    not carry, an unknown key): the converter decided about fields it cannot see, so the
+    fragment is not carried (whatever the named template writes would be dropped or kept
+    without the converter knowing which)."""
+    for doc in documents:
+        for f in doc.findings:
+            found = _LAST_SEGMENT.search(str(f.path or ""))
+            if found is None or getattr(f.severity, "value", "") == "info":
+                continue
+            slot = codec.by_id.get(int(found.group(1)[4:8]))
+            if slot is None:
+                continue
+            return Unsupported(
+                f"the converter cannot tell which fields {slot.action.text} writes "
+                f"({f.code}: {_untoken(codec, f.message)}); decide where they go: write them "
+                "out in this template (the named template's fields inline), or render first",
+                slot.line, slot.action.text)
+    return None

@@ -198,7 +198,8 @@ def _batched(ref: list[str], batch: list[int], base: World, run: Callable[[World
         try:
             out = run({**base, **flipped})
         except WorldFailed:
-            return None
+            _culprit(list(flipped), base, run)  # raises the failure of one block alone
+            return None  # only blocks together fail: each is converted alone
         checks.append((flipped, out))
         changes.append(_changes(ref, out))
     lines: list[set[int]] = [set() for _ in ref]
@@ -236,6 +237,22 @@ def _batched(ref: list[str], batch: list[int], base: World, run: Callable[[World
             regions.append(Region(bid, start, end, [alt]))
     regions = [r for r in regions if r.block not in unresolved]
     return regions, sorted(unresolved), checks
+
+
+def _culprit(group: list[int], base: World, run: Callable[[World], list[str]]) -> None:
+    """Halve a batch whose world fails down to one block and convert it alone: its failure
+    (WorldFailed) is the one the block-by-block fold would meet, at about log2 of the cost.
+    Returns when no single block fails on its own."""
+    while len(group) > 1:
+        for part in (group[:len(group) // 2], group[len(group) // 2:]):
+            try:
+                run({**base, **dict.fromkeys(part, 1)})
+            except WorldFailed:
+                group = part
+                break
+        else:
+            return
+    run({**base, group[0]: 1})
 
 
 def _alternative(start: int, end: int, code: frozenset[int], changes: list[list[Change]],
@@ -342,8 +359,6 @@ def _score(lines: list[str], start: int, stop: int) -> tuple[bool, bool, bool]:
 def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folded:
     forced = dict(forced or {})
     refused = too_many_runs(codec)
-    if refused is not None:
-        raise refused
     blocks = {b.id: b for b in codec.template.blocks}
     folded = Folded([])
 
@@ -356,6 +371,13 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folde
                 raise WorldFailed(world, docs)
             folded.worlds[key] = (out, docs)
         return folded.worlds[key][0].split("\n")
+
+    if refused is not None:
+        # over the cap: only the reference world is converted, so that a construct failing
+        # on its own is named (with its line) rather than the block count
+        run(dict(forced))
+        refused.detail = ("reference", folded.worlds[tuple(sorted(forced.items()))][1])
+        raise refused
 
     nests: set[tuple[int, int]] = set()
 
@@ -388,13 +410,22 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folde
         regions: list[Region] = []
         checks: list[tuple[World, list[str]]] = []
         singles: list[int] = [bid for bid in parents if bid not in batch]
-        if batch:
-            found = _batched(ref, batch, base, run)
+        groups = [batch] if batch else []
+        while groups:
+            group = groups.pop()
+            if len(group) < BATCH_MIN:
+                singles += group
+                continue
+            found = _batched(ref, group, base, run)
             if found is None:
-                singles = list(parents)
-            else:
-                regions, unresolved, checks = found
-                singles += unresolved
+                # blocks that fail only together (a list item whose every field is in an
+                # if): each half of the batch (in template order) is batched on its own
+                half = len(group) // 2
+                groups.extend([group[half:], group[:half]])
+                continue
+            regions.extend(found[0])
+            singles += found[1]
+            checks.extend(found[2])
         for bid in singles:
             regions.extend(single(base, ref, bid))
         if checks:

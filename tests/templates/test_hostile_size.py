@@ -136,11 +136,12 @@ def _label_chains(blocks: int) -> str:
 def test_too_many_blocks_are_refused_before_converting(monkeypatch: pytest.MonkeyPatch,
                                                        make: Any) -> None:
     """Blocks that cannot be batched (ranges, chains of three choices) still cost a branch run
-    each: past the cap the document is refused before anything is converted."""
+    each: past the cap the document is refused after one run, the reference world's (so that
+    a construct failing on its own is named rather than the block count)."""
     for blocks in (worlds.MAX_BRANCH_RUNS // 2 + 1, 300):  # 300 label blocks took 95 s
         source = make(blocks)
         outcome, runs = _runs(monkeypatch, source)
-        assert runs == 0
+        assert runs == 1
         assert outcome is not None
         assert outcome.status == "skipped"
         assert outcome.text == source  # byte-identical
@@ -151,6 +152,25 @@ def test_too_many_blocks_are_refused_before_converting(monkeypatch: pytest.Monke
         assert "decide" in message
         first = next(i for i, line in enumerate(source.split("\n")) if "{{- " in line)
         assert outcome.notes[0].line == first + 1
+
+
+def test_over_the_cap_a_construct_that_fails_alone_is_named(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """arena tfjob's case: the block count is over the cap, but what stops the template is a
+    named template writing pod fields the converter cannot know; that is what is reported."""
+    source = _label_ranges(worlds.MAX_BRANCH_RUNS).replace(
+        "          containers:\n",
+        '          {{- include "x.affinity" . | nindent 10 }}\n          containers:\n', 1)
+    outcome, runs = _runs(monkeypatch, source)
+    assert runs == 1
+    assert outcome is not None
+    assert outcome.status == "skipped"
+    assert outcome.text == source
+    [note] = outcome.notes
+    assert note.code == "Y110"
+    assert 'which fields {{- include "x.affinity" . | nindent 10 }} writes' in note.message
+    assert note.line == next(i for i, line in enumerate(source.split("\n"), start=1)
+                             if "x.affinity" in line)
 
 
 @pytest.mark.parametrize("make", [_label_ifs, _env_ifs], ids=["label-ifs", "env-ifs"])
@@ -201,6 +221,39 @@ def test_batched_and_single_folds_agree(monkeypatch: pytest.MonkeyPatch, make: A
     assert sorted((n.code, n.path, n.line, n.message) for n in batched.notes) == \
         sorted((n.code, n.path, n.line, n.message) for n in single.notes)
     assert batched.worlds < single.worlds
+
+
+def test_blocks_that_fail_only_together_are_batched_in_halves(monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """A toleration whose every field sits in an ``if`` is an empty item when all are off,
+    which does not convert: a batched world switching them together fails although no block
+    fails alone. The batch is split in halves (template order) instead of given up."""
+    from migrator.template import convert_template
+
+    item = ("          tolerations:\n          {{- range $t := .Values.tolerations }}\n"
+            "          - {{- if $t.key }}\n"
+            "            key: {{ $t.key }}\n            {{- end }}\n"
+            "            {{- if $t.operator }}\n            operator: {{ $t.operator }}\n"
+            "            {{- end }}\n          {{- end }}\n")
+    source = _label_ifs(16).replace("          containers:\n", item + "          containers:\n")
+    halves = []
+    original = worlds._batched
+
+    def spy(ref: Any, batch: list[int], base: Any, run: Any) -> Any:
+        found = original(ref, batch, base, run)
+        halves.append((len(batch), found is not None))
+        return found
+
+    monkeypatch.setattr(worlds, "_batched", spy)
+    outcome, _runs_made = _runs(monkeypatch, source)
+    assert outcome is not None
+    assert outcome.status == "converted", [(n.code, n.message) for n in outcome.notes]
+    assert halves[0] == (18, False)  # the whole batch: a world fails
+    assert any(ok for _, ok in halves[1:]), halves  # a half is batched
+    monkeypatch.setattr(worlds, "BATCH_MIN", 10**6)
+    single = convert_template(source)
+    assert single is not None
+    assert outcome.text == single.text
 
 
 def test_unattributed_blocks_fall_back_to_single_runs(monkeypatch: pytest.MonkeyPatch) -> None:

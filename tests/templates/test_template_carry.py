@@ -233,3 +233,21 @@ def test_a_shell_array_length_is_no_jinja_comment() -> None:
                          'command: ["bash", "-c", "echo ${#A[@]}; torchrun /app/train.py"]')
     result = convert_text(text)
     assert not any(f.code == "Y114" for d in result.documents for f in d.findings)
+
+
+def test_a_named_template_writing_pod_fields_is_not_dropped() -> None:
+    """The converter would drop an unknown pod field (a warning); a placeholder standing for
+    whatever `include` writes must not be judged so: the template is left unchanged, naming
+    the include and its line."""
+    text = PLAIN.replace("          containers:\n",
+                         '          {{- include "x.affinity" . | nindent 10 }}\n'
+                         "          containers:\n", 1)
+    outcome = convert_template(text)
+    assert outcome is not None
+    assert outcome.status == "skipped"
+    assert outcome.text == text
+    [note] = outcome.notes
+    assert note.code == "Y110"
+    assert note.line == 11
+    assert '{{- include "x.affinity" . | nindent 10 }} writes' in note.message
+    assert "decide" in note.message
