@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from migrator.convert.plain import convert_plain
-from migrator.load import detect
+from migrator.load import detect, fastload
 from migrator.results import TextResult
 from migrator.settings import ConvertOptions
 
@@ -25,6 +25,9 @@ def convert_text(text: str, target: str = "2.2", *, options: ConvertOptions | No
         options = ConvertOptions(target=target, **option_values)
     if not detect.is_candidate(text):
         return TextResult(text)
+    if not render and fastload.comments_needed():  # check: findings only, which comments
+        with fastload.without_comments():  # never change: loaded without them (faster)
+            return convert_text(text, options=options, render=False)
     if "{{" in text or "$" in text:  # a templated legacy job keeps its template (template/)
         from migrator.template.route import convert_templated
 

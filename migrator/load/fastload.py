@@ -7,26 +7,55 @@ the header alone) loads the same either way, several times faster with libyaml's
 feeding ruamel's own round-trip constructor and resolver. Anything else, and any failure, is
 left to the pure loader (which then reports the error). Tests hold both loaders to identical
 trees: dumps, line/column records, scalar types.
+
+A run that needs no comments (``check``: findings only, no output; ``without_comments``)
+also hands libyaml documents whose only need of the pure loader was a comment: comments never
+change a finding (a test holds check results over the fixtures and the corpus identical
+either way), and the pure loader is most of a cold check's loading time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 # the header: leading lines that are blank or hold only a comment
 _HEADER = re.compile(r"(?:[ ]*(?:#[^\n]*)?\n)*")
 # after the header, any of these needs the pure loader:
-_PURE_ONLY = re.compile(
-    r"#"                                   # a comment (or a '#' in a value: cheap to be safe)
-    r"|\n[ ]*\n"                           # a blank line (kept by the round trip)
+_COMMENT = r"#"  # a comment (or a '#' in a value: cheap to be safe)
+_KEPT = (
+    r"\n[ ]*\n"                            # a blank line (kept by the round trip)
     r"|(?:^|[\s\[{,:-])&[\w-]"             # an anchor (its name is kept by the round trip)
     r"|(?:^|[\s\[{,:-])!"                   # a tag (explicit tags are kept as written)
     r"|(?:^|[\s:-])>[-+0-9]*[ ]*(?:\n|$)"  # a folded block scalar (folds are kept)
     r"|[\t\r\x85\u2028\u2029\ufeff%]"      # tabs, other line breaks, BOM, directives
 )
+_PURE_ONLY = re.compile(_COMMENT + "|" + _KEPT)
+# without comments: still the pure loader where a comment stands in place of a value (``key:
+# # note``, ``- # note``): libyaml may place that empty value elsewhere (_has_empty_value)
+_PURE_ONLY_UNCOMMENTED = re.compile(_KEPT + r"|:[ ]+#|(?:^|\s)-[ ]+#")
+_comments_needed = True
+
+
+def comments_needed() -> bool:
+    """False within ``without_comments``."""
+    return _comments_needed
+
+
+@contextlib.contextmanager
+def without_comments() -> Iterator[None]:
+    """Within: documents are loaded for their data only (no comments are kept), so one that
+    needs the pure loader only for its comments goes to libyaml (see the module docstring)."""
+    global _comments_needed
+    saved, _comments_needed = _comments_needed, False
+    try:
+        yield
+    finally:
+        _comments_needed = saved
+
 # a key with nothing after it on its line (its value starts on a later line, or it is empty);
 # group 1 is what stands before the key: indentation and sequence dashes
 _KEY_ONLY = re.compile(r"(?m)^((?:[ ]*-[ ]+)*[ ]*)[^\n]*:[ ]*$")
@@ -46,7 +75,8 @@ def load(text: str, pure_load: Callable[[str], Any]) -> Any | None:
     header = _HEADER.match(text)
     body_start = header.end() if header else 0
     body = text[body_start:]
-    if _PURE_ONLY.search(body) or _has_empty_value(body):
+    pure_only = _PURE_ONLY if _comments_needed else _PURE_ONLY_UNCOMMENTED
+    if pure_only.search(body) or _has_empty_value(body):
         return None
     try:
         loader = loader_class(str(text))  # libyaml takes exact str only, no subclasses
@@ -58,7 +88,7 @@ def load(text: str, pure_load: Callable[[str], Any]) -> Any | None:
         return None
     finally:
         loader.dispose()
-    if body_start and hasattr(data, "ca"):
+    if body_start and hasattr(data, "ca") and _comments_needed:
         try:
             probe = pure_load(text[:body_start] + "x: 1\n")
         except Exception:  # cannot happen for comment lines; if it does, load it purely
