@@ -29,12 +29,17 @@ goal is a ratio measured in the same run on the same machine, and is printed wit
   ``--files`` tree, time per file <= 1.5x (linear in the file count)
 
 Commands compared with each other run in turn, ``--repeat`` times, and the best time of each
-counts (the machine may be shared; a busy spell then weighs on all of them alike). Also
-printed, to explain the figures: the floor of any Python program over the tree (an
-interpreter started with -I -S that only walks the tree and reads every file; one that only
-stats every file), the round trip timed inside this process, and the first run after an
-install (the per-user catalog cache still cold). Every CLI run uses a cache folder of its
-own in the temporary tree.
+counts (the machine may be shared; a busy spell then weighs on all of them alike; the load
+average is printed with each section). Also printed, to explain the figures, the floors:
+any Python program over the tree (an interpreter started with -I -S that only walks the tree
+and reads every file; one that only stats every file), ``python -c pass`` and ``import
+click``; for the cold check, a program that reads every file and loads the legacy ones
+with ruamel's round-trip loader; for the warm check, one that stats every file and loads a
+results entry as large as the CLI's (with and without importing click); for the hook, ``import
+click``. Each goal's floor is printed next to its verdict ("goal X, floor Y, we are at Z").
+Also the round trip timed inside this process, and the first run after an install (the
+per-user catalog cache still cold). Every CLI run uses a cache folder of its own in the
+temporary tree.
 
 Exit status 0 when every goal is met, 1 otherwise (the figures are printed either way).
 """
@@ -179,6 +184,32 @@ for folder, _, names in os.walk(sys.argv[1]):
         os.stat(os.path.join(folder, name))
 """
 
+# the floor of a warm check in Python: start (with site, as the CLI), stat every file and
+# load a results entry of the same size (argv[2]); FLOOR_CLI also imports click
+WARM_FLOOR = """
+import json, os, sys
+for folder, _, names in os.walk(sys.argv[1]):
+    for name in names:
+        os.stat(os.path.join(folder, name))
+with open(sys.argv[2], "rb") as handle:
+    json.loads(handle.read())
+"""
+
+# the floor of a cold check: read every file and load the legacy ones (argv[2:]) with
+# ruamel's round-trip loader (as the converter must; no conversion, no output)
+COLD_FLOOR = """
+import os, sys
+from ruamel.yaml import YAML
+for folder, _, names in os.walk(sys.argv[1]):
+    for name in names:
+        with open(os.path.join(folder, name), "rb") as handle:
+            handle.read()
+for path in sys.argv[2:]:
+    with open(path, encoding="utf-8") as handle:
+        list(YAML().load_all(handle.read()))
+"""
+FLOORS: dict[str, float] = {}  # goal name -> the floor's ratio, printed with the verdicts
+
 
 def bare_round_trip(paths: list[Path]) -> None:
     """The round trip of ROUND_TRIP, inside this process (no start-up, ruamel imported)."""
@@ -232,14 +263,25 @@ def tree_goals(args: argparse.Namespace, temp: Path, cli: list[str]) -> list[Res
         for entry in (temp / "cache").glob("results-*"):
             entry.unlink()
 
-    grep, walk, stat, check = compared([
+    grep, walk, stat, bare, started, click, cold_floor, check = compared([
         grep_command, [sys.executable, "-I", "-S", "-c", WALK, str(tree)],
         [sys.executable, "-I", "-S", "-c", STAT, str(tree)],
+        [sys.executable, "-I", "-S", "-c", "pass"], [sys.executable, "-c", "pass"],
+        [sys.executable, "-c", "import click"],
+        [sys.executable, "-c", COLD_FLOOR, str(tree), *map(str, legacy)],
         [*cli, "check", str(tree), "-q"]], args.repeat, before=forget_results)
     results.append(("cold check / grep -rlE", check / grep, "<= 15", check / grep <= 15))
+    FLOORS["cold check / grep -rlE"] = cold_floor / grep
     print(f"  grep -rlE: {grep:.3f}s; cold check: {check:.3f}s; floors of any Python program: "
           f"reading every file {walk:.3f}s = {walk / grep:.1f}x grep, "
-          f"stat of every file {stat:.3f}s = {stat / grep:.1f}x grep")
+          f"stat of every file {stat:.3f}s = {stat / grep:.1f}x grep (both -I -S: "
+          f"{bare:.3f}s of it is the bare interpreter)")
+    print(f"  start-up: python -c pass {started:.3f}s = {started / grep:.1f}x grep "
+          f"(site: {started - bare:.3f}s); python -c 'import click' {click:.3f}s = "
+          f"{click / grep:.1f}x grep")
+    print(f"  cold floor (python, read every file, ruamel round-trip load of the "
+          f"{len(legacy)} legacy files, no conversion): {cold_floor:.3f}s = "
+          f"{cold_floor / grep:.1f}x grep")
 
     if has_cache:
         subprocess.run([*cli, "check", str(tree), "-q"], capture_output=True, check=False)
@@ -253,15 +295,23 @@ def tree_goals(args: argparse.Namespace, temp: Path, cli: list[str]) -> list[Res
                     with path.open("a", encoding="utf-8") as out:
                         out.write(f"# edit {counter[0]}\n")
 
-        grep, unchanged, changed = compared([grep_command, [*cli, "check", str(tree), "-q"],
-                                             [*cli, "check", str(tree), "-q"]], args.repeat,
-                                            before=edit)
+        entry = max((temp / "cache").glob("results-*"), key=lambda p: p.stat().st_mtime_ns)
+        floor_command = [sys.executable, "-c", WARM_FLOOR, str(tree), str(entry)]
+        grep, unchanged, changed, floor, floor_cli = compared(
+            [grep_command, [*cli, "check", str(tree), "-q"], [*cli, "check", str(tree), "-q"],
+             floor_command, [floor_command[0], "-c", "import click\n" + WARM_FLOOR,
+                             *floor_command[2:]]],
+            args.repeat, before=edit)
         results.append(("warm check, unchanged / grep", unchanged / grep, "<= 3",
                         unchanged / grep <= 3))
         results.append(("warm check, 10 files changed / grep", changed / grep, "<= 4",
                         changed / grep <= 4))
+        FLOORS["warm check, unchanged / grep"] = floor_cli / grep
         print(f"  warm check: {unchanged:.3f}s unchanged, {changed:.3f}s with 10 legacy files "
               f"changed; grep {grep:.3f}s")
+        print(f"  warm floor (python -c: stat every file, load the results entry of "
+              f"{entry.stat().st_size // 1024} KB): {floor:.3f}s = {floor / grep:.1f}x grep; "
+              f"with 'import click': {floor_cli:.3f}s = {floor_cli / grep:.1f}x grep")
         same = [subprocess.run([*cli, "check", str(tree), *flag], capture_output=True,
                                text=True, check=False) for flag in ([], ["--no-cache"])]
         identical = same[0].stdout == same[1].stdout and same[0].returncode == same[1].returncode
@@ -306,10 +356,15 @@ def startup_goals(args: argparse.Namespace, temp: Path, cli: list[str]) -> list[
     one = temp / "one.yaml"
     one.write_text(ORDINARY[0].format(i=1), encoding="utf-8")
     subprocess.run([*cli, "check", str(one)], capture_output=True, check=False)  # caches
-    hook, import_yaml = compared([[*cli, "check", str(one)],
-                                  [sys.executable, "-c", "import yaml"]], args.repeat + 4)
+    hook, import_yaml, click, started = compared(
+        [[*cli, "check", str(one)], [sys.executable, "-c", "import yaml"],
+         [sys.executable, "-c", "import click"], [sys.executable, "-c", "pass"]],
+        args.repeat + 4)
+    FLOORS["hook check of 1 file / import yaml"] = click / import_yaml
     print(f"  check of one ordinary file: {hook * 1000:.0f} ms; "
-          f"python -c 'import yaml': {import_yaml * 1000:.0f} ms")
+          f"python -c 'import yaml': {import_yaml * 1000:.0f} ms; floors: python -c pass "
+          f"{started * 1000:.0f} ms, python -c 'import click' {click * 1000:.0f} ms "
+          f"({click / import_yaml:.2f}x import yaml)")
     out = subprocess.run([*cli[:1], "-X", "importtime", *cli[1:], "check", str(one)],
                          capture_output=True, text=True, check=False)
     rows: list[tuple[int, int, str]] = []
@@ -494,12 +549,16 @@ def main() -> int:
         os.environ.pop("TRAINJOB_MIGRATE_NO_CACHE", None)
         for section in SECTIONS:
             if section in wanted:
-                print(f"[{section}]", flush=True)
+                load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+                print(f"[{section}] (load average {load})", flush=True)
                 results += SECTIONS[section](args, temp, cli)
     print()
     width = max(len(name) for name, *_ in results)
     for name, ratio, goal, ok in results:
-        print(f"{name:<{width}}  {ratio:8.2f}  goal {goal:<7} {'met' if ok else 'MISSED'}")
+        floor = f"  (floor {FLOORS[name]:.2f})" if name in FLOORS else ""
+        print(f"{name:<{width}}  {ratio:8.2f}  goal {goal:<7} {'met' if ok else 'MISSED'}"
+              f"{floor}")
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0 if all(ok for *_, ok in results) else 1
 
 
