@@ -69,7 +69,8 @@ def _classified(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: 
     if found.verdict == "convert" and found.mapping is not None:
         return _convert(root, chunk, index, catalog, options, found.mapping, source, render)
     if found.verdict in ("pre-v22", "prototype"):
-        return _upgrade(root, chunk, index, catalog, options, source, render)
+        return _upgrade(root, chunk, index, catalog, options, source, render,
+                        prototype=found.verdict == "prototype")
     if found.verdict == "embedded":
         embedding = embedded.spec_for(root, catalog)
         if embedding is not None:
@@ -159,13 +160,13 @@ def _embedded(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Co
 
 
 def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
-             source: dict[str, Any], render: bool) -> DocumentResult:
+             source: dict[str, Any], render: bool, *, prototype: bool) -> DocumentResult:
     target = catalog.target(options.target)
     ledger = Ledger(root, catalog.codes, line_offset=chunk.line - 1)
-    if root.get("kind") == "TrainJob":
-        doc = upgrade.upgrade_trainjob(root, ledger, options.manager)
+    if root.get("kind") == target.kind:
+        doc = upgrade.upgrade_trainjob(root, ledger, options.manager, target.api_version)
     else:
-        doc = upgrade.upgrade_runtime(root, ledger)
+        doc = upgrade.upgrade_runtime(root, ledger, target.api_version, prototype=prototype)
     plain_doc = yamlio.plain(doc)
     ledger.findings.extend(validate.check(plain_doc, target, catalog.codes,
                                           _known_runtimes(catalog, options),

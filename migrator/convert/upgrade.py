@@ -17,8 +17,6 @@ from migrator.convert.rules.transforms import gpu_count
 from migrator.load import yamlio
 from migrator.paths import FieldPath
 
-API_VERSION = "trainer.kubeflow.org/v1alpha1"
-API_GROUP = "trainer.kubeflow.org"
 PROTOTYPE_GROUP = "kubeflow.org"
 DEFAULT_CONTROLLERS = ("kubeflow.org/trainjob-controller",)
 NODE = "node"
@@ -36,10 +34,11 @@ CONTAINER_PATCH_FIELDS = ("name", "env", "volumeMounts", "securityContext")
 NAMED_LISTS = ("volumes", "imagePullSecrets", "schedulingGates")
 
 
-def upgrade_trainjob(root: Any, ledger: Ledger, manager: str) -> Any:
-    """The 2.2-shaped TrainJob for a prototype or pre-2.2 TrainJob ``root``."""
+def upgrade_trainjob(root: Any, ledger: Ledger, manager: str, api_version: str) -> Any:
+    """The 2.2-shaped TrainJob for a prototype or pre-2.2 TrainJob ``root``; ``api_version``
+    is the target's (mappings/targets/)."""
     doc = yamlio.clone(root)
-    _api_version(doc, ledger)
+    _api_version(doc, ledger, api_version)
     ledger.default(("kind",))
     ledger.default(("metadata",))
     if "status" in doc:
@@ -54,7 +53,7 @@ def upgrade_trainjob(root: Any, ledger: Ledger, manager: str) -> Any:
         path = ("spec", str(key))
         value = spec[key]
         if key == "runtimeRef":
-            _runtime_ref(spec, ledger)
+            _runtime_ref(spec, ledger, api_version.rpartition("/")[0])
         elif key in ("labels", "annotations"):
             del spec[key]
             if value:
@@ -95,11 +94,11 @@ def upgrade_trainjob(root: Any, ledger: Ledger, manager: str) -> Any:
     return doc
 
 
-def upgrade_runtime(root: Any, ledger: Ledger) -> Any:
-    """The 2.2-shaped runtime for a prototype or pre-2.2 (Cluster)TrainingRuntime ``root``."""
+def upgrade_runtime(root: Any, ledger: Ledger, api_version: str, *, prototype: bool) -> Any:
+    """The 2.2-shaped runtime for a prototype (an API kinds.yaml lists under ``prototypes``)
+    or pre-2.2 (Cluster)TrainingRuntime ``root``; ``api_version`` is the target's."""
     doc = yamlio.clone(root)
-    prototype = str(root.get("apiVersion", "")).endswith("v2alpha1")
-    _api_version(doc, ledger)
+    _api_version(doc, ledger, api_version)
     ledger.default(("kind",))
     ledger.default(("metadata",))
     torch = paths.get(doc, ("spec", "mlPolicy", "torch"))
@@ -128,21 +127,21 @@ def _runtime_message(key: str, value: Any) -> str:
     return "mlPolicy.torch.elasticPolicy was removed in Trainer 2.2 (elastic training has no API)"
 
 
-def _api_version(doc: Any, ledger: Ledger) -> None:
-    if doc.get("apiVersion") != API_VERSION:
+def _api_version(doc: Any, ledger: Ledger, api_version: str) -> None:
+    if doc.get("apiVersion") != api_version:
         old = doc.get("apiVersion")
-        doc["apiVersion"] = API_VERSION
+        doc["apiVersion"] = api_version
         ledger.mapped(("apiVersion",), "apiVersion")
-        ledger.report("T708", ("apiVersion",), f"apiVersion {old} is now {API_VERSION}",
+        ledger.report("T708", ("apiVersion",), f"apiVersion {old} is now {api_version}",
                       consume=False)
     else:
         ledger.default(("apiVersion",))
 
 
-def _runtime_ref(spec: Any, ledger: Ledger) -> None:
+def _runtime_ref(spec: Any, ledger: Ledger, group: str) -> None:
     ref = spec["runtimeRef"]
     if isinstance(ref, dict) and ref.get("apiGroup") == PROTOTYPE_GROUP:
-        ref["apiGroup"] = API_GROUP
+        ref["apiGroup"] = group
         ledger.mapped(("spec", "runtimeRef", "apiGroup"), "spec.runtimeRef.apiGroup")
     ledger.default(("spec", "runtimeRef"))
 
