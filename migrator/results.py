@@ -5,6 +5,7 @@ process never needs the converter to read them)."""
 from __future__ import annotations
 
 import codecs
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal
@@ -91,6 +92,29 @@ class Unreadable:
     relative: str = ""
 
 
+@dataclass(frozen=True)
+class PodDifference:
+    """One way the pods Trainer will run for a converted document differ from the legacy
+    job's pods (a line of the effective-pod comparison, as the review reports show it)."""
+
+    category: str  # env, ports, resources, ...
+    description: str  # "[job] category: path changed: before -> after"
+    named_by: tuple[str, ...] = ()  # the codes of the findings that name it
+
+    def describe(self) -> str:
+        return self.description
+
+
+@dataclass(frozen=True)
+class PodComparison:
+    """The effective-pod comparison of one converted document (``check/effective``): its
+    differences and the oracle's notes. Computed while the document is converted, only
+    when a review report is asked for."""
+
+    differences: tuple[PodDifference, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
 @dataclass
 class DocumentResult:
     """The outcome of one document; ``text`` is what goes back into the stream."""
@@ -105,6 +129,7 @@ class DocumentResult:
     values: dict[str, Any] = field(default_factory=dict)  # mapped source path -> scalar value
     findings: list[Finding] = field(default_factory=list)
     reportable: bool = True
+    effective: PodComparison | None = None  # only when a review report is asked for
 
     @property
     def changed(self) -> bool:
@@ -173,9 +198,11 @@ class FileResult:
     def slim(self) -> FileResult:
         """This result without file contents: what reports and exit codes need.
 
-        A batch keeps only slim results, so its memory does not grow with file sizes.
+        A batch keeps only slim results, so its memory does not grow with file sizes (the
+        effective-pod comparisons are read, with the texts, before a result is slimmed).
         """
-        documents = [replace(d, text="") for d in self.result.documents] if self.result else []
+        documents = [replace(d, text="", effective=None) for d in self.result.documents] \
+            if self.result else []
         return FileResult(self.name, self.relative, None, self.unreadable,
                           TextResult("", documents) if self.result is not None else None,
                           scanned=self.documents_scanned, was_changed=self.changed,
@@ -189,21 +216,45 @@ def needs_attention(files: list[FileResult]) -> bool:
                for f in files for doc in (f.result.documents if f.result else []))
 
 
-def exit_code(files: list[FileResult], fail_on: str = "never", *,
-              legacy_fails: bool = False) -> int:
-    """The one exit-code mapping of a run.
+@dataclass
+class Verdict:
+    """What a run's exit code depends on, gathered file by file as results stream by (a run
+    need not keep its results to know it)."""
 
-    2 when an input was unreadable or a result could not be written; otherwise, with
-    ``legacy_fails`` (check, diff), 1 when a document would change; otherwise 1 when a finding
-    is at or above ``fail_on`` (``never``: no finding fails the run); else 0.
-    """
-    if any(f.unreadable is not None or f.write_error is not None for f in files):
-        return int(ExitCode.USAGE)
-    if legacy_fails:
-        return int(ExitCode.FINDINGS if needs_attention(files) else ExitCode.OK)
-    if fail_on == "never":
-        return int(ExitCode.OK)
-    threshold = Severity(fail_on)
-    findings = (finding for f in files for finding in f.findings)
-    failing = any(x.severity.rank >= threshold.rank for x in findings)
-    return int(ExitCode.FINDINGS if failing else ExitCode.OK)
+    unusable: bool = False  # an input could not be read, or a result could not be written
+    attention: bool = False  # a reported document would change (or could not be converted)
+    worst: int = -1  # the highest rank of any finding
+
+    def add(self, file: FileResult) -> None:
+        if file.unreadable is not None or file.write_error is not None:
+            self.unusable = True
+        for doc in file.result.documents if file.result is not None else ():
+            if doc.reportable and doc.status != "unchanged":
+                self.attention = True
+            for finding in doc.findings:
+                self.worst = max(self.worst, finding.severity.rank)
+
+    def exit_code(self, fail_on: str = "never", *, legacy_fails: bool = False) -> int:
+        """The one exit-code mapping of a run.
+
+        2 when an input was unreadable or a result could not be written; otherwise, with
+        ``legacy_fails`` (check, diff), 1 when a document would change; otherwise 1 when a
+        finding is at or above ``fail_on`` (``never``: no finding fails the run); else 0.
+        """
+        if self.unusable:
+            return int(ExitCode.USAGE)
+        if legacy_fails:
+            return int(ExitCode.FINDINGS if self.attention else ExitCode.OK)
+        if fail_on == "never":
+            return int(ExitCode.OK)
+        failing = self.worst >= Severity(fail_on).rank
+        return int(ExitCode.FINDINGS if failing else ExitCode.OK)
+
+
+def exit_code(files: Iterable[FileResult], fail_on: str = "never", *,
+              legacy_fails: bool = False) -> int:
+    """The exit code of a run with these results (``Verdict.exit_code``)."""
+    verdict = Verdict()
+    for file in files:
+        verdict.add(file)
+    return verdict.exit_code(fail_on, legacy_fails=legacy_fails)

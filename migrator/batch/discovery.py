@@ -43,18 +43,38 @@ class Selection:
     only: frozenset[str] = field(default_factory=frozenset)  # realpaths, from changed_since
 
 
+@dataclass(frozen=True)
+class Walk:
+    """The files a run looks at, walked anew each time it is iterated (never held in a list,
+    so a run over 100,000 files starts converting while it walks and does not grow with the
+    tree). Iterate ``changes()`` first so that git is asked once."""
+
+    paths: tuple[str, ...]
+    selection: Selection = Selection()
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return discover(self.paths, self.selection)
+
+    def changes(self) -> Walk:
+        """This walk with ``--changed-since`` resolved (git asked now, once)."""
+        if self.selection.changed_since is None or self.selection.only:
+            return self
+        return Walk(self.paths, _with_changes(self.selection))
+
+
 def discover(paths: tuple[str, ...],
              selection: Selection = Selection()) -> Iterator[tuple[str, str]]:
     """Yield ``(path, relative)`` per input; ``relative`` is its place below an output dir."""
     if selection.changed_since is not None and not selection.only:
         selection = _with_changes(selection)
     globs = _Globs(selection)
-    seen: set[str] = set()
+    seen: set[str] = set()  # files of the paths before the last one (a later one may repeat)
     real_dirs: dict[str, str] = {}
-    for given in paths:
+    for position, given in enumerate(paths):
         if given == STDIN:
             yield STDIN, "stdin.yaml"
             continue
+        remember = position < len(paths) - 1
         root = Path(given)
         walking = root.is_dir()
         found = _walk(root, selection, globs) if walking else \
@@ -68,7 +88,8 @@ def discover(paths: tuple[str, ...],
                 continue
             if not walking and globs.excluded(_key(root)):
                 continue
-            seen.add(key)
+            if remember:
+                seen.add(key)
             yield os.path.join(folder, name) if walking else str(root), relative
 
 

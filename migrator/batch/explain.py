@@ -4,10 +4,15 @@ For every legacy job in a file: convert it (as ``--allow-lossy`` would, to show 
 written), render the effective pods Trainer will create from the TrainJob and its runtime (the
 companion runtime, a default runtime of the target, or one given with ``--runtimes``), and
 list the differences from the legacy job's pods (``effective.compare``).
+
+A batch that writes a review report asks for the same comparison of each file it converts
+(``annotate``, in the process that converts the file): it reuses that conversion, and converts
+again (as ``--allow-lossy``) only the documents an error blocked.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,7 +27,14 @@ from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
 from migrator.load import stream, yamlio
 from migrator.report.safety import neutralise, printable
-from migrator.results import FileResult, Unreadable, exit_code
+from migrator.results import (
+    FileResult,
+    PodComparison,
+    PodDifference,
+    TextResult,
+    Unreadable,
+    exit_code,
+)
 from migrator.settings import ConvertOptions
 
 
@@ -44,8 +56,16 @@ class Explanation:
 
 
 def explain(text: str, catalog: Catalog, options: ConvertOptions) -> list[Explanation]:
+    """Convert ``text`` as ``--allow-lossy`` would and compare each converted job's pods."""
+    return compare(text, convert_text(text, options=replace(options, allow_lossy=True)),
+                   catalog, options)
+
+
+def compare(text: str, result: TextResult, catalog: Catalog,
+            options: ConvertOptions) -> list[Explanation]:
+    """The effective-pod comparison of each converted legacy job of ``result``, the
+    conversion of ``text`` (rendered, as ``--allow-lossy`` would convert it)."""
     target = catalog.target(options.target)
-    result = convert_text(text, options=replace(options, allow_lossy=True))
     chunks = stream.split(text)
     runtimes = runtimeindex.from_files(options.runtime_files)
     explanations = []
@@ -111,19 +131,72 @@ def _safe_load_all(text: str) -> list[Any]:
     return list(YAML(typ="safe", pure=True).load_all(text))
 
 
-def explanations(file: FileResult, options: ConvertOptions) -> dict[int, Explanation]:
-    """The explanations of a converted file's documents by line, for the review reports
-    (empty when nothing converted, or when explaining fails: it is an aid, never worth
-    losing a report over)."""
-    if file.source is None or file.result is None or not file.result.changed:
-        return {}
+_MEMO: dict[bytes, dict[int, PodComparison]] = {}  # by file text, within one run
+
+
+def forget() -> None:
+    """Start a run: comparisons remembered by an earlier run (other options) are dropped."""
+    _MEMO.clear()
+
+
+def annotate(text: str, result: TextResult, options: ConvertOptions, *,
+             plain: bool) -> TextResult:
+    """``result`` (the conversion of ``text`` with ``options``) with the effective-pod
+    comparison of each converted job on its document (``DocumentResult.effective``), for the
+    review reports. Only a result that changed is compared.
+
+    ``plain``: ``result`` is the rendered conversion of a plain YAML stream (``convert_plain``),
+    whose documents are reused: only those an error blocked are converted again, as
+    ``--allow-lossy`` converts them. Otherwise the text is converted again (templates, pages
+    and scripts, rendered charts, validation results). A comparison that fails is left out:
+    it is an aid, never worth losing a report over. Copies of a file (overlays, generated
+    trees) are compared once per run.
+    """
+    if not result.changed:
+        return result
+    key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+    found = _MEMO.get(key)
+    if found is None:
+        found = _MEMO[key] = _comparisons(text, result if plain else None, options)
+    if not found:
+        return result
+    return replace(result, documents=[replace(d, effective=found[d.line]) if d.line in found
+                                      else d for d in result.documents])
+
+
+def _comparisons(text: str, converted: TextResult | None,
+                 options: ConvertOptions) -> dict[int, PodComparison]:
     from migrator.knowledge import catalog
 
     try:
-        items = explain(file.source.text, catalog.load(), options)
+        loaded = catalog.load()
+        lossy = _as_lossy(text, converted, loaded, options) if converted is not None else None
+        items = explain(text, loaded, options) if lossy is None else \
+            compare(text, lossy, loaded, options)
     except Exception:  # the semantic diff is an aid; never lose a report over it
         return {}
-    return {item.line: item for item in items}
+    return {item.line: PodComparison(
+        tuple(PodDifference(d.category, d.describe(), tuple(d.named_by))
+              for d in item.differences), tuple(item.notes)) for item in items}
+
+
+def _as_lossy(text: str, converted: TextResult, catalog: Catalog,
+              options: ConvertOptions) -> TextResult | None:
+    """What ``--allow-lossy`` makes of a plain stream, from its rendered conversion: the
+    same documents, but those an error blocked converted again as ``--allow-lossy`` does
+    (documents convert one by one, and the option only decides whether an error blocks).
+    None when the documents do not line up with the stream's chunks."""
+    if options.allow_lossy:
+        return converted
+    chunks = stream.split(text)
+    if [d.index for d in converted.documents] != list(range(len(chunks))):
+        return None
+    from migrator.convert import document
+
+    lossy = replace(options, allow_lossy=True)
+    documents = [document.process(chunks[doc.index], doc.index, catalog, lossy)
+                 if doc.status == "failed" else doc for doc in converted.documents]
+    return TextResult("".join(d.text for d in documents), documents)
 
 
 def run(files: tuple[str, ...], options: ConvertOptions) -> int:

@@ -6,11 +6,12 @@ prefilter, so scanning files without Kubeflow kinds stays fast.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from migrator.batch import helm
 from migrator.convert import routing
-from migrator.convert.text import convert_text
+from migrator.convert.text import convert_text, may_be_template
 from migrator.load import detect, sources
 from migrator.results import FileResult, SourceText, TextResult, Unreadable
 from migrator.settings import ConvertOptions
@@ -21,19 +22,24 @@ if TYPE_CHECKING:
 
 def process_file(name: str, relative: str, options: ConvertOptions,
                  render: bool = True, max_bytes: int = sources.MAX_BYTES,
-                 audit: bool = False, destination: Destination | None = None) -> FileResult:
+                 audit: bool = False, destination: Destination | None = None,
+                 review: bool = False) -> FileResult:
     """Read one input and convert (or, with ``audit``, validate) it; write the conversion to
-    ``destination`` when there is one."""
+    ``destination`` when there is one. With ``review`` (a review report is asked for) each
+    converted job carries its effective-pod comparison (``DocumentResult.effective``)."""
     if name.startswith(helm.PREFIX):
-        return store(_rendered_chart(name, relative, options, render), destination)
+        chart = _rendered_chart(name, relative, options, render)
+        return store(_compared(chart, options) if review else chart, destination)
     if routing.handles(name):  # Markdown, shell, snapshots, kustomizations
-        return store(_routed(name, relative, options, render, max_bytes, audit), destination)
+        routed = _routed(name, relative, options, render, max_bytes, audit)
+        return store(_compared(routed, options) if review else routed, destination)
     read = settled(name, relative, max_bytes)
     if isinstance(read, FileResult):
         return read
     assert read is not None  # routed files were handled above
     return store(FileResult(read.name, read.relative, source=read,
-                            result=convert_or_audit(read.text, options, render, audit)),
+                            result=convert_or_audit(read.text, options, render, audit,
+                                                    review)),
                  destination)
 
 
@@ -83,9 +89,47 @@ def _audit(text: str, options: ConvertOptions) -> TextResult:
 
 
 def convert_or_audit(text: str, options: ConvertOptions, render: bool,
-                     audit: bool) -> TextResult:
-    return _audit(text, options) if audit else convert_text(text, options=options,
-                                                            render=render)
+                     audit: bool, review: bool = False) -> TextResult:
+    """Convert (or validate) a YAML stream; with ``review``, with the effective-pod
+    comparisons of its converted jobs, taken from this one conversion when it is a plain
+    stream (rendered for them; ``check``'s result is then given back unrendered)."""
+    if audit:
+        result = _audit(text, options)
+        return _annotate(text, result, options, plain=False) if review else result
+    if not review:
+        return convert_text(text, options=options, render=render)
+    plain = not may_be_template(text)
+    result = convert_text(text, options=options, render=render or plain)
+    result = _annotate(text, result, options, plain=plain)
+    return result if render or not plain else _unrendered(text, result)
+
+
+def _unrendered(text: str, result: TextResult) -> TextResult:
+    """A plain stream's rendered conversion as ``render=False`` gives it: converted documents
+    keep their source text (``document.process``), and ``convert_plain`` joins the texts."""
+    if not result.changed:
+        return result
+    from migrator.load import stream
+
+    chunks = stream.split(text)
+    documents = [replace(d, text=chunks[d.index].text) if d.status == "converted" else d
+                 for d in result.documents]
+    return TextResult("".join(d.text for d in documents), documents)
+
+
+def _compared(file: FileResult, options: ConvertOptions) -> FileResult:
+    """A routed file or rendered chart with the effective-pod comparisons of its jobs."""
+    if file.source is None or file.result is None:
+        return file
+    return replace(file, result=_annotate(file.source.text, file.result, options,
+                                               plain=False))
+
+
+def _annotate(text: str, result: TextResult, options: ConvertOptions, *,
+              plain: bool) -> TextResult:
+    from migrator.batch import explain  # the oracle: loaded only for review reports
+
+    return explain.annotate(text, result, options, plain=plain)
 
 
 def settled(name: str, relative: str, max_bytes: int) -> FileResult | SourceText | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -50,13 +50,14 @@ BATCHES_PER_WORKER = 3  # tasks queued per worker, so none waits for work
 MAX_PENDING = 256  # tasks whose results are held back for order (bounds memory)
 
 
-def run(found: list[tuple[str, str]], options: ConvertOptions, jobs: int, render: bool,
+def run(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int, render: bool,
         max_bytes: int, audit: bool, keep_text: bool = True,
-        destination: Destination | None = None) -> Iterator[FileResult]:
+        destination: Destination | None = None, review: bool = False) -> Iterator[FileResult]:
     """Results in the order of ``found``. Conversions are written to ``destination`` by the
     process that made them; without ``keep_text`` results come back without file texts
-    (slim: the caller neither prints nor reviews them)."""
-    task = _Task(options, render, max_bytes, audit, keep_text, destination)
+    (slim: the caller neither prints nor reviews them); with ``review`` converted jobs carry
+    their effective-pod comparison, made by the worker that converted them."""
+    task = _Task(options, render, max_bytes, audit, keep_text, destination, review)
     pending: deque[Pending] = deque()
     pool: _Workers | None = None
     batch: list[tuple[str, str]] = []
@@ -184,6 +185,7 @@ class _Task:
     audit: bool
     keep_text: bool
     destination: Destination | None
+    review: bool = False
 
 
 def _submit(pool: _Workers, batch: list[tuple[str, str]], pending: deque[Pending],
@@ -195,7 +197,8 @@ def _submit(pool: _Workers, batch: list[tuple[str, str]], pending: deque[Pending
 
 
 def _submit_text(pool: _Workers, text: str, task: _Task) -> Future[TextResult]:
-    return pool.submit(files.convert_or_audit, text, task.options, task.render, task.audit)
+    return pool.submit(files.convert_or_audit, text, task.options, task.render, task.audit,
+                       task.review)
 
 
 @functools.cache
@@ -208,7 +211,7 @@ def _worker_died() -> None:
 
 def _process_batch(batch: list[tuple[str, str]], task: _Task) -> list[FileResult]:
     results = [files.process_file(name, relative, task.options, task.render, task.max_bytes,
-                                  task.audit, task.destination)
+                                  task.audit, task.destination, task.review)
                for name, relative in batch]
     return results if task.keep_text else [result.slim() for result in results]
 
@@ -241,7 +244,7 @@ def _results(item: Pending, task: _Task, pool: _Workers) -> Iterator[FileResult]
         except BrokenProcessPool:
             _worker_died()
             survived, result = pool.isolated(files.convert_or_audit, read.text, task.options,
-                                             task.render, task.audit)
+                                             task.render, task.audit, task.review)
             if not survived:
                 yield _crashed(read.name, read.relative, task, read)
                 return

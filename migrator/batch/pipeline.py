@@ -3,8 +3,9 @@ worker processes (``parallel``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+import itertools
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, cast
 
 from migrator.batch import discovery
 from migrator.batch.discovery import Selection
@@ -22,11 +23,12 @@ if TYPE_CHECKING:
 
 def process_paths(paths: tuple[str, ...], options: ConvertOptions,
                   selection: Selection | None = None, jobs: int = 1,
-                  found: list[tuple[str, str]] | None = None,
+                  found: Iterable[tuple[str, str]] | None = None,
                   render: bool = True,
                   max_bytes: int = sources.MAX_BYTES,
                   audit: bool = False, keep_text: bool = True,
-                  destination: Destination | None = None) -> Iterator[FileResult]:
+                  destination: Destination | None = None,
+                  review: bool = False) -> Iterator[FileResult]:
     """Process every selected file, in discovery order, on up to ``jobs`` processes.
 
     With a ``destination`` each conversion is written where it was made
@@ -36,39 +38,52 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
     Results and their order are the same whatever ``jobs`` is; small batches stay in this
     process, and a run over ordinary manifests never loads the converter (``parallel``).
     A run that only needs results (no destination, no texts) takes those of unchanged files
-    from the per-user results cache (``resultcache``).
+    from the per-user results cache (``resultcache``). With ``review`` (a review report is
+    asked for) converted jobs carry their effective-pod comparison (``explain.annotate``).
+
+    ``found`` (default: the walk of ``paths``) is iterated as the run goes, so files are
+    processed while the tree is walked; it must be iterable again (a list, or a
+    ``discovery.Walk``): a kustomization asks which files are in the run.
     """
     if found is None:
-        found = list(discovery.discover(paths, selection or Selection()))
-    with routing.run_of(paths, found):  # an overlay converts whole or not at all
+        found = discovery.Walk(paths, selection or Selection()).changes()
+    if review:
+        from migrator.batch import explain
+
+        explain.forget()
+    # an overlay converts whole or not at all; run_of only iterates the run's files
+    with routing.run_of(paths, cast("list[tuple[str, str]]", found)):
         yield from _process_found(found, options, jobs, render, max_bytes, audit, keep_text,
-                                  destination)
+                                  destination, review)
 
 
-def _process_found(found: list[tuple[str, str]], options: ConvertOptions, jobs: int,
+def _process_found(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int,
                    render: bool, max_bytes: int, audit: bool, keep_text: bool,
-                   destination: Destination | None) -> Iterator[FileResult]:
+                   destination: Destination | None, review: bool) -> Iterator[FileResult]:
     if destination is not None:  # overlays read their legacy bases: convert them first
-        first, found = routing.kustomize_first(found)
+        first, found = routing.kustomize_first(list(found))
         for name, relative in first:
-            yield process_file(name, relative, options, render, max_bytes, audit, destination)
+            yield process_file(name, relative, options, render, max_bytes, audit, destination,
+                               review)
 
-    def process(files: list[tuple[str, str]]) -> Iterator[FileResult]:
-        if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
-            for name, relative in files:
+    def process(files: Iterable[tuple[str, str]]) -> Iterator[FileResult]:
+        walked = iter(files)
+        head = list(itertools.islice(walked, PARALLEL_THRESHOLD))
+        if jobs <= 1 or len(head) < PARALLEL_THRESHOLD:
+            for name, relative in itertools.chain(head, walked):
                 yield process_file(name, relative, options, render, max_bytes, audit,
-                                   destination)
+                                   destination, review)
             return
         from migrator.batch import parallel
 
-        yield from parallel.run(files, options, jobs, render, max_bytes, audit, keep_text,
-                                destination)
+        yield from parallel.run(itertools.chain(head, walked), options, jobs, render,
+                                max_bytes, audit, keep_text, destination, review)
 
     if destination is None and not keep_text:  # results only: check, validate
         from migrator.batch import resultcache
 
         cached = resultcache.open_for(options, render, audit, max_bytes)
         if cached is not None:
-            yield from cached.through(found, process)
+            yield from cached.through(list(found), process)
             return
     yield from process(found)

@@ -10,11 +10,10 @@ atomically; one that cannot be written is one line (Y107) and exit code 2.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -35,7 +34,7 @@ from migrator.report.safety import (
     write_data,
     write_report,
 )
-from migrator.results import FileResult, Finding, Severity, exit_code
+from migrator.results import FileResult, Finding, Severity, Verdict
 from migrator.settings import RunSettings
 
 WRITE_FAILED_HINT = "Free space or fix permissions and run the tool again; nothing was " \
@@ -56,21 +55,24 @@ def _run(settings: RunSettings) -> int:
         Severity.ERROR if settings.quiet else Severity.WARNING
     selection = discovery.Selection(settings.include, settings.exclude, settings.gitignore,
                                     settings.changed_since)
-    found = list(discovery.discover(settings.paths, selection))
+    # walked as the run goes (never listed), unless something needs the whole list first
+    found: Iterable[tuple[str, str]] = discovery.Walk(settings.paths, selection).changes()
     if settings.helm:
-        found = _with_rendered_charts(found, settings.paths)
+        found = _with_rendered_charts(list(found), settings.paths)
     options = settings.options
     if settings.mode == "validate" or options.runtime_files:
         options = replace(options, local_runtime_files=_runtime_files(found))
     suppressor = Suppressor(tuple(IgnoreRule(paths, codes) for paths, codes in settings.ignore),
                             load_baseline(settings.baseline) if settings.baseline else None)
-    progress = Progress(len(found), settings.progress)
+    if settings.progress:  # the bar shows a total
+        found = list(found)
+    progress = Progress(len(found) if isinstance(found, list) else 0, settings.progress)
     wanted = {reports.format_of(str(p)) for p in settings.reports} | \
         ({settings.report_format} if settings.report_format else set())
     reviewing = bool(wanted - {"json", None})
     reviewed: list[Any] = []  # review.ReviewDocument, imported only when needed
-    explained: dict[bytes, dict[int, Any]] = {}  # effective-pod comparisons by file text
-    files: list[FileResult] = []
+    kept = _Kept(listing=bool(wanted & {"json", None}) or settings.github
+                 or settings.write_baseline is not None, target=settings.options.target)
     stdout_free = settings.mode not in ("stdout", "diff") and not settings.report_format
     # check and validate: their lines are the results (``check . > out.txt``); convert's
     # lines are a log of what was written, next to the summary on stderr
@@ -91,7 +93,8 @@ def _run(settings: RunSettings) -> int:
                                            audit=settings.mode == "validate",
                                            keep_text=settings.mode in ("stdout", "diff")
                                            or reviewing,
-                                           destination=_destination(settings)):
+                                           destination=_destination(settings),
+                                           review=reviewing):
             file = _with_write_failure(suppressor.apply(file))
             _show(file, settings)
             _print(file, settings, minimum, lines)
@@ -100,15 +103,15 @@ def _run(settings: RunSettings) -> int:
             if reviewing:
                 from migrator.report import review
 
-                reviewed += review.collect(file, _explained(file, options, explained))
-            files.append(file.slim())
+                reviewed += review.collect(file)
+            kept.add(file)
             progress.advance()
     finally:
         progress.close()
     if annotations is not None:
         annotations.close()
     seconds = time.monotonic() - started
-    built = jsonreport.build(files, settings.options.target)
+    built = kept.report()
     context = reports.Context(settings.options.target, seconds, _full_report(settings))
     failed = 0
     for path in settings.reports:
@@ -120,7 +123,7 @@ def _run(settings: RunSettings) -> int:
     if settings.write_baseline is not None:
         baseline = settings.write_baseline
         counted: list[int] = []
-        failed += _write(lambda: counted.append(write_baseline(baseline, files)))
+        failed += _write(lambda: counted.append(write_baseline(baseline, kept.files)))
         if counted:
             print(printable(f"wrote {counted[0]} findings to baseline {baseline}"),
                   file=sys.stderr)
@@ -131,8 +134,57 @@ def _run(settings: RunSettings) -> int:
     if suppressor.suppressed:
         line += f"; {suppressor.suppressed} accepted findings suppressed"
     print(line, file=sys.stderr)
-    code = exit_code(files, settings.fail_on, legacy_fails=settings.mode in ("check", "diff"))
+    code = kept.verdict.exit_code(settings.fail_on,
+                                  legacy_fails=settings.mode in ("check", "diff"))
     return 2 if failed else code
+
+
+class _Kept:
+    """What the chosen outputs need of a run's results, kept as they stream by: the exit
+    code's inputs, the JSON report's summary, and (``listing``: a JSON report, a baseline or
+    a GitHub step summary lists documents) the slim results of files with documents.
+
+    A file without documents (most of a repository: manifests without a Kubeflow kind) is
+    never listed, only counted, so it is never kept; without ``listing`` nothing is kept
+    but counts, and memory does not grow with the size of the tree.
+    """
+
+    def __init__(self, *, listing: bool, target: str) -> None:
+        self.listing, self.target = listing, target
+        self.files: list[FileResult] = []  # slim, with documents (only when listing)
+        self.verdict = Verdict()
+        self.counted = jsonreport.build([], target)["summary"]  # of the files not kept
+
+    def add(self, file: FileResult) -> None:
+        self.verdict.add(file)
+        if file.unreadable is not None or file.write_error is not None or (
+                file.result is not None and file.result.documents):
+            if self.listing:
+                self.files.append(file.slim())
+            else:
+                _add(self.counted, jsonreport.build([file], self.target)["summary"])
+            return
+        # jsonreport.summary of a file without documents
+        self.counted["files"] += 1
+        self.counted["filesChanged"] += int(file.changed)
+        self.counted["documentsScanned"] += file.documents_scanned
+
+    def report(self) -> dict[str, Any]:
+        """The JSON report of the run (``jsonreport.build`` over every result)."""
+        built = jsonreport.build(self.files, self.target)
+        summary = built["summary"]
+        _add(summary, self.counted)
+        summary["codes"] = dict(sorted(summary["codes"].items()))
+        return built
+
+
+def _add(total: dict[str, Any], part: dict[str, Any]) -> None:
+    """Add the counts of a JSON report summary ``part`` to ``total`` (the same shape)."""
+    for key, value in part.items():
+        if isinstance(value, dict):
+            _add(total.setdefault(key, {}), value)
+        else:
+            total[key] = total.get(key, 0) + value
 
 
 def _write(action: Callable[[], None]) -> int:
@@ -203,21 +255,9 @@ def _with_write_failure(file: FileResult) -> FileResult:
             if doc.reportable:
                 documents[index] = replace(doc, findings=[*doc.findings, finding])
                 break
+    if not any(doc.changed for doc in documents):  # nothing converted: nothing to compare
+        documents = [replace(doc, effective=None) for doc in documents]
     return replace(file, result=replace(file.result, documents=documents), was_changed=False)
-
-
-def _explained(file: FileResult, options: Any,
-               memo: dict[bytes, dict[int, Any]]) -> dict[int, Any]:
-    """The effective-pod comparison of a file's converted documents, computed once per
-    distinct file text in a run (copies of a file, overlays and generated trees repeat)."""
-    if file.source is None or file.result is None or not file.result.changed:
-        return {}
-    key = hashlib.sha256(file.source.text.encode("utf-8", "surrogatepass")).digest()
-    if key not in memo:
-        from migrator.batch import explain
-
-        memo[key] = explain.explanations(file, options)
-    return memo[key]
 
 
 def _findings(file: FileResult) -> list[Finding]:
@@ -228,7 +268,7 @@ def _findings(file: FileResult) -> list[Finding]:
             for f in doc.findings]
 
 
-def _runtime_files(found: list[tuple[str, str]]) -> tuple[str, ...]:
+def _runtime_files(found: Iterable[tuple[str, str]]) -> tuple[str, ...]:
     """Files of the run that hold a runtime (so TrainJobs can be resolved against them)."""
     hits = []
     for name, _ in found:

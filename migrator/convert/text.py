@@ -28,10 +28,16 @@ def convert_text(text: str, target: str = "2.2", *, options: ConvertOptions | No
     if not render and fastload.comments_needed():  # check: findings only, which comments
         with fastload.without_comments():  # never change: loaded without them (faster)
             return convert_text(text, options=options, render=False)
-    if "{{" in text or "$" in text:  # a templated legacy job keeps its template (template/)
+    if may_be_template(text):  # a templated legacy job keeps its template (template/)
         from migrator.template.route import convert_templated
 
         templated = convert_templated(text, options, render)
         if templated is not None:
             return templated
     return convert_plain(text, options, render)
+
+
+def may_be_template(text: str) -> bool:
+    """Whether ``convert_text`` offers ``text`` to the template stage before the plain
+    pipeline (``convert_plain``) — otherwise the two convert it alike."""
+    return "{{" in text or "$" in text

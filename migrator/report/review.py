@@ -3,21 +3,18 @@ diff.
 
 Collected from each file's results while the batch still holds the file's text (only when a
 human-facing report is asked for), then written by the Markdown, HTML, SARIF and JUnit
-writers of ``report/``.
+writers of ``report/``. The effective-pod comparison travels on the document results
+(``DocumentResult.effective``, made where the file was converted): nothing here converts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from migrator.load import stream
 from migrator.report.terminal import object_label
-from migrator.results import FileResult, Finding, Severity
-
-if TYPE_CHECKING:
-    from migrator.check.effective import Difference
+from migrator.results import FileResult, Finding, PodDifference, Severity
 
 SEVERITY_ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 
@@ -37,7 +34,7 @@ class ReviewDocument:
     values: dict[str, Any]
     before: str = ""
     after: str = ""
-    differences: list[Difference] = field(default_factory=list)
+    differences: list[PodDifference] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -77,9 +74,9 @@ def rank(doc: ReviewDocument) -> int:
     return GROUP_RANK[group(doc)]
 
 
-def collect(file: FileResult, explained: Mapping[int, Any]) -> list[ReviewDocument]:
-    """Review documents of one (not yet slimmed) file result; ``explained`` holds the
-    effective-pod comparison of its converted documents by line (``batch.explain``)."""
+def collect(file: FileResult) -> list[ReviewDocument]:
+    """Review documents of one (not yet slimmed) file result, with the effective-pod
+    comparisons its documents carry."""
     if file.unreadable is not None:
         finding = Finding("Y102", Severity.ERROR, "", f"cannot read file: "
                           f"{file.unreadable.reason}", "Check the path, permissions and encoding.")
@@ -96,8 +93,8 @@ def collect(file: FileResult, explained: Mapping[int, Any]) -> list[ReviewDocume
                               dict(doc.output) if doc.output else None, list(doc.findings),
                               list(doc.mappings), dict(doc.values), before,
                               doc.text if doc.status == "converted" else before)
-        explanation = explained.get(doc.line)
-        if explanation is not None:
-            item.differences, item.notes = explanation.differences, explanation.notes
+        if doc.effective is not None:
+            item.differences = list(doc.effective.differences)
+            item.notes = list(doc.effective.notes)
         out.append(item)
     return out
