@@ -82,9 +82,10 @@ def convert_templated(text: str, options: ConvertOptions, render: bool) -> TextR
     return TextResult(outcome.text if render else text, _documents(outcome, text))
 
 
-# a Jinja statement or comment tag (`${#ARRAY[@]}` in a shell script is no Jinja comment)
-_JINJA = re.compile(r"\{%-?\s*(?:if|for|set|macro|include|import|from|block|raw|filter|with|call|"
-                    r"elif|else|end\w+)\b.*?%\}|(?<!\$)\{#.*?#\}")
+# a Jinja statement or comment tag (`${#ARRAY[@]}` in a shell script is no Jinja comment, a
+# Hugo shortcode `{{% include %}}` no Jinja statement)
+_JINJA = re.compile(r"(?<!\{)\{%-?\s*(?:if|for|set|macro|include|import|from|block|raw|filter|"
+                    r"with|call|elif|else|end\w+)\b.*?%\}|(?<!\$)\{#.*?#\}")
 _ENV_VAR = re.compile(r"\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*)")
 JINJA = "Y114"
 

@@ -251,3 +251,11 @@ def test_a_named_template_writing_pod_fields_is_not_dropped() -> None:
     assert note.line == 11
     assert '{{- include "x.affinity" . | nindent 10 }} writes' in note.message
     assert "decide" in note.message
+
+
+def test_hugo_shortcodes_are_no_jinja() -> None:
+    from migrator.template.route import _JINJA
+
+    assert _JINJA.search('{{% include "job.md" %}}') is None
+    assert _JINJA.search("{%- for i in params %}") is not None
+    assert _JINJA.search("{# a comment #}") is not None
