@@ -30,6 +30,10 @@ KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 SUFFIXES = MARKDOWN_SUFFIXES + SHELL_SUFFIXES + SNAPSHOT_SUFFIXES
 _PATCH_SUFFIXES = (".yaml", ".yml", ".json")
 _beside: dict[str, bool] | None = None  # folder -> holds a kustomization (within a run)
+# the run (``run_of``): named paths and files, handed to the kustomization reader when the
+# first kustomization or patch file is met (``_begin``); most runs never meet one
+_pending: tuple[tuple[str, ...], list[tuple[str, str]]] | None = None
+_begun = False
 
 
 def handles(name: str) -> bool:
@@ -46,6 +50,7 @@ def _kustomization_or_patch(name: str, lowered: str) -> bool:
     reader is asked only when there is a kustomization in the folder at all)."""
     if "ustomization" in name or (lowered.endswith(_PATCH_SUFFIXES)
                                   and beside_kustomization(split(name)[0])):
+        _begin()
         from migrator.convert import kustomization
 
         return kustomization.is_kustomization(name) or (
@@ -135,25 +140,30 @@ def run_of(paths: tuple[str, ...], found: list[tuple[str, str]]) -> Iterator[Non
     """Within: ``found`` is the run (kustomizations read only inside the folders named in
     ``paths`` or their git checkout, and convert an overlay only with all its files).
 
-    A run in which no file lies beside a kustomization converts no kustomization nor patch
-    file, so the run's file set (the real path of every file) is computed only for a run
-    with one; folder lookups are remembered until the run ends."""
-    global _beside
-    _beside = {}
+    ``found`` is not iterated here (a walk streams through the run): the kustomization
+    reader learns about the run when the first kustomization or patch file is met, in this
+    process or in a (forked) worker; a run that meets none never reads it. Folder lookups
+    are remembered until the run ends."""
+    global _beside, _pending, _begun
+    _beside, _pending, _begun = {}, (paths, found), False
     try:
-        if not any(beside_kustomization(folder)
-                   for folder in {split(name)[0] for name, _ in found}):
-            yield  # no kustomization nor patch file can be met: nothing to remember
-            return
+        yield
+    finally:
+        if _begun:
+            from migrator.convert import kustomization
+
+            kustomization.end_run()
+        _beside, _pending, _begun = None, None, False
+
+
+def _begin() -> None:
+    """Hand the run to the kustomization reader (once per run and process)."""
+    global _begun
+    if _pending is not None and not _begun:
         from migrator.convert import kustomization
 
-        kustomization.begin_run(paths, found)
-        try:
-            yield
-        finally:
-            kustomization.end_run()
-    finally:
-        _beside = None
+        kustomization.begin_run(*_pending)
+        _begun = True
 
 
 def kustomize_first(found: list[tuple[str, str]]
@@ -164,6 +174,7 @@ def kustomize_first(found: list[tuple[str, str]]
     first = [f for f in found if "ustomization" in f[0]
              or beside_kustomization(split(f[0])[0])]
     if first:
+        _begin()
         from migrator.convert import kustomization
 
         first = [f for f in first if kustomization.is_kustomization(f[0])

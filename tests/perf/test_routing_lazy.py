@@ -79,3 +79,30 @@ def test_split_is_os_path_split_for_folders() -> None:
         folder, base = routing.split(name)
         assert (os.path.normpath(folder or "."), base) == \
             (os.path.normpath(os.path.split(name)[0] or "."), os.path.split(name)[1])
+
+
+class _Counted(list[tuple[str, str]]):
+    """A file list that counts how often it is iterated."""
+
+    iterations = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        self.iterations += 1
+        return super().__iter__()
+
+
+def test_a_run_is_not_listed_until_a_kustomization_is_met(tmp_path: Path) -> None:
+    plain, overlay = tmp_path / "plain", tmp_path / "overlay"
+    plain.mkdir()
+    overlay.mkdir()
+    (plain / "a.yaml").write_text("kind: ConfigMap\n", encoding="utf-8")
+    (overlay / "kustomization.yaml").write_text("resources: [job.yaml]\n", encoding="utf-8")
+    (overlay / "job.yaml").write_text("kind: ConfigMap\n", encoding="utf-8")
+    found = _Counted([(str(plain / "a.yaml"), "a.yaml"),
+                      (str(overlay / "kustomization.yaml"), "kustomization.yaml")])
+    with routing.run_of((str(tmp_path),), found):
+        assert not routing.handles(found[0][0])
+        assert found.iterations == 0  # an ordinary file: the run is not read
+        assert routing.handles(found[1][0])  # the first kustomization hands the run over
+        assert kustomization._CONTEXT.roots  # the reader knows the named folders now
+    assert kustomization._CONTEXT.roots == ()  # and forgets them after the run
