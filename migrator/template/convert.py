@@ -168,6 +168,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         if isinstance(exc.detail, tuple) and exc.detail[0] == "reference":
             # over the cap: a fragment the reference world already cannot carry comes first
             exc = _dropped_fragment(codec, exc.detail[1]) or exc
+        if "interleaved" in str(exc):
+            exc = _misaligned_items(template) or exc
         return _refused(text, dialect, exc)
     ref_out, ref_docs = folded.worlds[tuple(sorted(forced.items()))]
     for doc in ref_docs:  # names in the report read as the template writes them
@@ -644,3 +646,39 @@ def _dropped_fragment(codec: Codec, documents: list[Any]) -> Unsupported | None:
                 "out in this template (the named template's fields inline), or render first",
                 slot.line, slot.action.text)
     return None
+
+
+def _misaligned_items(template: Any) -> Unsupported | None:
+    """A block whose list items start at another column than the item right after the block
+    (the chart's own indentation slip: for values that render both, the list is not valid
+    YAML or nests one item in the other). The likelier cause of interleaved blocks, named."""
+    units = template.units
+    for block in template.blocks:
+        body = [units[u] for u in _units_of(block.branches[0])]
+        first = next((u for u in body if u.kind == "line" and not u.in_scalar
+                      and u.text.strip()), None)
+        if first is None or not first.text.lstrip().startswith("- "):
+            continue
+        last = max(u.index for u in body)
+        after = next((u for u in units[last + 1:] if u.kind == "line" and not u.in_scalar
+                      and u.text.strip() and u.index not in _inside_blocks(template)), None)
+        if after is None or not after.text.lstrip().startswith("- ") \
+                or after.indent == first.indent:
+            continue
+        head = block.branches[0].header.text if block.branches[0].header else ""
+        return Unsupported(
+            f"the list items of {head} start at column {first.indent + 1} (line {first.line}) "
+            f"and the item after the block at column {after.indent + 1} (line {after.line}): "
+            "for values that render both, the list is not valid YAML or nests one item in the "
+            "other, and the block's fields end up interleaved in the converted job; decide "
+            "which column the items take (likely the other items'), then convert again",
+            first.line, head)
+    return None
+
+
+def _inside_blocks(template: Any) -> set[int]:
+    found: set[int] = set()
+    for block in template.blocks:
+        for branch in block.branches:
+            found.update(_units_of(branch))
+    return found

@@ -259,3 +259,31 @@ def test_hugo_shortcodes_are_no_jinja() -> None:
     assert _JINJA.search('{{% include "job.md" %}}') is None
     assert _JINJA.search("{%- for i in params %}") is not None
     assert _JINJA.search("{# a comment #}") is not None
+
+
+def test_list_items_of_a_block_at_another_column_are_named() -> None:
+    """HyperPod NeMo training's `volumes`: the items of one block sit two columns deeper than
+    the item after it; when its blocks end up interleaved, that slip is what is reported."""
+    from migrator.template import structure
+    from migrator.template.convert import _misaligned_items
+    from migrator.template.tokens import tokenize
+
+    text = """volumes:
+- name: a
+  emptyDir: {}
+{{- if .Values.extra }}
+{{- range .Values.extra }}
+  - name: {{ .name }}
+    emptyDir: {}
+{{- end }}
+{{- end }}
+- name: b
+  emptyDir: {}
+"""
+    found = _misaligned_items(structure.build(text, tokenize(text, "go")))
+    assert found is not None
+    assert found.line == 6
+    assert "column 3 (line 6)" in str(found)
+    assert "column 1 (line 10)" in str(found)
+    aligned = text.replace("  - name: {{ .name }}\n    emptyDir", "- name: {{ .name }}\n  emptyDir")
+    assert _misaligned_items(structure.build(aligned, tokenize(aligned, "go"))) is None
