@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,7 +112,8 @@ def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[str
             kept.append(name)
         dirnames[:] = kept
         for name in sorted(filenames):
-            if not globs.wanted(_join(key, name), name):
+            if not (globs.wanted(_join(key, name), name) if globs.any else
+                    name.endswith(YAML_SUFFIXES)):
                 continue
             if ignores is not None and ignores.ignored(real, name, directory=False):
                 continue
@@ -130,6 +130,7 @@ class _Globs:
     def __init__(self, selection: Selection) -> None:
         self.include = _spec(selection.include) if selection.include else None
         self.exclude = _spec(selection.exclude) if selection.exclude else None
+        self.any = self.include is not None or self.exclude is not None
 
     def wanted(self, relative: str, name: str) -> bool:
         if self.excluded(relative):
@@ -198,6 +199,8 @@ _GIT = ("git", "-c", "core.fsmonitor=false")
 
 def _with_changes(selection: Selection) -> Selection:
     """Resolve --changed-since into the set of changed or new files (realpaths)."""
+    import subprocess  # only here: a run without --changed-since never starts git
+
     ref = selection.changed_since or ""
     try:
         top = _git("rev-parse", "--show-toplevel").rstrip("\n")
@@ -221,6 +224,8 @@ def _with_changes(selection: Selection) -> Selection:
 def _commit(ref: str) -> str:
     """The commit ``ref`` names, as a full hash; anything that is not a revision (such as
     a value starting with ``-``, which git would take as an option) is refused."""
+    import subprocess
+
     if not ref or ref.startswith("-") or any(ord(c) < 32 for c in ref):
         raise SelectionError(f"--changed-since {ref!r}: not a git revision")
     try:
@@ -235,6 +240,8 @@ def _commit(ref: str) -> str:
 
 def _git(*args: str, cwd: str | None = None) -> str:
     """git's output (file names as the file system has them: no newline translation)."""
+    import subprocess
+
     return os.fsdecode(subprocess.run([*_GIT, *args], capture_output=True, check=True,
                                       cwd=cwd).stdout)
 

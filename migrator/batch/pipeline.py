@@ -84,6 +84,6 @@ def _process_found(found: Iterable[tuple[str, str]], options: ConvertOptions, jo
 
         cached = resultcache.open_for(options, render, audit, max_bytes)
         if cached is not None:
-            yield from cached.through(list(found), process)
+            yield from cached.through(found, process)
             return
     yield from process(found)

@@ -24,7 +24,8 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,40 +57,67 @@ class ResultCache:
         self.dirty = False
         self.hits = 0
 
-    def through(self, found: list[tuple[str, str]],
-                process: Callable[[list[tuple[str, str]]], Iterator[FileResult]]
+    def through(self, found: Iterable[tuple[str, str]],
+                process: Callable[[Iterable[tuple[str, str]]], Iterator[FileResult]]
                 ) -> Iterator[FileResult]:
         """The results of ``found`` in order: cached ones for unchanged files, ``process``
-        (called once, with the other files in order) for the rest, which are recorded."""
-        plan: list[tuple[str, Stamp | None, int, FileResult | None]] = []
-        misses: list[tuple[str, str]] = []
+        (called once, with the other files in order) for the rest, which are recorded.
+
+        ``found`` is iterated as the run goes (a walk streams through): a file is stamped
+        when ``process`` or the caller reaches it, so memory holds only the files between
+        the two (``process``'s read-ahead), not the tree."""
+        source = iter(found)
+        plan: deque[tuple[str, str, str, Stamp | None, FileResult | tuple[int, bool] | None]] = \
+            deque()
+        to_process: deque[tuple[str, str]] = deque()
         folders: dict[str, str | None] = {}
         files = self.files
-        for name, relative in found:
+        seen = 0
+        started = time.time_ns()
+
+        def advance() -> bool:
+            """Stamp the next file of ``found`` into ``plan`` (and ``to_process`` when it is
+            not cached); False at the end."""
+            nonlocal seen
+            item = next(source, None)
+            if item is None:
+                return False
+            seen += 1
+            name, relative = item
             path, stamp, newest = _stamp(name, folders)
             hit = None
             if stamp is not None:
                 entry = files.get(path)
                 if entry is not None:
                     hit = _hit(name, relative, entry, stamp)
+                if hit is None and started - newest <= RACY_SECONDS * 10**9:
+                    stamp = None  # changed just before (or during) the run ("racily
+                    # clean"): processed, not recorded
             if hit is None:
-                misses.append((name, relative))
-            plan.append((path, stamp, newest, hit))
-        fresh = process(misses) if misses else iter(())
-        now = time.time_ns()
-        for path, stamp, newest, hit in plan:
+                to_process.append(item)
+            plan.append((name, relative, path, stamp, hit))
+            return True
+
+        def misses() -> Iterator[tuple[str, str]]:
+            while to_process or advance():
+                if to_process:
+                    yield to_process.popleft()
+
+        fresh = process(misses())
+        while plan or advance():
+            name, relative, path, stamp, hit = plan.popleft()
             if hit is not None:
                 self.hits += 1
-                yield hit
+                yield _result(name, relative, hit)
                 continue
             result = next(fresh)
-            if stamp is not None and now - newest > RACY_SECONDS * 10**9:
+            if stamp is not None:
                 self._record(path, stamp, result)
             elif path in self.files:
                 del self.files[path]
                 self.dirty = True
             yield result
-        self.save(len(found))
+        self.save(seen)
 
     def _record(self, path: str, stamp: Stamp, result: FileResult) -> None:
         payload = _encode(result)
@@ -162,18 +190,27 @@ def _stamp(name: str, folders: dict[str, str | None]) -> tuple[str, Stamp | None
                   f"{info.st_dev}"), max(info.st_mtime_ns, info.st_ctime_ns)
 
 
-def _hit(name: str, relative: str, entry: Any, stamp: Stamp) -> FileResult | None:
-    """The cached result of a file with this stamp, or None (changed, or not an entry)."""
+def _hit(name: str, relative: str, entry: Any,
+         stamp: Stamp) -> FileResult | tuple[int, bool] | None:
+    """The cached result of a file with this stamp, or None (changed, or not an entry): for a
+    result without documents its (documents scanned, changed), made a result when it is
+    yielded (files stamped ahead then hold only these)."""
     if isinstance(entry, str):
         recorded, _, rest = entry.rpartition(" ")
         recorded, _, scanned = recorded.rpartition(" ")
         if recorded != stamp or rest not in ("0", "1") or not scanned.isdecimal():
             return None
-        return FileResult(name, relative, None, None, TextResult(""), scanned=int(scanned),
-                          was_changed=rest == "1")
+        return int(scanned), rest == "1"
     if isinstance(entry, list) and len(entry) == 2 and entry[0] == stamp:
         return _decode(name, relative, entry[1])
     return None
+
+
+def _result(name: str, relative: str, hit: FileResult | tuple[int, bool]) -> FileResult:
+    if isinstance(hit, FileResult):
+        return hit
+    return FileResult(name, relative, None, None, TextResult(""), scanned=hit[0],
+                      was_changed=hit[1])
 
 
 def _code_stamps() -> list[bytes]:

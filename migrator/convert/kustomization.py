@@ -22,6 +22,7 @@ import functools
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,19 +52,23 @@ _NOT_IN_RUN = ("is part of this overlay but is not converted in this run; conver
 class _Context:
     roots: tuple[Path, ...] = ()  # the folders the user named (real paths)
     files: frozenset[str] | None = None  # real paths of the files in this run
+    found: Iterable[tuple[str, str]] | None = None  # the run's files, read when first asked
 
 
 _CONTEXT = _Context()
 
 
-def begin_run(paths: tuple[str, ...] | list[str], found: list[tuple[str, str]]) -> None:
-    """Remember the paths the user named and the files of this run (see the docstring)."""
+def begin_run(paths: tuple[str, ...] | list[str], found: Iterable[tuple[str, str]]) -> None:
+    """Remember the paths the user named and the files of this run (see the docstring).
+
+    ``found`` (a list, or a walk that can be iterated again) is read only when a file's
+    membership is first asked, so a run that converts no overlay never lists its files."""
     roots = []
     for named in paths:
         real = Path(os.path.realpath(named))
         roots.append(real if real.is_dir() else real.parent)
     global _CONTEXT
-    _CONTEXT = _Context(tuple(roots), frozenset(os.path.realpath(n) for n, _ in found))
+    _CONTEXT = _Context(tuple(roots), None, found)
     _patch_names.cache_clear()
 
 
@@ -98,6 +103,8 @@ def resolve(folder: Path, entry: str, limit: Path | None = None) -> Path | None:
 
 def _in_run(path: Path) -> bool:
     """``path`` (a real path) is converted in this run (True outside a run)."""
+    if _CONTEXT.files is None and _CONTEXT.found is not None:
+        _CONTEXT.files = frozenset(os.path.realpath(n) for n, _ in _CONTEXT.found)
     return _CONTEXT.files is None or str(path) in _CONTEXT.files
 
 
