@@ -207,6 +207,10 @@ def _containers(replica: Replica, main: Container, draft: Draft, ledger: Ledger,
             if rule.to in feeds:
                 copied = yamlio.clone(value)
                 if rule.to == "resourcesPerNode":
+                    _drop_unset(copied, path, ledger)
+                    if not copied:  # `resources: {}` or only nulls: nothing to carry
+                        ledger.default(path)
+                        continue
                     quantity.as_api_values(copied)
                 draft.set_trainer(rule.to, copied)
                 ledger.mapped(path, f"spec.trainer.{rule.to}")
@@ -280,3 +284,13 @@ def _unsupported(code: str, path: FieldPath, field: str, ledger: Ledger, where: 
 def _carried(path: FieldPath, what: str, ledger: Ledger, draft: Draft) -> None:
     name = draft.companion.name if draft.companion is not None else "?"
     ledger.report("R213", path, f"{what} is carried by companion runtime {name}")
+
+
+def _drop_unset(resources: Any, path: FieldPath, ledger: Ledger) -> None:
+    """Remove the null sections of a container's ``resources`` (``limits:`` with nothing
+    under it): the API server treats them as unset, the TrainJob CRD rejects them."""
+    if not isinstance(resources, dict):
+        return
+    for section in [key for key, value in resources.items() if value is None]:
+        del resources[section]
+        ledger.default((*path, str(section)))
