@@ -211,10 +211,6 @@ class TargetSpec(Spec):
         """This target's Trainer version as an ordered value."""
         return release(self.version)
 
-    def at_least(self, version: str) -> bool:
-        """Whether this target is Trainer ``version`` or later (``target.at_least("2.3")``)."""
-        return self.release >= release(version)
-
 
 class CurrentKind(ApiKind):
     pre_v22_markers: list[str] = []
