@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from migrator.batch import discovery
 from migrator.batch.discovery import Selection
@@ -51,8 +51,7 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
         from migrator.batch import explain
 
         explain.forget()
-    # an overlay converts whole or not at all; run_of only iterates the run's files
-    with routing.run_of(paths, cast("list[tuple[str, str]]", found)):
+    with routing.run_of(paths, found):  # an overlay converts whole or not at all
         yield from _process_found(found, options, jobs, render, max_bytes, audit, keep_text,
                                   destination, review)
 

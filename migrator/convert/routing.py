@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from migrator.settings import ConvertOptions
@@ -32,7 +32,7 @@ _PATCH_SUFFIXES = (".yaml", ".yml", ".json")
 _beside: dict[str, bool] | None = None  # folder -> holds a kustomization (within a run)
 # the run (``run_of``): named paths and files, handed to the kustomization reader when the
 # first kustomization or patch file is met (``_begin``); most runs never meet one
-_pending: tuple[tuple[str, ...], list[tuple[str, str]]] | None = None
+_pending: tuple[tuple[str, ...], Iterable[tuple[str, str]]] | None = None
 _begun = False
 
 
@@ -136,7 +136,7 @@ def convert(name: str, text: str, options: ConvertOptions | None = None,
 
 
 @contextlib.contextmanager
-def run_of(paths: tuple[str, ...], found: list[tuple[str, str]]) -> Iterator[None]:
+def run_of(paths: tuple[str, ...], found: Iterable[tuple[str, str]]) -> Iterator[None]:
     """Within: ``found`` is the run (kustomizations read only inside the folders named in
     ``paths`` or their git checkout, and convert an overlay only with all its files).
 

@@ -117,3 +117,34 @@ def test_a_file_named_twice_is_processed_once(tmp_path: Path) -> None:
         names = [name for name, _ in discovery.discover(paths)]
         assert len(names) == len(set(names))
         assert sum(1 for name in names if name.endswith("cm0.yaml")) == 1
+
+
+class _CountedWalk:
+    """A re-iterable walk (as ``discovery.Walk``) that counts the files handed out."""
+
+    def __init__(self, items: list[tuple[str, str]]) -> None:
+        self.items, self.taken = items, 0
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        for item in self.items:
+            self.taken += 1
+            yield item
+
+
+@pytest.mark.parametrize("cache", [False, True])
+def test_a_run_starts_before_the_walk_ends(tmp_path: Path, cache: bool,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing iterates the whole walk before the first result: not the kustomization
+    reader (no overlay in the tree), not the results cache."""
+    if cache:
+        monkeypatch.delenv("TRAINJOB_MIGRATE_NO_CACHE", raising=False)
+        monkeypatch.setenv("TRAINJOB_MIGRATE_CACHE_DIR", str(tmp_path / "cache"))
+    else:
+        monkeypatch.setenv("TRAINJOB_MIGRATE_NO_CACHE", "1")
+    tree = _tree(tmp_path, ordinary=60)
+    walk = _CountedWalk(list(discovery.discover((str(tree),))))
+    stream = pipeline.process_paths((str(tree),), ConvertOptions(), found=walk, render=False,
+                                    keep_text=False)
+    next(stream)
+    assert walk.taken <= pipeline.PARALLEL_THRESHOLD + 1 < len(walk.items)
+    assert len(list(stream)) == len(walk.items) - 1
