@@ -27,8 +27,13 @@ def legacy_jobs(text: str) -> list[tuple[int, str]]:
     """(0-based line, kind) of each legacy job written out in ``text``."""
     if "kubeflow.org" not in text or _API.search(text) is None:
         return []
-    return [(text.count("\n", 0, m.start()), m["kind"])
-            for m in detect.legacy_kind_line().finditer(text)]
+    found: list[tuple[int, str]] = []
+    line = done = 0  # lines counted up to ``done`` once (linear in the text, not per match)
+    for match in detect.legacy_kind_line().finditer(text):
+        line += text.count("\n", done, match.start())
+        done = match.start()
+        found.append((line, match["kind"]))
+    return found
 
 
 @dataclass(frozen=True)
