@@ -123,8 +123,13 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     codec = Codec(template, dialect)
 
     runs = [0]
+    # a refold (a branch kept legacy) meets most worlds of the fold before it again, as the
+    # same text (the kept branch was the reference one): each text is converted once
+    seen: dict[str, tuple[str, list[Any], bool]] = {}
 
     def convert(world_text: str) -> tuple[str, list[Any], bool]:
+        if world_text in seen:
+            return seen[world_text]
         runs[0] += 1  # every fold (one more per branch kept legacy) draws on one budget
         if runs[0] > MAX_TOTAL_RUNS:
             raise Unsupported(f"the template's blocks needed more than {MAX_TOTAL_RUNS} branch "
@@ -136,7 +141,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         if result.text.count("\n") > 20 * world_text.count("\n") + 500:
             raise Unsupported("the converted job grows with a templated number (one entry per "
                               "replica, say), which a template cannot express", 0)
-        return _canonical(result.text), list(result.documents), ok
+        seen[world_text] = (_canonical(result.text), list(result.documents), ok)
+        return seen[world_text]
 
     forced: dict[int, int] = {}
     legacy: list[tuple[str, WorldFailed]] = []  # (Go condition, the world that failed)

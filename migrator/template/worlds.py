@@ -433,7 +433,10 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folde
             # of the scope is converted alone after all
             try:
                 pieces = _Scope(ref, regions, parents, nests).assemble(0, len(ref), blocks)
-                agree = all(evaluate(pieces, world) == out for world, out in checks)
+                # an item emptied by several blocks prints as `- ` where the fold has `-`: the
+                # same YAML, so lines are compared without trailing blanks
+                agree = all([x.rstrip() for x in evaluate(pieces, world)]
+                            == [x.rstrip() for x in out] for world, out in checks)
             except Unsupported:
                 agree = False
             if not agree:
