@@ -113,6 +113,11 @@ def test_a_file_changed_just_now_is_not_recorded(tmp_path: Path) -> None:
     fresh = next((tree / "pytorchjob").glob("*-minimal.in.yaml"))
     _settle()
     fresh.write_text(fresh.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
+    # "just now" is judged against the run's start: on a loaded machine the CLI may start
+    # more than RACY_SECONDS after the write, so the write is dated a minute ahead (a
+    # timestamp not older than the run, as a file changed while it runs has)
+    ahead = time.time_ns() + 60 * 10**9
+    os.utime(fresh, ns=(ahead, ahead))
     _check(tree, cache)
     entries = _entries(cache)
     assert str(fresh) not in entries
