@@ -65,7 +65,7 @@ def replica_fields() -> tuple[str, ...]:
 def legacy_kind_line() -> re.Pattern[str]:
     """A line that is exactly ``kind: <legacy kind>`` (maybe a list item, quoted, commented)."""
     names = "|".join(map(re.escape, legacy_kinds()))
-    return re.compile(r"^[ \t]*-?[ \t]*kind:[ \t]*[\"']?(?P<kind>" + names
+    return re.compile(r"^[ \t]*(?:-[ \t]*)?kind:[ \t]*[\"']?(?P<kind>" + names
                       + r")[\"']?[ \t]*(?:#.*)?\r?$", re.M)
 
 

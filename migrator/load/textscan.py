@@ -17,7 +17,7 @@ from migrator.load import detect
 
 SHELL_SUFFIXES = (".sh", ".bash", ".zsh")
 SNAPSHOT_SUFFIXES = (".snap",)
-_API = re.compile(r"^[ \t]*-?[ \t]*apiVersion:[ \t]*[\"']?(?:kubeflow\.org|"
+_API = re.compile(r"^[ \t]*(?:-[ \t]*)?apiVersion:[ \t]*[\"']?(?:kubeflow\.org|"
                   r"xgboostjob\.kubeflow\.org)/", re.M)
 _HEREDOC = re.compile(r"<<(?P<dash>-?)[ \t]*(?P<quote>['\"]?)(?P<word>[A-Za-z_][A-Za-z0-9_]*)"
                       r"(?P=quote)")
