@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import contextvars
 import re
 from typing import Any
@@ -65,7 +66,7 @@ def convert_templated(text: str, options: ConvertOptions, render: bool) -> TextR
         kind_found = _ANY_KIND.search(text)
         return TextResult(text, [DocumentResult(0, 1, "unchanged", text, source={
             "kind": kind_found.group(1) if kind_found else None})])
-    if detect.embeds_legacy_job(text) and _JINJA.search(text):
+    if detect.embeds_legacy_job(text) and first_closed(text, _JINJA_OPEN) is not None:
         return _jinja(text, options, render)
     kind = dialect(text)
     if kind is None:
@@ -84,8 +85,11 @@ def convert_templated(text: str, options: ConvertOptions, render: bool) -> TextR
 
 # a Jinja statement or comment tag (`${#ARRAY[@]}` in a shell script is no Jinja comment, a
 # Hugo shortcode `{{% include %}}` no Jinja statement)
-_JINJA = re.compile(r"(?<!\{)\{%-?\s*(?:if|for|set|macro|include|import|from|block|raw|filter|"
-                    r"with|call|elif|else|end\w+)\b.*?%\}|(?<!\$)\{#.*?#\}")
+# where a Jinja statement or comment opens; it counts when its closer follows on the same line
+_JINJA_OPEN = re.compile(r"(?<!\{)\{%-?\s*(?:if|for|set|macro|include|import|from|block|raw|"
+                         r"filter|with|call|elif|else|end\w+)\b|(?<!\$)\{#")
+_EXPRESSION_OPEN = re.compile(r"\{\{")
+_CLOSERS = {"{%": "%}", "{#": "#}", "{{": "}}"}
 _ENV_VAR = re.compile(r"\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*)")
 JINJA = "Y114"
 
@@ -100,10 +104,10 @@ def _jinja(text: str, options: ConvertOptions, render: bool) -> TextResult:
     result = convert_plain(text, options, render)
     doc_info = catalog.load().codes.get(JINJA)
     for doc in result.documents:
-        tag = _JINJA.search(doc.text)
+        tag = first_closed(doc.text, _JINJA_OPEN)
         if tag is None or not any(f.code == "Y103" for f in doc.findings):
             continue
-        line = doc.line + doc.text.count("\n", 0, tag.start())
+        line = doc.line + doc.text.count("\n", 0, tag[0])
         variable = next((m for m in _ENV_VAR.finditer(doc.text)
                          if doc.text[max(m.start() - 1, 0):m.start()] != "$"), None)
         mixed = ""
@@ -111,11 +115,11 @@ def _jinja(text: str, options: ConvertOptions, render: bool) -> TextResult:
             at = doc.line + doc.text.count("\n", 0, variable.start())
             mixed = (f", with envsubst variables such as {variable.group(0)} (line {at}) "
                      "rendered after it")
-        where = f"{tag.group(0)[:80]} at line {line}"
-        expression = re.search(r"\{\{.*?\}\}", doc.text[:tag.start()])
+        where = f"{doc.text[tag[0]:tag[1]][:80]} at line {line}"
+        expression = first_closed(doc.text[:tag[0]], _EXPRESSION_OPEN)
         if expression is not None:  # an expression before the first statement comes first
-            line = doc.line + doc.text.count("\n", 0, expression.start())
-            where = f"{expression.group(0)[:80]} at line {line}, {where}"
+            line = doc.line + doc.text.count("\n", 0, expression[0])
+            where = f"{doc.text[expression[0]:expression[1]][:80]} at line {line}, {where}"
         message = (f"the document is a Jinja template ({where}"
                    f"{mixed}): what it renders depends on its renderer's whitespace settings "
                    "and variables, which the file does not state, so it is not carried; "
@@ -154,3 +158,25 @@ def _documents(outcome: Any, text: str) -> list[DocumentResult]:
             mappings=list(doc.mappings) + (moved if i == 0 else []),
             values={}, findings=findings if i == 0 else []))
     return results
+
+
+def first_closed(text: str, opener: re.Pattern[str]) -> tuple[int, int] | None:
+    """The span of the first ``opener`` whose closer (``%}``, ``#}``, ``}}``) follows on the
+    line where the opener ends, as ``OPENER.*?CLOSER`` would find it, in linear time: an
+    opener whose line holds no closer after it is passed over with one comparison (the
+    pattern with ``.*?`` rescanned the rest of the line from every opener)."""
+    newlines: list[int] | None = None
+    last: dict[tuple[int, str], int] = {}
+    for match in opener.finditer(text):
+        if newlines is None:
+            newlines = [m.start() for m in re.finditer("\n", text)]
+        end, close = match.end(), _CLOSERS[match.group(0)[:2]]
+        line = bisect.bisect_left(newlines, end)
+        line_end = newlines[line] if line < len(newlines) else len(text)
+        key = (line, close)
+        if key not in last:
+            line_start = newlines[line - 1] + 1 if line else 0
+            last[key] = text.rfind(close, line_start, line_end)
+        if last[key] >= end:
+            return match.start(), text.find(close, end, line_end) + len(close)
+    return None

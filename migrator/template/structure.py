@@ -291,8 +291,9 @@ def _enum_blocks(template: Template, branch: Branch) -> None:
         branch.items[pos] = block
 
 
-_ENUM_KEY = re.compile(r"^( *)(\{\{ *(.*?) *\}\}):\s*$")
-_INDENT_TAIL = re.compile(r"\s*\|\s*indent\s+(\d+)\s*$")
+# one way to split a line (a lazy `{{ *(.*?) *}}` split a blank run n^2 ways: cubic)
+_ENUM_KEY = re.compile(r"^( *)(\{\{.*\}\}):\s*$")
+_INDENT_TAIL = re.compile(r"\|\s*indent\s+(\d+)\s*$")  # anchored at a `|`: linear
 
 
 def _enum_key(template: Template, unit: Unit) -> Block | None:
@@ -304,7 +305,7 @@ def _enum_key(template: Template, unit: Unit) -> Block | None:
     if match is None or match.group(2) != act.text or not act.outputs:
         return None
     tail = _INDENT_TAIL.search(act.body)
-    expr = act.body[:tail.start()] if tail else act.body
+    expr = act.body[:tail.start()].rstrip() if tail else act.body
     column = len(match.group(1)) + (int(tail.group(1)) if tail else 0)
     parent = ""
     for other in reversed(template.units[:unit.index]):

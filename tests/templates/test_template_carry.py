@@ -254,11 +254,11 @@ def test_a_named_template_writing_pod_fields_is_not_dropped() -> None:
 
 
 def test_hugo_shortcodes_are_no_jinja() -> None:
-    from migrator.template.route import _JINJA
+    from migrator.template.route import _JINJA_OPEN, first_closed
 
-    assert _JINJA.search('{{% include "job.md" %}}') is None
-    assert _JINJA.search("{%- for i in params %}") is not None
-    assert _JINJA.search("{# a comment #}") is not None
+    assert first_closed('{{% include "job.md" %}}', _JINJA_OPEN) is None
+    assert first_closed("{%- for i in params %}", _JINJA_OPEN) is not None
+    assert first_closed("{# a comment #}", _JINJA_OPEN) is not None
 
 
 def test_list_items_of_a_block_at_another_column_are_named() -> None:

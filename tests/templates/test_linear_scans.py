@@ -1,0 +1,74 @@
+"""Template stage: the scans of template lines are linear on hostile lines (found by the attack
+pass: a long blank run or a line of unclosed openers hung a run) and agree with the patterns
+they replaced (a Jinja opener counts when its closer follows on the line where it ends)."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from migrator import convert_text
+from migrator.template import route, structure
+
+# the patterns used before (quadratic on a line of unclosed openers)
+OLD_JINJA = re.compile(r"(?<!\{)\{%-?\s*(?:if|for|set|macro|include|import|from|block|raw|filter|"
+                       r"with|call|elif|else|end\w+)\b.*?%\}|(?<!\$)\{#.*?#\}")
+OLD_EXPRESSION = re.compile(r"\{\{.*?\}\}")
+
+_PIECES = st.sampled_from(["{%", "%}", "{#", "#}", "{{", "}}", "{", "}", "$", "-", " ", "\n",
+                           "\t", "if", "endfor", "x", "iffy", "%", "#"])
+
+
+def _old(pattern: re.Pattern[str], text: str) -> tuple[int, int] | None:
+    found = pattern.search(text)
+    return None if found is None else found.span()
+
+
+@given(st.lists(_PIECES, max_size=40).map("".join))
+def test_the_scan_finds_what_the_lazy_patterns_found(text: str) -> None:
+    assert route.first_closed(text, route._JINJA_OPEN) == _old(OLD_JINJA, text)
+    assert route.first_closed(text, route._EXPRESSION_OPEN) == _old(OLD_EXPRESSION, text)
+
+
+def test_a_line_of_unclosed_openers_is_scanned_once() -> None:
+    """Hostile input (attack: 72 KB of `{#` took 36 s, 1 MB hours): each of these lines is
+    hundreds of thousands of openers with no closer; the scan passes each over at once."""
+    for opener in ("{% if ", "{#", "{{"):
+        line = opener * 200_000
+        assert route.first_closed(line, route._JINJA_OPEN) is None
+        assert route.first_closed(line, route._EXPRESSION_OPEN) is None
+    job = ("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: $X\n"
+           "  annotations:\n    note: \"" + "{#" * 100_000 + "\"\n")
+    result = convert_text(job)
+    assert result.documents
+
+
+OLD_ENUM_KEY = re.compile(r"^( *)(\{\{ *(.*?) *\}\}):\s*$")
+OLD_INDENT_TAIL = re.compile(r"\s*\|\s*indent\s+(\d+)\s*$")
+_LINE = st.lists(st.sampled_from(["{{", "}}", ":", " ", "x", "\t", "|", " indent 4", "indent",
+                                  "2"]), max_size=14).map("".join)
+
+
+@given(_LINE)
+def test_role_key_patterns_match_what_they_matched(line: str) -> None:
+    old, new = OLD_ENUM_KEY.match(line), structure._ENUM_KEY.match(line)
+    assert (old and old.group(1, 2)) == (new and new.group(1, 2))
+    old_tail, new_tail = OLD_INDENT_TAIL.search(line), structure._INDENT_TAIL.search(line)
+    assert (old_tail and (line[:old_tail.start()], old_tail.group(1))) == \
+        (new_tail and (line[:new_tail.start()].rstrip(), new_tail.group(1)))
+
+
+def test_a_long_blank_run_in_a_role_key_line() -> None:
+    """`{{ <40,000 blanks> x }}y:` under labels: the old role-key pattern split the blank run
+    n^2 ways (8,000 blanks: 224 s); the whole template converts or is refused at once."""
+    job = ("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n"
+           "  name: {{ .Release.Name }}\n  labels:\n    {{ " + " " * 40_000 + "x }}y:\n"
+           "spec:\n  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n"
+           "      template: {spec: {containers: [{name: pytorch, image: i}]}}\n")
+    assert structure._ENUM_KEY.match("    {{ " + " " * 200_000 + "x }}:") is not None
+    assert structure._ENUM_KEY.match("    {{ " + " " * 200_000 + "x }}y:") is None
+    assert structure._INDENT_TAIL.search("{{ x " + " " * 200_000 + "y }}") is None
+    result = convert_text(job)
+    assert result.documents
