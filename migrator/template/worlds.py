@@ -148,6 +148,11 @@ def too_many_runs(codec: Codec) -> Unsupported | None:
     runs = planned_runs(codec)
     if runs <= MAX_BRANCH_RUNS:
         return None
+    return _over_cap(codec, str(runs))
+
+
+def _over_cap(codec: Codec, runs: str) -> Unsupported:
+    """The refusal of a document whose blocks need ``runs`` branch conversions."""
     count = sum(1 for b in codec.template.blocks if codec.canon.get(b.id, b.id) == b.id)
     first = codec.template.blocks[0] if codec.template.blocks else None
     head = first.branches[0].header.text if first and first.branches[0].header else ""
@@ -365,6 +370,10 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folde
     def run(world: World) -> list[str]:
         key = tuple(sorted(world.items()))
         if key not in folded.worlds:
+            if len(folded.worlds) >= MAX_BRANCH_RUNS:
+                # batched worlds that disagree fall back to one block at a time: the plan
+                # under the cap does not bound what the fallback converts, this does
+                raise _over_cap(codec, f"more than {MAX_BRANCH_RUNS}")
             text = codec.encode(world).text
             out, docs, ok = convert(text)
             if not ok:

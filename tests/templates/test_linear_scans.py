@@ -5,7 +5,9 @@ they replaced (a Jinja opener counts when its closer follows on the line where i
 from __future__ import annotations
 
 import re
+from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -72,3 +74,34 @@ def test_a_long_blank_run_in_a_role_key_line() -> None:
     assert structure._INDENT_TAIL.search("{{ x " + " " * 200_000 + "y }}") is None
     result = convert_text(job)
     assert result.documents
+
+
+def test_the_fold_stops_at_the_cap_when_batched_worlds_disagree(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neighbouring `if/else` env blocks whose flips collide (duplicate names) defeat the
+    batches, and each block would be converted alone: the fold refuses (Y110) at the cap of
+    branch conversions instead (attack pass: 120 blocks took 160 conversions, 14 s)."""
+    from migrator.convert import plain
+    from migrator.template import worlds
+
+    monkeypatch.setattr(worlds, "MAX_BRANCH_RUNS", 20)
+    calls = [0]
+    convert = plain.convert_plain
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        return convert(*args, **kwargs)
+
+    monkeypatch.setattr(plain, "convert_plain", counted)
+    head = ("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n"
+            "  name: {{ .Release.Name }}\nspec:\n  pytorchReplicaSpecs:\n    Master:\n"
+            "      replicas: 1\n      template:\n        spec:\n          containers:\n"
+            "          - name: pytorch\n            image: img\n            env:\n")
+    body = "".join(f"{{{{- if .Values.e{i} }}}}\n            - name: A{i + 1}\n"
+                   f"              value: \"x\"\n{{{{- else }}}}\n            - name: A{i}\n"
+                   f"              value: \"y\"\n{{{{- end }}}}\n" for i in range(30))
+    result = convert_text(head + body)
+    assert [f.code for f in result.findings] == ["Y110"]
+    assert "more than 20 branch conversions" in result.findings[0].message
+    assert result.text == head + body
+    assert calls[0] <= 21
