@@ -210,12 +210,6 @@ class FileResult:
                           write_error=self.write_error)
 
 
-def needs_attention(files: list[FileResult]) -> bool:
-    """Whether a reported document of ``files`` would change (or could not be converted)."""
-    return any(doc.reportable and doc.status != "unchanged"
-               for f in files for doc in (f.result.documents if f.result else []))
-
-
 @dataclass
 class Verdict:
     """What a run's exit code depends on, gathered file by file as results stream by (a run

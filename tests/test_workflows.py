@@ -112,6 +112,30 @@ def test_changed_since_limits_the_files(tmp_path: Path) -> None:
     assert "Traceback" not in bad.stderr
 
 
+def test_changed_since_asks_git_once_when_nothing_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """"Nothing changed" is an answer: the walks of a run (routing, processing) reuse it
+    instead of asking git again (and possibly getting another answer)."""
+    from migrator.batch import discovery
+
+    tree = _tree(tmp_path)
+    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=tree, check=True)
+    subprocess.run([*git, "add", "."], cwd=tree, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=tree, check=True)
+    asked = []
+    resolve = discovery._with_changes
+
+    def counted(selection: Any) -> Any:
+        asked.append(selection.changed_since)
+        return resolve(selection)
+
+    monkeypatch.setattr(discovery, "_with_changes", counted)
+    proc = run("check", ".", "--changed-since", "HEAD", cwd=tree)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert asked == ["HEAD"]
+
+
 def test_parallel_run_matches_serial(tmp_path: Path) -> None:
     corpus = tmp_path / "many"
     corpus.mkdir()

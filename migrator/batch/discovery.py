@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ class Selection:
     exclude: tuple[str, ...] = ()
     gitignore: bool = True
     changed_since: str | None = None
-    only: frozenset[str] = field(default_factory=frozenset)  # realpaths, from changed_since
+    only: frozenset[str] | None = None  # realpaths changed since changed_since (None: unasked)
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class Walk:
 
     def changes(self) -> Walk:
         """This walk with ``--changed-since`` resolved (git asked now, once)."""
-        if self.selection.changed_since is None or self.selection.only:
+        if self.selection.changed_since is None or self.selection.only is not None:
             return self
         return Walk(self.paths, _with_changes(self.selection))
 
@@ -64,7 +64,7 @@ class Walk:
 def discover(paths: tuple[str, ...],
              selection: Selection = Selection()) -> Iterator[tuple[str, str]]:
     """Yield ``(path, relative)`` per input; ``relative`` is its place below an output dir."""
-    if selection.changed_since is not None and not selection.only:
+    if selection.changed_since is not None and selection.only is None:
         selection = _with_changes(selection)
     globs = _Globs(selection)
     seen: set[str] = set()  # files of the paths before the last one (a later one may repeat)
@@ -83,7 +83,7 @@ def discover(paths: tuple[str, ...],
             if parent is None:
                 parent = real_dirs[folder] = os.path.realpath(folder)
             key = os.path.join(parent, name)
-            if key in seen or (selection.changed_since is not None and key not in selection.only):
+            if key in seen or (selection.only is not None and key not in selection.only):
                 continue
             if not walking and globs.excluded(_key(root)):
                 continue
