@@ -92,13 +92,20 @@ def injected_commands(output: str) -> list[str]:
 
 
 def stop_tokens_are_unguessable(output: str, hostile: list[str]) -> None:
-    """A ``::stop-commands::`` token never comes from the input."""
+    """A ``::stop-commands::`` token the runner obeys never comes from the input (inside a
+    stopped region the runner reads nothing but the resume line, so input text that reads
+    like a stop command there is inert)."""
+    stop_token: str | None = None
     for raw in LINE_END.split(output):
         line = raw.strip()
+        if stop_token is not None:
+            if line == f"::{stop_token}::":
+                stop_token = None
+            continue
         if line.startswith("::stop-commands::"):
-            token = line[len("::stop-commands::"):]
-            assert len(token) >= 16, line
-            assert not any(token in text for text in hostile), line
+            stop_token = line[len("::stop-commands::"):]
+            assert len(stop_token) >= 16, line
+            assert not any(stop_token in text for text in hostile), line
 
 
 # --- well-formedness per format -------------------------------------------------------------

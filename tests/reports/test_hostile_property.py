@@ -8,7 +8,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.reports.helpers import (
@@ -36,6 +36,10 @@ def _clean(output: str, hostile: list[str]) -> None:
 @settings(max_examples=min(settings.default.max_examples, 12), deadline=None)
 @given(name=HOSTILE_TEXT, key=HOSTILE_TEXT, value=HOSTILE_TEXT, file_name=FILE_NAME,
        stdout_format=st.sampled_from(sorted(FORMATS)))
+# a value reading as a stop command, alone on a line of converted YAML inside the tool's own
+# stopped region (found in CI: the check then flagged the inert line)
+@example(name="::error::pwned", key="::error::pwned", value="::stop-commands::pwned",
+         file_name="::error::pwned", stdout_format="html")
 def test_hostile_text_through_every_channel(name: str, key: str, value: str, file_name: str,
                                             stdout_format: str) -> None:
     hostile = [name, key, value, file_name]
