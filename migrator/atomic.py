@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -108,7 +107,7 @@ def _temporary(folder: int, name: str, mode: int) -> tuple[int, str | None]:
 
 def _temp_name(name: str) -> str:
     base = name.encode("utf-8", "surrogateescape")[:_TEMP_NAME_BYTES]
-    return f".{base.decode('utf-8', 'surrogateescape')}.{secrets.token_hex(4)}.tmp"
+    return f".{base.decode('utf-8', 'surrogateescape')}.{os.urandom(4).hex()}.tmp"
 
 
 @contextlib.contextmanager
