@@ -14,22 +14,29 @@ engine there; converting one takes seconds). The local profile runs them over ev
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 FULL = os.environ.get("TRAINJOB_FULL_CORPUS", "") not in ("", "0")
 EVERY = 6
 _MARKS = re.compile(rb"^\s*(?:-\s+)?(?:kind|apiVersion):\s*[\"']?([\w./-]+)", re.MULTILINE)
 
 
+@functools.cache
+def _index(shared: Path) -> tuple[dict[str, Any], ...]:
+    """The corpus's index.json entries (read once per test session)."""
+    return tuple(json.loads((shared / "corpus" / "index.json").read_text()))
+
+
 def legacy_files(shared: Path) -> list[Path]:
     """Every corpus file that holds a legacy job directly (not support files, not Markdown)."""
-    index = json.loads((shared / "corpus" / "index.json").read_text())
-    return sorted({shared / "corpus" / e["slug"] / e["path"] for e in index
+    return sorted({shared / "corpus" / e["slug"] / e["path"] for e in _index(shared)
                    if e.get("kinds") and not e.get("support_only") and not e.get("in_markdown")})
 
 
@@ -61,7 +68,7 @@ def _helm_templates() -> set[Path]:
     from tests.conftest import SHARED
 
     try:
-        index = json.loads((SHARED / "corpus" / "index.json").read_text())
+        index = _index(SHARED)
     except (OSError, ValueError):
         return set()
     listed = {SHARED / "corpus" / e["slug"] / e["path"] for e in index

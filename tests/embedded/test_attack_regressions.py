@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests import goldens
 
 OVERLAY = goldens.FIXTURES / "kustomize" / "overlay"
@@ -148,43 +150,29 @@ def _converted(tmp_path: Path, name: str, data: bytes) -> bytes:
     return (tmp_path / name).read_bytes()
 
 
-def test_crlf_page_with_an_lf_block(tmp_path: Path) -> None:
-    head, tail = b"# Title\r\n\r\nSome prose.\r\n\r\n```yaml\n", b"```\r\n\r\nMore prose.\r\n"
-    out = _converted(tmp_path, "page.md", head + MINIMAL + tail)
-    assert out.startswith(head)
-    assert out.endswith(tail)
-    block = out[len(head):-len(tail)]
-    assert b"TrainJob" in block
-    assert b"\r" not in block
+CRLF = MINIMAL.replace(b"\n", b"\r\n")
 
 
-def test_mixed_page_with_a_crlf_block(tmp_path: Path) -> None:
-    head = b"# Mixed\n\r\nline two\r\nline three\n\n```yaml\r\n"
-    tail = b"```\nafter\r\nlast\n"
-    out = _converted(tmp_path, "mixed.md", head + MINIMAL.replace(b"\n", b"\r\n") + tail)
-    assert out.startswith(head)
-    assert out.endswith(tail)
-    block = out[len(head):-len(tail)]
-    assert b"TrainJob" in block
-    assert block.count(b"\n") == block.count(b"\r\n")
-
-
-def test_crlf_script_with_an_lf_heredoc(tmp_path: Path) -> None:
-    head, tail = b"#!/bin/sh\r\necho hi\r\nkubectl apply -f - <<EOF\n", b"EOF\r\necho done\r\n"
-    out = _converted(tmp_path, "s.sh", head + MINIMAL + tail)
+@pytest.mark.parametrize(("name", "head", "job", "tail"), [
+    ("page.md", b"# Title\r\n\r\nSome prose.\r\n\r\n```yaml\n", MINIMAL,
+     b"```\r\n\r\nMore prose.\r\n"),
+    ("mixed.md", b"# Mixed\n\r\nline two\r\nline three\n\n```yaml\r\n", CRLF,
+     b"```\nafter\r\nlast\n"),
+    ("s.sh", b"#!/bin/sh\r\necho hi\r\nkubectl apply -f - <<EOF\n", MINIMAL,
+     b"EOF\r\necho done\r\n"),
+    ("run.md", b"Run:\r\n\r\n```bash\r\nkubectl apply -f - <<EOF\r\n", CRLF,
+     b"EOF\r\n```\r\nend\r\n"),
+], ids=["crlf-page-lf-block", "mixed-page-crlf-block", "crlf-script-lf-heredoc",
+        "crlf-shell-block-in-a-page"])
+def test_a_block_keeps_its_own_line_endings(tmp_path: Path, name: str, head: bytes, job: bytes,
+                                            tail: bytes) -> None:
+    """The text around a converted block is byte-identical; the block keeps its endings."""
+    out = _converted(tmp_path, name, head + job + tail)
     assert out.startswith(head)
     assert out.endswith(tail)
     body = out[len(head):-len(tail)]
     assert b"TrainJob" in body
-    assert b"\r" not in body
-
-
-def test_crlf_shell_block_in_a_page(tmp_path: Path) -> None:
-    head = b"Run:\r\n\r\n```bash\r\nkubectl apply -f - <<EOF\r\n"
-    tail = b"EOF\r\n```\r\nend\r\n"
-    out = _converted(tmp_path, "run.md", head + MINIMAL.replace(b"\n", b"\r\n") + tail)
-    assert out.startswith(head)
-    assert out.endswith(tail)
-    body = out[len(head):-len(tail)]
-    assert b"TrainJob" in body
-    assert body.count(b"\n") == body.count(b"\r\n")
+    if job is CRLF:
+        assert body.count(b"\n") == body.count(b"\r\n")
+    else:
+        assert b"\r" not in body
