@@ -2,13 +2,17 @@
 
 ``replace_at`` writes new content to a temporary file in the target's folder (unnamed,
 ``O_TMPFILE``, where the system offers it), flushes it, gives it its permission bits (and
-owner, where allowed), then names it and renames it over the target, while SIGINT, SIGTERM
-and SIGHUP are held back (``signals_held``). Whatever stops the run, the target is the old
-file or the complete new one and no temporary file is left; only a SIGKILL landing between
-naming and renaming can leave the complete new content under a ``.NAME.*.tmp`` name. The
-rename replaces whatever is at the name (a link too), never writing through it.
-Every file the tool writes goes through here: conversions, backups, output trees, reports,
-cache entries (it sits at the bottom so that every stage may use it; it imports nothing).
+owner, where allowed), then names it, while SIGINT, SIGTERM and SIGHUP are held back
+(``signals_held``). A new file is named at once by its final name (one ``link``: it
+appears complete or not at all); an existing one is replaced by naming the temporary file
+``.NAME.XXXXXXXX.tmp`` and renaming it over the target. Whatever stops the run, the target
+is the old file or the complete new one and no temporary file is left; only a SIGKILL
+landing between those two system calls can leave the complete new content under the
+``.NAME.XXXXXXXX.tmp`` name, and the next run that writes NAME removes it
+(``_remove_leftovers``). The rename replaces whatever is at the name (a link too), never
+writing through it. Every file the tool writes goes through here: conversions, backups,
+output trees, reports, cache entries (it sits at the bottom so that every stage may use it;
+it imports nothing).
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import stat
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +34,11 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _TMPFILE = getattr(os, "O_TMPFILE", 0) if os.path.isdir("/proc/self/fd") else 0
 _TEMP_NAME_BYTES = 200  # room for the ".NAME.XXXXXXXX.tmp" decoration within NAME_MAX
+_TEMP_SUFFIX = len(".XXXXXXXX.tmp")
+_HEX = frozenset("0123456789abcdef")
+_STARTED_NS = time.time_ns()  # leftovers are older than this process
+# per folder (device, inode) this process wrote into: NAME -> leftover names of NAME there
+_LEFTOVERS: dict[tuple[int, int], dict[str, list[str]]] = {}
 
 
 def replace_file(path: Path, data: bytes, *, mode: int | None = None,
@@ -64,21 +75,68 @@ def replace_at(folder: int, name: str, data: bytes, *, mode: int | None,
                 os.fchmod(handle, mode & 0o777)
             if durable:
                 os.fsync(handle)
-            if temp is None:  # name the unnamed file, then rename it at once
-                temp = _temp_name(name)
-                try:
-                    os.link(f"/proc/self/fd/{handle}", temp, dst_dir_fd=folder,
-                            follow_symlinks=True)
-                except BaseException:
-                    temp = None  # not ours to remove
-                    raise
-            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
-            temp = None
+            named = temp is None and _link(handle, name, folder)  # new: complete at once
+            if not named:
+                if temp is None:  # name the unnamed file, then rename it at once
+                    temp = _temp_name(name)
+                    try:
+                        _link(handle, temp, folder, exclusive=False)
+                    except BaseException:
+                        temp = None  # not ours to remove
+                        raise
+                os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+                temp = None
         finally:
             os.close(handle)
             if temp is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(temp, dir_fd=folder)
+    _remove_leftovers(folder, name)
+
+
+def _link(handle: int, name: str, folder: int, *, exclusive: bool = True) -> bool:
+    """Name the unnamed file ``handle`` ``name`` in ``folder``. With ``exclusive``, False
+    when something is at that name already (left as it is); otherwise that raises."""
+    try:
+        os.link(f"/proc/self/fd/{handle}", name, dst_dir_fd=folder, follow_symlinks=True)
+    except FileExistsError:
+        if exclusive:
+            return False
+        raise
+    return True
+
+
+def _remove_leftovers(folder: int, name: str) -> None:
+    """Remove what a killed earlier run left of its write of ``name``: a regular file of
+    this user's named ``.NAME.XXXXXXXX.tmp`` (8 lowercase hex digits), older than this
+    process. Each folder is listed once per process, the first time it is written into."""
+    try:
+        info = os.fstat(folder)
+        key = (info.st_dev, info.st_ino)
+        found = _LEFTOVERS.get(key)
+        if found is None:
+            found = _LEFTOVERS[key] = _leftovers_in(os.listdir(folder))
+        base = _temp_base(name)
+        if base not in found:
+            return
+        for leftover in found.pop(base):
+            info = os.stat(leftover, dir_fd=folder, follow_symlinks=False)
+            if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and \
+                    info.st_nlink == 1 and info.st_mtime_ns < _STARTED_NS:
+                os.unlink(leftover, dir_fd=folder)
+    except OSError:
+        return  # a leftover that cannot be looked at or removed stays; the write stands
+
+
+def _leftovers_in(names: list[str]) -> dict[str, list[str]]:
+    """NAME -> the ``.NAME.XXXXXXXX.tmp`` names among ``names``."""
+    found: dict[str, list[str]] = {}
+    for entry in names:
+        if entry.endswith(".tmp") and entry.startswith(".") and \
+                len(entry) > _TEMP_SUFFIX + 1 and entry[-_TEMP_SUFFIX] == "." and \
+                _HEX.issuperset(entry[-_TEMP_SUFFIX + 1:-4]):
+            found.setdefault(entry[1:-_TEMP_SUFFIX], []).append(entry)
+    return found
 
 
 def write_all(handle: int, data: bytes) -> None:
@@ -106,8 +164,15 @@ def _temporary(folder: int, name: str, mode: int) -> tuple[int, str | None]:
 
 
 def _temp_name(name: str) -> str:
+    return f".{_temp_base(name)}.{os.urandom(4).hex()}.tmp"
+
+
+def _temp_base(name: str) -> str:
+    """``name`` as its temporary names carry it (cut to ``_TEMP_NAME_BYTES`` bytes)."""
+    if len(name) * 4 <= _TEMP_NAME_BYTES:
+        return name
     base = name.encode("utf-8", "surrogateescape")[:_TEMP_NAME_BYTES]
-    return f".{base.decode('utf-8', 'surrogateescape')}.{os.urandom(4).hex()}.tmp"
+    return base.decode("utf-8", "surrogateescape")
 
 
 @contextlib.contextmanager

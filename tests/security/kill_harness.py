@@ -7,7 +7,12 @@ a random number of "rewrote" lines plus a random delay, or for the end of the fi
 signal lands while the reports are written, and signals the whole group (like Ctrl-C in a
 terminal, or a cancelled CI job). Then every input must be the original or its complete
 conversion, every backup absent or the complete original, each report the earlier one or
-the complete new one, and no other file may exist (no temporary file, no partial file).
+the complete new one, and no other file may exist (no temporary file, no partial file) —
+with one exception no program can avoid on Linux: a SIGKILL landing between naming a
+finished replacement and renaming it over its target leaves that complete replacement as
+``.NAME.XXXXXXXX.tmp`` (SECURITY.md). Such a leftover must hold exactly the complete new
+content; it is counted, and the run is then repeated to the end (as a user would), after
+which no leftover may remain and every input must be converted.
 
 ``python -m tests.security.kill_harness ITERATIONS FILES`` runs it from the command line and
 prints the figures; tests/security/test_kill_harness.py runs a few iterations.
@@ -40,6 +45,7 @@ class Figures:
     signals: dict[str, int] = field(default_factory=dict)
     report_phase: int = 0  # iterations signalled after the last file (while reports are written)
     completed: int = 0  # runs that finished before the signal arrived
+    leftovers: int = 0  # complete replacements a SIGKILL left under a temporary name
     failures: list[str] = field(default_factory=list)
 
 
@@ -81,29 +87,52 @@ class Tree:
             _command(self.base, jobs=2, backup=False, check=True)
             self.new_reports = {n: (self.base / n).read_bytes() for n in REPORTS}
 
-    def inspect(self, backup: bool) -> list[str]:
+    def inspect(self, backup: bool, *, killed: bool = False, settled: bool = False
+                ) -> tuple[list[str], list[Path]]:
+        """Problems, and the leftovers a SIGKILL (``killed``) may leave. ``settled``: after
+        a complete run, every input must be converted (reports are not compared)."""
         problems = []
-        expected = set(self.originals) | set(REPORTS)
+        complete: dict[str, bytes | None] = {}  # expected name -> its complete new content
         for name, original in self.originals.items():
             text = (self.base / name).read_text()
-            if text not in (original, self.conversions[name]):
-                problems.append(f"{name}: neither the original nor the conversion "
-                                f"({len(text)} chars)")
+            allowed = (self.conversions[name],) if settled else (original,
+                                                                 self.conversions[name])
+            if text not in allowed:
+                problems.append(f"{name}: {'not' if settled else 'neither the original nor'}"
+                                f" the conversion ({len(text)} chars)")
+            complete[name] = self.conversions[name].encode()
             if backup:
-                expected.add(name + ".orig")
+                complete[name + ".orig"] = original.encode()
                 saved = self.base / (name + ".orig")
                 if saved.exists() and saved.read_text() != original:
                     problems.append(f"{name}.orig: not the complete original")
         for name in REPORTS:
+            complete[name] = self.new_reports.get(name)
             data = (self.base / name).read_bytes() if (self.base / name).exists() else b""
-            if data not in (self.old_reports[name], self.new_reports.get(name)):
+            if not settled and data not in (self.old_reports[name], self.new_reports.get(name)):
                 problems.append(f"{name}: destroyed ({len(data)} bytes, neither the earlier "
                                 "nor the complete new report)")
+        leftovers = []
         for path in self.base.rglob("*"):
             key = str(path.relative_to(self.base))
-            if path.is_file() and key not in expected:
+            if not path.is_file() or key in complete:
+                continue
+            target = _leftover_of(key)
+            if killed and target in complete and path.read_bytes() == complete[target]:
+                leftovers.append(path)
+            else:
                 problems.append(f"stray file {key} ({path.stat().st_size} bytes)")
-        return problems
+        return problems, leftovers
+
+
+def _leftover_of(key: str) -> str | None:
+    """The file ``key`` would be the leftover replacement of (``.NAME.XXXXXXXX.tmp``)."""
+    folder, _, name = key.rpartition("/")
+    digits = name[-12:-4]
+    if not (name.startswith(".") and name.endswith(".tmp") and name[-13:-12] == "."
+            and len(digits) == 8 and set(digits) <= set("0123456789abcdef")):
+        return None
+    return f"{folder}/{name[1:-13]}" if folder else name[1:-13]
 
 
 def _command(base: Path, *, jobs: int, backup: bool, check: bool = False
@@ -172,7 +201,15 @@ def iterate(tree: Tree, rng: random.Random, figures: Figures, *,
         figures.failures.append(f"{label}: exit {code}")
     if signum == signal.SIGINT and "Traceback" in err:
         figures.failures.append(f"{label}: traceback: {err[err.index('Traceback'):][:300]}")
-    figures.failures += [f"{label}: {problem}" for problem in tree.inspect(backup)]
+    problems, leftovers = tree.inspect(backup, killed=signum == signal.SIGKILL)
+    figures.failures += [f"{label}: {problem}" for problem in problems]
+    if leftovers:  # the next run must remove them
+        figures.leftovers += len(leftovers)
+        again = _command(tree.base, jobs=jobs, backup=backup)
+        if again.returncode not in (0, 1):
+            figures.failures.append(f"{label}, run again: exit {again.returncode}")
+        problems, _ = tree.inspect(backup, settled=True)
+        figures.failures += [f"{label}, run again: {problem}" for problem in problems]
 
 
 def _default_signals() -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.kill_harness import series
+from tests.security.kill_harness import Tree, _command, series
 
 LOCAL = int(os.environ.get("TRAINJOB_KILL_ITERATIONS", "0"))
 SEED = int(os.environ.get("TRAINJOB_KILL_SEED", str(random.SystemRandom().randrange(1 << 30))))
@@ -38,3 +38,26 @@ def test_signals_while_reports_are_written(tmp_path: Path) -> None:
     figures = series(tmp_path / "tree", 2, 20, seed=SEED, report_every=1, max_lines=20)
     assert figures.failures == [], f"seed {SEED}"
     assert figures.report_phase == 2
+
+
+def test_the_harness_accepts_only_a_complete_leftover_and_the_next_run_removes_it(
+        tmp_path: Path) -> None:
+    """What a SIGKILL between naming and renaming leaves (the complete new content under
+    ``.NAME.XXXXXXXX.tmp``) passes the inspection only when complete, and only until the
+    next run, which must remove it."""
+    tree = Tree(tmp_path / "tree", 4)
+    tree.prepare_reports(reference=False)
+    tree.reset()
+    complete = tree.base / "d000" / ".f00000.yaml.0123abcd.tmp"
+    complete.write_text(tree.conversions["d000/f00000.yaml"])
+    partial = tree.base / "d000" / ".f00002.yaml.89abcdef.tmp"
+    partial.write_text(tree.conversions["d000/f00002.yaml"][:40])
+    os.utime(complete, (0, 0))
+    problems, leftovers = tree.inspect(False, killed=True)
+    assert leftovers == [complete]
+    assert problems == ["stray file d000/.f00002.yaml.89abcdef.tmp (40 bytes)"]
+    partial.unlink()
+    assert tree.inspect(False, killed=False)[0] == [
+        f"stray file d000/.f00000.yaml.0123abcd.tmp ({complete.stat().st_size} bytes)"]
+    assert _command(tree.base, jobs=1, backup=False).returncode == 0
+    assert tree.inspect(False, settled=True) == ([], [])
