@@ -67,60 +67,102 @@ def discover(paths: tuple[str, ...],
     if selection.changed_since is not None and selection.only is None:
         selection = _with_changes(selection)
     globs = _Globs(selection)
+    only = selection.only
     seen: set[str] = set()  # files of the paths before the last one (a later one may repeat)
-    real_dirs: dict[str, str] = {}
     for position, given in enumerate(paths):
         if given == STDIN:
             yield STDIN, "stdin.yaml"
             continue
         remember = position < len(paths) - 1
         root = Path(given)
-        walking = root.is_dir()
-        found = _walk(root, selection, globs) if walking else \
-            iter([(os.path.dirname(str(root)) or ".", root.name, _relative_for_file(root))])
-        for folder, name, relative in found:
-            parent = real_dirs.get(folder)
-            if parent is None:
-                parent = real_dirs[folder] = os.path.realpath(folder)
-            key = os.path.join(parent, name)
-            if key in seen or (selection.only is not None and key not in selection.only):
-                continue
-            if not walking and globs.excluded(_key(root)):
-                continue
-            if remember:
-                seen.add(key)
-            yield os.path.join(folder, name) if walking else str(root), relative
+        if root.is_dir():
+            keyed = remember or only is not None or bool(seen)
+            for path, real, name, relative in _walk(root, selection, globs):
+                if keyed:  # the file's realpath (its folder's is known: links not followed)
+                    key = os.path.join(real, name)
+                    if key in seen or (only is not None and key not in only):
+                        continue
+                    if remember:
+                        seen.add(key)
+                yield path, relative
+            continue
+        name = str(root)
+        key = os.path.join(os.path.realpath(os.path.dirname(name) or "."), root.name)
+        if key in seen or (only is not None and key not in only) or \
+                globs.excluded(_key(root)):
+            continue
+        if remember:
+            seen.add(key)
+        yield name, _relative_for_file(root)
 
 
-def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[str, str, str]]:
-    """``(folder, name, relative)`` of each selected file below ``root``, sorted."""
+def _walk(root: Path, selection: Selection,
+          globs: _Globs) -> Iterator[tuple[str, str, str, str]]:
+    """``(path, realpath of its folder, name, relative)`` of each selected file below
+    ``root``, sorted, folders first-to-last as ``os.walk`` (top-down) visits them.
+
+    One ``scandir`` per folder and no system call per file (an entry's type comes with the
+    listing): a folder's realpath is its parent's plus its name (folder links are never
+    followed), a file's realpath is asked only when the file is a link."""
     ignores = _IgnoreStack(root) if selection.gitignore else None
-    base = os.path.abspath(root)
-    inside = os.path.join(os.path.realpath(root), "")
+    top = os.fspath(root)
+    base = os.path.abspath(top)
+    top_real = os.path.realpath(top)
+    inside = os.path.join(top_real, "")
     cwd = os.getcwd()
-    for dirpath, dirnames, filenames in os.walk(root):
-        real = os.path.realpath(dirpath)  # once per directory, not per file
-        rel_dir = os.path.relpath(dirpath, root)
-        key = _key_of(os.path.normpath(os.path.join(base, rel_dir)), cwd)
+    stack = [(top, ".", top_real)]
+    while stack:
+        dirpath, rel_dir, real = stack.pop()
+        try:
+            with os.scandir(dirpath) as listing:
+                entries = sorted(listing, key=_name)
+        except OSError:
+            continue  # as os.walk: a folder that cannot be listed is passed over
+        folders: list[os.DirEntry[str]] = []
+        files: list[os.DirEntry[str]] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (folders if is_dir else files).append(entry)
+        key = _key_of(os.path.normpath(os.path.join(base, rel_dir)), cwd) if globs.any \
+            else ""
+        rules = None
         if ignores is not None:
-            ignores.enter(real)
-        kept = []
-        for name in sorted(dirnames):
+            if any(entry.name == GITIGNORE for entry in files):
+                ignores.enter(real)
+            rules = ignores.rules(real)
+        prefix = os.path.join(dirpath, "")
+        rel_prefix = "" if rel_dir == "." else os.path.join(rel_dir, "")
+        below = []
+        for entry in folders:
+            name = entry.name
             if name.startswith(".") or globs.excluded(_join(key, name) + "/") or \
-                    (ignores is not None and ignores.ignored(real, name, directory=True)):
+                    (rules and _ignored(rules, name, True)):
                 continue
-            kept.append(name)
-        dirnames[:] = kept
-        for name in sorted(filenames):
+            try:
+                link = entry.is_symlink()
+            except OSError:
+                link = True
+            if not link:  # as os.walk: a folder link is listed, never walked into
+                below.append((prefix + name, rel_prefix + name, os.path.join(real, name)))
+        stack.extend(reversed(below))
+        for entry in files:
+            name = entry.name
             if not (globs.wanted(_join(key, name), name) if globs.any else
                     name.endswith(YAML_SUFFIXES)):
                 continue
-            if ignores is not None and ignores.ignored(real, name, directory=False):
+            if rules and _ignored(rules, name, False):
                 continue
-            path = os.path.join(dirpath, name)
-            if os.path.islink(path) and not os.path.realpath(path).startswith(inside):
+            path = prefix + name
+            if entry.is_symlink() and not os.path.realpath(path).startswith(inside):
                 continue  # a link out of the walked folder is not followed (nor are folder links)
-            yield dirpath, name, name if rel_dir == "." else os.path.join(rel_dir, name)
+            yield path, real, name, rel_prefix + name
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 class _Globs:
@@ -173,17 +215,30 @@ class _IgnoreStack:
 
     def ignored(self, folder: str, name: str, *, directory: bool) -> bool:
         """Whether ``folder/name`` is ignored (``folder`` resolved); deeper files decide last."""
-        if not self.specs:
-            return False
-        verdict = None
+        rules = self.rules(folder)
+        return bool(rules) and _ignored(rules, name, directory)
+
+    def rules(self, folder: str) -> list[tuple[str, Any]]:
+        """The specs that apply in ``folder`` (resolved), each with the folder's path relative
+        to the spec's base as a prefix of its files' names (``a/b/``, or empty)."""
+        rules = []
         for base, spec in self.specs:
             if folder != base and not folder.startswith(base.rstrip(os.sep) + os.sep):
                 continue
-            relative = os.path.relpath(os.path.join(folder, name), base).replace(os.sep, "/")
-            result = spec.check_file(relative + ("/" if directory else ""))
-            if result.include is not None:
-                verdict = result.include
-        return bool(verdict)
+            relative = os.path.relpath(folder, base).replace(os.sep, "/")
+            rules.append(("" if relative == "." else relative + "/", spec))
+        return rules
+
+
+def _ignored(rules: list[tuple[str, Any]], name: str, directory: bool) -> bool:
+    """Whether ``name`` is ignored by a folder's ``rules`` (``_IgnoreStack.rules``); deeper
+    files decide last."""
+    verdict = None
+    for prefix, spec in rules:
+        result = spec.check_file(prefix + name + ("/" if directory else ""))
+        if result.include is not None:
+            verdict = result.include
+    return bool(verdict)
 
 
 def _git_root(folder: Path) -> Path | None:
