@@ -35,27 +35,40 @@ from migrator.load import sources
 from migrator.results import DocumentResult, FileResult, Finding, Severity, TextResult
 from migrator.settings import ConvertOptions
 
-FORMAT = 2
+FORMAT = 3
 RACY_SECONDS = 2  # a file changed this recently may change again unseen within its mtime
 MAX_ENTRIES = 1_000_000  # files per entry; beyond this, files not seen in a run are dropped
 STALE_DAYS = 30  # entries of other configurations unused this long are removed
-# a file's stamp, "size mtime_ns ctime_ns inode device" (one string: a JSON entry of
-# thousands of files then parses several times faster than one of integer lists)
+# a file's stamp, "size mtime_ns ctime_ns-mtime_ns inode device" (one string: a JSON entry of
+# thousands of files then parses several times faster than one of integer lists; the ctime
+# as its distance from the mtime, mostly 0, keeps the entry small)
 Stamp = str
 KUSTOMIZATIONS = routing.KUSTOMIZATIONS
+# a file's place: its folder's absolute path and whether its files are cached (not beside a
+# kustomization), remembered per folder as the run names it
+Place = tuple[str, bool]
+# what a run plans for a file: name, relative, folder (absolute), base name, stamp (None:
+# not recorded) and the cached result (None: processed)
+Planned = tuple[str, str, str | None, str, Stamp | None, FileResult | tuple[int, bool] | None]
 
 
 class ResultCache:
     """The cached results of one run configuration (one JSON entry).
 
-    ``files`` maps a file's absolute path to ``"<stamp> <documents scanned> <changed 0/1>"``
-    when its result holds no document (most files of a repository), else to ``[stamp,
-    payload]`` (``_encode``)."""
+    ``folders`` maps a folder's absolute path to its files' records, by base name:
+    ``"<stamp> <documents scanned> <changed 0/1>"`` when a file's result holds no document
+    (most files of a repository), else ``[stamp, payload]`` (``_encode``)."""
 
-    def __init__(self, folder: Path, name: str, files: dict[str, Any]) -> None:
-        self.folder, self.name, self.files = folder, name, files
+    def __init__(self, folder: Path, name: str, folders: dict[str, Any]) -> None:
+        self.folder, self.name, self.folders = folder, name, folders
         self.dirty = False
         self.hits = 0
+
+    def record_of(self, path: str) -> Any:
+        """The record of the file at absolute ``path`` (None when there is none)."""
+        folder, base = routing.split(path)
+        records = self.folders.get(folder)
+        return records.get(base) if isinstance(records, dict) else None
 
     def through(self, found: Iterable[tuple[str, str]],
                 process: Callable[[Iterable[tuple[str, str]]], Iterator[FileResult]]
@@ -65,15 +78,56 @@ class ResultCache:
 
         ``found`` is iterated as the run goes (a walk streams through): a file is stamped
         when ``process`` or the caller reaches it, so memory holds only the files between
-        the two (``process``'s read-ahead), not the tree."""
+        the two (``process``'s read-ahead), not the tree. A file met while nothing waits
+        for ``process`` is stamped and, when unchanged, yielded at once."""
         source = iter(found)
-        plan: deque[tuple[str, str, str, Stamp | None, FileResult | tuple[int, bool] | None]] = \
-            deque()
+        plan: deque[Planned] = deque()
         to_process: deque[tuple[str, str]] = deque()
-        folders: dict[str, str | None] = {}
-        files = self.files
+        places: dict[str, Place] = {}
+        tails: dict[str, tuple[int, bool]] = {}
+        folders = self.folders
         seen = 0
-        started = time.time_ns()
+        racy = time.time_ns() - RACY_SECONDS * 10**9
+
+        def look(name: str, relative: str) -> Planned:
+            """Stamp a file and look it up."""
+            if name == sources.STDIN or name.startswith(helm.PREFIX):
+                return name, relative, None, name, None, None
+            folder, base = routing.split(name)
+            if base in ("", ".", ".."):
+                return name, relative, None, base, None, None  # not a file name: never cached
+            place = places.get(folder)
+            if place is None:
+                place = places[folder] = (os.path.abspath(folder or os.curdir),
+                                          not routing.beside_kustomization(folder))
+            absolute, cached = place
+            if not cached:
+                return name, relative, absolute, base, None, None
+            try:
+                info = os.stat(name)
+            except (OSError, ValueError):
+                return name, relative, absolute, base, None, None
+            if not stat.S_ISREG(info.st_mode):
+                return name, relative, absolute, base, None, None
+            mtime, ctime = info.st_mtime_ns, info.st_ctime_ns
+            stamp = f"{info.st_size} {mtime} {ctime - mtime} {info.st_ino} {info.st_dev}"
+            records = folders.get(absolute)
+            entry = records.get(base) if type(records) is dict else None
+            if type(entry) is str:
+                size = len(stamp)
+                if entry[size:size + 1] == " " and entry.startswith(stamp):
+                    tail = entry[size + 1:]
+                    hit = tails.get(tail) or _tail(tail, tails)
+                    if hit is not None:
+                        return name, relative, absolute, base, stamp, hit
+            elif entry is not None:
+                found_hit = _hit(name, relative, entry, stamp)
+                if found_hit is not None:
+                    return name, relative, absolute, base, stamp, found_hit
+            if max(mtime, ctime) >= racy:  # changed just before (or during) the run
+                return name, relative, absolute, base, None, None  # ("racily clean"): not
+                # recorded
+            return name, relative, absolute, base, stamp, None
 
         def advance() -> bool:
             """Stamp the next file of ``found`` into ``plan`` (and ``to_process`` when it is
@@ -83,19 +137,10 @@ class ResultCache:
             if item is None:
                 return False
             seen += 1
-            name, relative = item
-            path, stamp, newest = _stamp(name, folders)
-            hit = None
-            if stamp is not None:
-                entry = files.get(path)
-                if entry is not None:
-                    hit = _hit(name, relative, entry, stamp)
-                if hit is None and started - newest <= RACY_SECONDS * 10**9:
-                    stamp = None  # changed just before (or during) the run ("racily
-                    # clean"): processed, not recorded
-            if hit is None:
+            planned = look(*item)
+            if planned[5] is None:
                 to_process.append(item)
-            plan.append((name, relative, path, stamp, hit))
+            plan.append(planned)
             return True
 
         def misses() -> Iterator[tuple[str, str]]:
@@ -104,40 +149,66 @@ class ResultCache:
                     yield to_process.popleft()
 
         fresh = process(misses())
-        while plan or advance():
-            name, relative, path, stamp, hit = plan.popleft()
+        hits = 0
+        while True:
+            if plan:
+                name, relative, absolute, base, stamp, hit = plan.popleft()
+            else:  # nothing read ahead: stamp the next file here
+                item = next(source, None)
+                if item is None:
+                    break
+                seen += 1
+                name, relative, absolute, base, stamp, hit = look(*item)
+                if hit is None:
+                    to_process.append(item)
             if hit is not None:
-                self.hits += 1
-                yield _result(name, relative, hit)
+                hits += 1
+                yield hit if isinstance(hit, FileResult) else \
+                    FileResult(name, relative, None, None, TextResult(""), hit[0], hit[1])
                 continue
             result = next(fresh)
-            if stamp is not None:
-                self._record(path, stamp, result)
-            elif path in self.files:
-                del self.files[path]
-                self.dirty = True
+            if absolute is not None:
+                if stamp is not None:
+                    self._record(absolute, base, stamp, result)
+                else:
+                    self._forget(absolute, base)
             yield result
+        self.hits += hits
         self.save(seen)
 
-    def _record(self, path: str, stamp: Stamp, result: FileResult) -> None:
+    def _record(self, folder: str, base: str, stamp: Stamp, result: FileResult) -> None:
         payload = _encode(result)
         if payload is None:
-            self.files.pop(path, None)
-        elif len(payload) == 2:
-            self.files[path] = f"{stamp} {payload[0]} {int(payload[1])}"
-        else:
-            self.files[path] = [stamp, payload]
+            self._forget(folder, base)
+            return
+        records = self.folders.get(folder)
+        if type(records) is not dict:
+            records = self.folders[folder] = {}
+        records[base] = f"{stamp} {payload[0]} {int(payload[1])}" if len(payload) == 2 else \
+            [stamp, payload]
         self.dirty = True
+
+    def _forget(self, folder: str, base: str) -> None:
+        records = self.folders.get(folder)
+        if type(records) is dict and base in records:
+            del records[base]
+            if not records:
+                del self.folders[folder]
+            self.dirty = True
 
     def save(self, seen: int) -> None:
         from migrator.knowledge import cache
 
         if not self.dirty:
             return
-        if len(self.files) > MAX_ENTRIES:  # keep the most recently added
-            for path in list(self.files)[:len(self.files) - max(seen, MAX_ENTRIES // 2)]:
-                del self.files[path]
-        cache.write_json(self.folder, self.name, {"format": FORMAT, "files": self.files})
+        count = sum(len(records) for records in self.folders.values())
+        if count > MAX_ENTRIES:  # keep the most recently added folders
+            keep = max(seen, MAX_ENTRIES // 2)
+            for folder in list(self.folders):
+                if count <= keep:
+                    break
+                count -= len(self.folders.pop(folder))
+        cache.write_json(self.folder, self.name, {"format": FORMAT, "folders": self.folders})
         self.dirty = False
         _remove_stale(self.folder, self.name)
 
@@ -158,59 +229,27 @@ def open_for(options: ConvertOptions, render: bool, audit: bool,
                             *options.local_runtime_files))]
     name = f"results-{cache.key(parts)}.json"
     data = cache.read_json(folder, name)
-    files = data.get("files") if isinstance(data, dict) and data.get("format") == FORMAT \
+    folders = data.get("folders") if isinstance(data, dict) and data.get("format") == FORMAT \
         else None
-    return ResultCache(folder, name, files if isinstance(files, dict) else {})
+    return ResultCache(folder, name, folders if isinstance(folders, dict) else {})
 
 
-def _stamp(name: str, folders: dict[str, str | None]) -> tuple[str, Stamp | None, int]:
-    """A file's absolute path, its stamp and the newer of its mtime and ctime (ns); no stamp
-    (never cached) for standard input, a rendered chart, or a file beside a kustomization
-    (whose result depends on that file). ``folders`` remembers each folder's absolute path
-    (None: beside a kustomization)."""
-    if name == sources.STDIN or name.startswith(helm.PREFIX):
-        return name, None, 0
-    folder, base = routing.split(name)
-    if base in ("", ".", ".."):
-        return os.path.abspath(name), None, 0  # not a file name: never cached
-    if folder not in folders:
-        folders[folder] = None if routing.beside_kustomization(folder) else \
-            os.path.abspath(folder or os.curdir)
-    absolute = folders[folder]
-    if absolute is None:
-        return os.path.abspath(name), None, 0
-    path = os.path.join(absolute, base)
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):
-        return path, None, 0
-    if not stat.S_ISREG(info.st_mode):
-        return path, None, 0
-    return path, (f"{info.st_size} {info.st_mtime_ns} {info.st_ctime_ns} {info.st_ino} "
-                  f"{info.st_dev}"), max(info.st_mtime_ns, info.st_ctime_ns)
+def _tail(tail: str, tails: dict[str, tuple[int, bool]]) -> tuple[int, bool] | None:
+    """``"<documents scanned> <changed 0/1>"`` of a record without documents, remembered in
+    ``tails`` (a tree holds few different ones); None when it is not one."""
+    scanned, _, changed = tail.partition(" ")
+    if not scanned.isdecimal() or not scanned.isascii() or changed not in ("0", "1"):
+        return None
+    tails[tail] = (int(scanned), changed == "1")
+    return tails[tail]
 
 
-def _hit(name: str, relative: str, entry: Any,
-         stamp: Stamp) -> FileResult | tuple[int, bool] | None:
-    """The cached result of a file with this stamp, or None (changed, or not an entry): for a
-    result without documents its (documents scanned, changed), made a result when it is
-    yielded (files stamped ahead then hold only these)."""
-    if isinstance(entry, str):
-        recorded, _, rest = entry.rpartition(" ")
-        recorded, _, scanned = recorded.rpartition(" ")
-        if recorded != stamp or rest not in ("0", "1") or not scanned.isdecimal():
-            return None
-        return int(scanned), rest == "1"
+def _hit(name: str, relative: str, entry: Any, stamp: Stamp) -> FileResult | None:
+    """The cached result of a file with documents and this stamp, or None (changed, or not
+    an entry)."""
     if isinstance(entry, list) and len(entry) == 2 and entry[0] == stamp:
         return _decode(name, relative, entry[1])
     return None
-
-
-def _result(name: str, relative: str, hit: FileResult | tuple[int, bool]) -> FileResult:
-    if isinstance(hit, FileResult):
-        return hit
-    return FileResult(name, relative, None, None, TextResult(""), scanned=hit[0],
-                      was_changed=hit[1])
 
 
 def _code_stamps() -> list[bytes]:

@@ -1,5 +1,6 @@
-"""Results-cache entries (format 2): a file without documents is one string, others a
-[stamp, payload] pair; anything else in an entry is a miss, never an error."""
+"""Results-cache entries (format 3): records grouped by folder; a file without documents is
+one string, others a [stamp, payload] pair; anything else in an entry is a miss, never an
+error."""
 
 from __future__ import annotations
 
@@ -46,17 +47,32 @@ def test_entries_round_trip_and_garbage_is_a_miss(tmp_path: Path) -> None:
            for n in names):
         time.sleep(resultcache.RACY_SECONDS + 0.3)  # ctime cannot be set back
     assert _run(cache, found) == names
-    entries = cache.files
-    assert all(isinstance(entries[os.path.abspath(n)], str) for n in names)
-    assert entries[os.path.abspath(names[0])].endswith(" 1 0")
+    folder = os.path.abspath(tmp_path)
+    assert set(cache.folders) == {folder}
+    entries = cache.folders[folder]
+    bases = [os.path.basename(n) for n in names]
+    assert all(isinstance(entries[b], str) for b in bases)
+    assert all(cache.record_of(os.path.abspath(n)) == entries[b]
+               for n, b in zip(names, bases, strict=True))
+    assert entries[bases[0]].endswith(" 1 0")
+    info = os.stat(names[0])
+    assert entries[bases[0]].split()[:3] == [str(info.st_size), str(info.st_mtime_ns),
+                                             str(info.st_ctime_ns - info.st_mtime_ns)]
     assert _run(cache, found) == []  # all hits
     hit = next(cache.through(found[:1], lambda files: iter(())))
     assert hit == _result(names[0])
-    garbage: list[object] = ["1 2 3", "x y z 1 0", [1, 2], {"a": 1}, None]
+    stamp = entries[bases[1]]
+    garbage: list[object] = ["1 2 3", "x y z 1 0", [1, 2], {"a": 1}, None, stamp + " 0",
+                             stamp.rsplit(" ", 2)[0] + " 1 2", stamp.rsplit(" ", 2)[0] + " x 0",
+                             stamp.rsplit(" ", 2)[0] + " \u0661 0",
+                             stamp.rsplit(" ", 2)[0] + "1 1 0"]
     for value in garbage:
-        entries[os.path.abspath(names[1])] = value
+        entries[bases[1]] = value
         assert _run(cache, found) == [names[1]], value
-    stamp = entries[os.path.abspath(names[2])]
+    stamp = entries[bases[2]]
     assert isinstance(stamp, str)
-    entries[os.path.abspath(names[2])] = [stamp.rsplit(" ", 2)[0], "not a payload"]
+    entries[bases[2]] = [stamp.rsplit(" ", 2)[0], "not a payload"]
     assert _run(cache, found) == [names[2]]
+    cache.folders[folder] = ["not", "records"]
+    assert _run(cache, found) == names  # a folder that is not records: all misses
+    assert isinstance(cache.folders[folder], dict)
