@@ -1,7 +1,9 @@
 """BATCH stage, one file: read it, convert (or validate) it, store the result.
 
 Heavy modules (ruamel, pydantic) are imported only when a document passes the cheap
-prefilter, so scanning files without Kubeflow kinds stays fast.
+prefilter, so scanning files without Kubeflow kinds stays fast; the conversion stage itself
+only when a file needs it (a warm run that takes every result from the results cache never
+imports it).
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from migrator.batch import helm
 from migrator.convert import routing
-from migrator.convert.text import convert_text, may_be_template
 from migrator.load import detect, sources
 from migrator.results import FileResult, SourceText, TextResult, Unreadable
 from migrator.settings import ConvertOptions
@@ -55,6 +56,8 @@ def store(file: FileResult, destination: Destination | None) -> FileResult:
 
 def _rendered_chart(name: str, relative: str, options: ConvertOptions,
                     render: bool) -> FileResult:
+    from migrator.convert.text import convert_text
+
     chart = name[len(helm.PREFIX):]
     rendered = helm.render(chart, relative)
     if isinstance(rendered, Unreadable):
@@ -72,6 +75,8 @@ def _routed(name: str, relative: str, options: ConvertOptions, render: bool,
         return FileResult(name, relative, unreadable=read)
     if audit or (not detect.is_candidate(read.text) and not routing.needs_no_group(name)):
         return FileResult(name, relative, source=read, result=TextResult(read.text))
+    from migrator.convert.text import convert_text
+
     read = routing.exact(name, read)  # pages and scripts: line endings kept line by line
     result = routing.convert(name, read.text, options, render)
     if result is None:
@@ -93,6 +98,8 @@ def convert_or_audit(text: str, options: ConvertOptions, render: bool,
     """Convert (or validate) a YAML stream; with ``review``, with the effective-pod
     comparisons of its converted jobs, taken from this one conversion when it is a plain
     stream (rendered for them; ``check``'s result is then given back unrendered)."""
+    from migrator.convert.text import convert_text, may_be_template
+
     if audit:
         result = _audit(text, options)
         return _annotate(text, result, options, plain=False) if review else result

@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from migrator import report as reports
-from migrator.batch import discovery, pipeline, writer
+from migrator.batch import discovery, pipeline
 from migrator.batch.progress import Progress
 from migrator.load import sources
 from migrator.report import diffs, jsonreport, terminal
@@ -36,6 +36,9 @@ from migrator.report.safety import (
 )
 from migrator.results import FileResult, Finding, Severity, Verdict
 from migrator.settings import RunSettings
+
+if TYPE_CHECKING:
+    from migrator.batch.writer import Destination
 
 WRITE_FAILED_HINT = "Free space or fix permissions and run the tool again; nothing was " \
     "half-written."
@@ -86,6 +89,10 @@ def _run(settings: RunSettings) -> int:
         annotations = github.Annotations(Severity.INFO if settings.verbose else
                                          Severity.WARNING,
                                          sys.stdout if stdout_free else sys.stderr)
+    # a file without documents (most of a tree) is only counted, unless it is printed
+    # (stdout, diff), reviewed or annotated: it has nothing to suppress, print or fail
+    quick = not reviewing and annotations is None and settings.mode not in ("stdout", "diff")
+    totals = kept.counted
     try:
         for file in pipeline.process_paths(settings.paths, options, jobs=settings.jobs,
                                            found=found, render=settings.mode != "check",
@@ -95,6 +102,15 @@ def _run(settings: RunSettings) -> int:
                                            or reviewing,
                                            destination=_destination(settings),
                                            review=reviewing):
+            result = file.result
+            if quick and result is not None and not result.documents and \
+                    file.unreadable is None and file.write_error is None and not file.written:
+                # Kept.add of a file without documents
+                totals["files"] += 1
+                totals["filesChanged"] += int(file.changed)
+                totals["documentsScanned"] += file.documents_scanned
+                progress.advance()
+                continue
             file = _with_write_failure(suppressor.apply(file))
             _show(file, settings)
             _print(file, settings, minimum, lines)
@@ -162,7 +178,7 @@ class _Kept:
             if self.listing:
                 self.files.append(file.slim())
             else:
-                _add(self.counted, jsonreport.build([file], self.target)["summary"])
+                _count(self.counted, file)
             return
         # jsonreport.summary of a file without documents
         self.counted["files"] += 1
@@ -176,6 +192,27 @@ class _Kept:
         _add(summary, self.counted)
         summary["codes"] = dict(sorted(summary["codes"].items()))
         return built
+
+
+def _count(summary: dict[str, Any], file: FileResult) -> None:
+    """Add ``file`` to the counts of a JSON report summary (``jsonreport.summary`` of the file
+    alone, added; tests/perf/test_scale_streaming.py holds the two equal)."""
+    summary["files"] += 1
+    summary["filesChanged"] += int(file.changed)
+    summary["documentsScanned"] += file.documents_scanned
+    statuses, severities, codes = summary["documents"], summary["findings"], summary["codes"]
+    if file.unreadable is not None:  # one failed document with one error (Y102)
+        statuses["failed"] += 1
+        severities[Severity.ERROR.value] += 1
+        codes["Y102"] = codes.get("Y102", 0) + 1
+        return
+    for doc in file.result.documents if file.result is not None else ():
+        if not doc.reportable:
+            continue
+        statuses[doc.status] += 1
+        for finding in doc.findings:
+            severities[finding.severity.value] += 1
+            codes[finding.code] = codes.get(finding.code, 0) + 1
 
 
 def _add(total: dict[str, Any], part: dict[str, Any]) -> None:
@@ -294,8 +331,12 @@ def _with_rendered_charts(found: list[tuple[str, str]],
     return kept
 
 
-def _destination(settings: RunSettings) -> writer.Destination | None:
+def _destination(settings: RunSettings) -> Destination | None:
     """Where conversions are written (by the process that makes them), if anywhere."""
+    if settings.mode not in ("directory", "in-place"):
+        return None
+    from migrator.batch import writer  # check and validate never write
+
     if settings.mode == "directory" and settings.output_dir is not None:
         return writer.Destination(output_dir=settings.output_dir)
     if settings.mode == "in-place":

@@ -167,7 +167,8 @@ def test_a_warm_run_over_an_unchanged_tree_imports_no_converter(tmp_path: Path) 
              "except SystemExit:\n    pass\n"
              "print(sorted(m for m in sys.modules if m.startswith(('migrator.convert.document', "
              "'migrator.convert.engine', 'migrator.knowledge.catalog', 'ruamel.yaml', "
-             "'pydantic'))))")
+             "'pydantic', 'migrator.convert.text', 'migrator.load.fastload', "
+             "'migrator.batch.writer'))))")
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=False, timeout=120, cwd=tree,
                           env={**os.environ, "PYTHONPATH": str(ROOT),
