@@ -11,8 +11,6 @@ hand, following the converted output).
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 from migrator.errors import MigratorError
@@ -30,6 +28,8 @@ class HelmError(MigratorError):
 
 
 def require() -> str:
+    import shutil  # here, not at the top: every run imports this module, few render charts
+
     found = shutil.which("helm")
     if found is None:
         from migrator.template import helmsdk  # no helm binary: helm's SDK from PyPI, if present
@@ -62,6 +62,8 @@ def inside_chart(path: str, chart_dirs: list[Path]) -> bool:
 
 def render(chart: str, relative: str) -> SourceText | Unreadable:
     """``helm template`` of ``chart``, as a source text (or why it could not be rendered)."""
+    import subprocess  # here, not at the top: every run imports this module, few render charts
+
     name = f"{chart}/{RENDERED}"
     escape = link_out_of(chart)
     if escape is not None:  # helm follows links: the chart could read any file

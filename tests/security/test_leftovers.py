@@ -84,7 +84,7 @@ def test_a_new_file_is_named_without_a_rename(tmp_path: Path,
         renames.append(target)
         real(source, target, **kwargs)
 
-    monkeypatch.setattr(atomic.os, "replace", counting)
+    monkeypatch.setattr(os, "replace", counting)
     atomic.replace_file(tmp_path / "new.yaml", b"new\n")
     assert renames == []  # one link: nothing to kill between naming and renaming
     atomic.replace_file(tmp_path / "new.yaml", b"newer\n")
