@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from migrator.errors import MappingFileError
-from migrator.knowledge import catalog
+from migrator.knowledge import apimodels, catalog, runtimeindex
 from migrator.knowledge.versions import V2_3, TrainerVersion
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,6 +163,186 @@ def test_a_mapping_for_an_unlisted_kind_fails_closed(tmp_path: Path) -> None:
     proc = _cli(tmp_path, mappings, "convert", str(DATA / "mxjob.in.yaml"))
     assert proc.returncode == 2
     assert "trainingKinds lacks the mapped kinds ['MXJob']" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def _edit(path: Path, change: Any) -> None:
+    """Apply ``change`` to the loaded YAML file at ``path`` and write it back."""
+    yaml = YAML()
+    data = yaml.load(path.read_text(encoding="utf-8"))
+    change(data)
+    with path.open("w", encoding="utf-8") as out:
+        yaml.dump(data, out)
+
+
+def test_the_trainer_api_version_comes_from_the_target_file(tmp_path: Path) -> None:
+    """The TrainJob's group/version is the target file's: a made-up 2.4 on
+    trainer.kubeflow.org/v1beta1 is written and passes the strict model of 2.4 (built from
+    the same file), and ``validate`` finds TrainJobs of the new version."""
+    mappings = _mappings(tmp_path)
+    _edit(mappings / "targets" / "v2.4.yaml",
+          lambda data: data.insert(3, "apiVersion", "trainer.kubeflow.org/v1beta1"))
+    proc = _cli(tmp_path, mappings, "convert", str(DATA / "mxjob.in.yaml"), "--target", "2.4")
+    assert proc.returncode == 0, proc.stderr
+    expected = (DATA / "mxjob.v2.4.out.yaml").read_text(encoding="utf-8")
+    assert proc.stdout == expected.replace("/v1alpha1\n", "/v1beta1\n")
+    (tmp_path / "tj.yaml").write_text(proc.stdout, encoding="utf-8")
+    valid = _cli(tmp_path, mappings, "validate", "tj.yaml", "--target", "2.4")
+    assert (valid.returncode, "1 document" in valid.stderr) == (0, True), valid.stderr
+    # the other targets keep their own version: the file is a TrainJob v1alpha1 does not accept
+    on_23 = _cli(tmp_path, mappings, "validate", "tj.yaml", "--target", "2.3")
+    assert on_23.returncode == 1
+    assert "error V602 apiVersion: input should be 'trainer.kubeflow.org/v1alpha1'" in \
+        on_23.stdout + on_23.stderr
+
+
+@pytest.fixture
+def fresh_catalog(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """Load the knowledge layer anew (in this process) from the mappings folder the test
+    sets in ``$TRAINJOB_MIGRATE_MAPPINGS``; the shipped catalog is back afterwards."""
+    def clear() -> None:
+        catalog.load.cache_clear()
+        runtimeindex.from_files.cache_clear()
+        runtimeindex._DEFAULTS.clear()
+        apimodels._train_job.cache_clear()
+        apimodels._runtime.cache_clear()
+
+    monkeypatch.setenv("TRAINJOB_MIGRATE_CACHE_DIR", str(tmp_path / "cache"))
+    clear()
+    yield
+    monkeypatch.undo()
+    clear()
+
+
+RUNTIMES = """apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterRuntime
+metadata:
+  name: torch-fast
+spec:
+  mlPolicy:
+    torch: {}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: node
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: torch-slow
+"""
+
+
+def test_the_runtime_kinds_come_from_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          fresh_catalog: None) -> None:
+    """Runtime files (``--runtimes``), default runtimes and the strict runtime models know
+    the runtime kinds kinds.yaml names (made-up ones here), and no others."""
+    mappings = _mappings(tmp_path)
+    _edit(mappings / "kinds.yaml",
+          lambda data: data.update(runtimeKinds=["ClusterRuntime", "Runtime"]))
+    monkeypatch.setenv("TRAINJOB_MIGRATE_MAPPINGS", str(mappings))
+    (tmp_path / "runtimes.yaml").write_text(RUNTIMES, encoding="utf-8")
+    found = runtimeindex.from_files((str(tmp_path / "runtimes.yaml"),))
+    assert list(found) == [("ClusterRuntime", "torch-fast")]
+    assert found[("ClusterRuntime", "torch-fast")].policy == "torch"
+    target = catalog.load().target("2.2")
+    assert ("ClusterRuntime", "torch-distributed") in runtimeindex.defaults(target)
+    model = apimodels.model_for("2.2", "Runtime")
+    assert model is not None
+    assert model.model_json_schema()["properties"]["kind"]["enum"] == ["Runtime",
+                                                                        "ClusterRuntime"]
+    assert apimodels.model_for("2.2", "TrainingRuntime") is None
+    assert apimodels.kinds() == ("TrainJob", "Runtime", "ClusterRuntime")
+
+
+PROTOTYPE = """apiVersion: kubeflow.org/v2alpha1
+kind: TrainJob
+metadata:
+  name: proto
+spec:
+  runtimeRef:
+    name: torch-distributed
+  datasetSpec:
+    storageUri: hf://tatsu-lab/alpaca
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: torch-old
+spec:
+  mlPolicy:
+    torch:
+      rdzvBackend: c10d
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: node
+                      image: pytorch/pytorch:2.5.0
+"""
+
+
+def test_the_upgrade_to_22_reads_its_fields_from_data(tmp_path: Path) -> None:
+    """What the upgrade of older Trainer manifests does with each field is
+    mappings/upgrade.yaml: a made-up prototype field moved to the initializer and a made-up
+    removed runtime field are honoured from data alone (shipped: U901, and left unchanged)."""
+    (tmp_path / "old.yaml").write_text(PROTOTYPE, encoding="utf-8")
+    shipped = _cli(tmp_path, None, "convert", "old.yaml")
+    assert shipped.returncode == 0, shipped.stderr
+    assert "warning U901 spec.datasetSpec is not a TrainJob field and was dropped" in \
+        shipped.stderr
+    assert "ClusterTrainingRuntime/torch-old unchanged" in shipped.stderr
+    assert "rdzvBackend: c10d" in shipped.stdout
+
+    mappings = _mappings(tmp_path)
+
+    def upgrade(data: Any) -> None:
+        data["trainJobSpec"]["datasetSpec"] = {"op": "initializer", "to": "dataset"}
+        data["removedRuntimeFields"].append({"path": "spec.mlPolicy.torch.rdzvBackend",
+                                             "code": "T705", "why": "Trainer picks c10d"})
+
+    def markers(data: Any) -> None:
+        for item in data["current"]:
+            if item["kind"] == "ClusterTrainingRuntime":
+                item["preV22Markers"].append("spec.mlPolicy.torch.rdzvBackend")
+
+    _edit(mappings / "upgrade.yaml", upgrade)
+    _edit(mappings / "kinds.yaml", markers)
+    known = _cli(tmp_path, mappings, "convert", "old.yaml")
+    assert known.returncode == 0, known.stderr
+    assert "U901" not in known.stderr
+    assert "  initializer:\n    dataset:\n      storageUri: hf://tatsu-lab/alpaca\n" in \
+        known.stdout
+    assert "warning T705 mlPolicy.torch.rdzvBackend was removed in Trainer 2.2 (Trainer picks " \
+        "c10d)" in known.stderr
+    assert "rdzvBackend" not in known.stdout
+
+
+def test_a_mapped_api_outside_the_candidate_markers_fails_closed(tmp_path: Path) -> None:
+    """kinds.yaml ``candidateMarkers`` (the text check before any parsing) must match every
+    apiVersion the mappings know, and ``legacyGroups`` every legacy mapping's group: else
+    documents of that API would silently never be looked at."""
+    mappings = _mappings(tmp_path)
+    _edit(mappings / "legacy" / "mxjob.yaml",
+          lambda data: data["source"].update(apiVersion="mxnet.example.org/v1"))
+    proc = _cli(tmp_path, mappings, "convert", str(DATA / "mxjob.in.yaml"))
+    assert proc.returncode == 2
+    assert "candidateMarkers match none of ['mxnet.example.org/v1']" in proc.stderr
+    _edit(mappings / "kinds.yaml", lambda data: data["candidateMarkers"].append("example.org"))
+    proc = _cli(tmp_path, mappings, "convert", str(DATA / "mxjob.in.yaml"))
+    assert proc.returncode == 2
+    assert "legacyGroups lacks the mapped groups ['mxnet.example.org']" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

@@ -25,6 +25,7 @@ from migrator.check import effective
 from migrator.convert.text import convert_text
 from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
+from migrator.knowledge.specs import KindIndex
 from migrator.load import stream, yamlio
 from migrator.report.safety import neutralise, printable
 from migrator.results import (
@@ -66,6 +67,7 @@ def compare(text: str, result: TextResult, catalog: Catalog,
     """The effective-pod comparison of each converted legacy job of ``result``, the
     conversion of ``text`` (rendered, as ``--allow-lossy`` would convert it)."""
     target = catalog.target(options.target)
+    kinds = catalog.kinds
     chunks = stream.split(text)
     runtimes = runtimeindex.from_files(options.runtime_files)
     explanations = []
@@ -83,14 +85,15 @@ def compare(text: str, result: TextResult, catalog: Catalog,
             objects = [o for o in _safe_load_all(doc.text) if isinstance(o, dict)]
         except (yamlio.DocumentError, YAMLError):
             continue  # a template (Helm, envsubst): its pods are known only once rendered
-        trainjob = next((o for o in objects if o.get("kind") == "TrainJob"), None)
+        trainjob = next((o for o in objects if o.get("kind") == target.kind), None)
         if trainjob is None:
             continue
-        companion = next((o for o in objects if o.get("kind") == "TrainingRuntime"), None)
+        companion = next((o for o in objects if o.get("kind") == kinds.namespaced_runtime_kind),
+                         None)
         ref = trainjob["spec"]["runtimeRef"]
-        kind = ref.get("kind") or "ClusterTrainingRuntime"
+        kind = ref.get("kind") or kinds.cluster_runtime_kind
         runtime_doc, pods, label, described = _runtime(
-            companion, runtimes.get((kind, ref["name"])), target, ref["name"], kind)
+            companion, runtimes.get((kind, ref["name"])), target, ref["name"], kind, kinds)
         policy = target.frameworks[mapping.framework].policy
         mpi = paths.get(runtime_doc, ("spec", "mlPolicy", "mpi")) or {}
         rendered = effective.render(trainjob, pods, policy, target,
@@ -98,7 +101,7 @@ def compare(text: str, result: TextResult, catalog: Catalog,
                                     ssh_path=mpi.get("sshAuthMountPath"),
                                     slots=mpi.get("numProcPerNode"))
         legacy = effective.legacy_pods(root, mapping)
-        title = (f"{source.get('kind')}/{source.get('name')} → TrainJob/"
+        title = (f"{source.get('kind')}/{source.get('name')} → {target.kind}/"
                  f"{trainjob.get('metadata', {}).get('name')}")
         notes = legacy.notes + rendered.notes
         if not described:
@@ -111,14 +114,15 @@ def compare(text: str, result: TextResult, catalog: Catalog,
 
 
 def _runtime(companion: Any, info: runtimeindex.RuntimeInfo | None, target: Any, name: str,
-             kind: str) -> tuple[Any, dict[str, Any], str, bool]:
+             kind: str, kinds: KindIndex) -> tuple[Any, dict[str, Any], str, bool]:
     """The runtime document, its pods, a label, and whether its template is known."""
     if companion is not None:
         return (companion, effective.runtime_pods(companion),
-                f"companion TrainingRuntime {name}", True)
+                f"companion {kinds.namespaced_runtime_kind} {name}", True)
     if info is not None and info.doc is not None:
         return info.doc, effective.runtime_pods(info.doc), f"{kind} {name} ({info.source})", True
-    pods = effective.default_runtime(target, name) if kind == "ClusterTrainingRuntime" else None
+    pods = effective.default_runtime(target, name) if kind == kinds.cluster_runtime_kind \
+        else None
     if pods is not None:
         return None, pods, f"{kind} {name} (Trainer {target.version} default)", True
     unknown = {"node": {"spec": {"containers": [{"name": "node"}]}}}

@@ -11,10 +11,9 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap
 
 from migrator.convert.draft import Draft, PodPatch
+from migrator.knowledge import catalog
 from migrator.knowledge.specs import TargetSpec
 from migrator.load import yamlio
-
-DEFAULT_RUNTIME_KIND = "ClusterTrainingRuntime"
 
 
 def build(draft: Draft, target: TargetSpec, manager: str) -> CommentedMap:
@@ -50,7 +49,7 @@ def _metadata(draft: Draft) -> CommentedMap:
 
 def _runtime_ref(draft: Draft) -> CommentedMap:
     ref = yamlio.new_map([("name", draft.runtime_name)])
-    if draft.runtime_kind != DEFAULT_RUNTIME_KIND:
+    if draft.runtime_kind != catalog.load().kinds.cluster_runtime_kind:  # else the default
         ref["kind"] = draft.runtime_kind
     return ref
 

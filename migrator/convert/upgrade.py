@@ -1,9 +1,9 @@
 """CONVERT: upgrade Trainer manifests along the API ladder to the 2.2 shape, in place.
 
-Inputs: ``kubeflow.org/v2alpha1`` / ``trainer.kubeflow.org/v2alpha1`` prototypes and
-``trainer.kubeflow.org/v1alpha1`` TrainJobs and runtimes written for Trainer 2.0/2.1. The loaded
-document is edited (a clone), so comments and key order survive; every field is recorded on the
-ledger as kept, moved or reported.
+Inputs: the prototypes mappings/kinds.yaml lists and TrainJobs and runtimes written for Trainer
+2.0/2.1 (its ``preV22Markers``). What happens to each field is mappings/upgrade.yaml; this
+module carries out its operations. The loaded document is edited (a clone), so comments and
+key order survive; every field is recorded on the ledger as kept, moved or reported.
 """
 
 from __future__ import annotations
@@ -14,24 +14,15 @@ from migrator import paths
 from migrator.check import quantity
 from migrator.convert.ledger import Ledger
 from migrator.convert.rules.transforms import gpu_count
+from migrator.knowledge import catalog
+from migrator.knowledge.specs import UpgradeSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
 
-PROTOTYPE_GROUP = "kubeflow.org"
-DEFAULT_CONTROLLERS = ("kubeflow.org/trainjob-controller",)
-NODE = "node"
-PROTOTYPE_JOBS = {"trainer-node": NODE}
-PROTOTYPE_CONTAINERS = {"trainer": NODE}
-INITIALIZER_CONTAINERS = {"dataset-initializer": "dataset", "model-initializer": "model"}
-ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
-PHASE_LABEL = "training.kubeflow.org/phase"
-FRAMEWORK_LABEL = "trainer.kubeflow.org/framework"
-TRAINJOB_SPEC_FIELDS = ("runtimeRef", "initializer", "trainer", "suspend", "managedBy",
-                        "runtimePatches", "activeDeadlineSeconds")
-PATCH_POD_FIELDS = ("serviceAccountName", "nodeSelector", "affinity", "tolerations", "volumes",
-                    "initContainers", "containers", "schedulingGates", "imagePullSecrets")
-CONTAINER_PATCH_FIELDS = ("name", "env", "volumeMounts", "securityContext")
-NAMED_LISTS = ("volumes", "imagePullSecrets", "schedulingGates")
+
+def _data() -> UpgradeSpec:
+    """mappings/upgrade.yaml (the catalog is loaded once per process)."""
+    return catalog.load().upgrade
 
 
 def upgrade_trainjob(root: Any, ledger: Ledger, manager: str, api_version: str) -> Any:
@@ -48,13 +39,16 @@ def upgrade_trainjob(root: Any, ledger: Ledger, manager: str, api_version: str) 
     if not isinstance(spec, dict):
         ledger.report("K103", ("spec",), "spec is missing or not a mapping")
         return doc
+    data = _data()
     patch = _Patch()
     for key in list(spec):
         path = ("spec", str(key))
         value = spec[key]
-        if key == "runtimeRef":
-            _runtime_ref(spec, ledger, api_version.rpartition("/")[0])
-        elif key in ("labels", "annotations"):
+        rule = data.train_job_spec.get(str(key))
+        op = rule.op if rule is not None else None
+        if op == "runtime-ref":
+            _runtime_ref(spec, str(key), ledger, api_version.rpartition("/")[0], data)
+        elif op == "jobset-metadata":
             del spec[key]
             if value:
                 patch.jobset[str(key)] = value
@@ -64,23 +58,23 @@ def upgrade_trainjob(root: Any, ledger: Ledger, manager: str, api_version: str) 
                               "runtime patch", consume=False)
             else:
                 ledger.default(path)
-        elif key in ("podSpecOverrides", "podTemplateOverrides"):
+        elif op in ("overrides", "flat-overrides"):
             del spec[key]
-            _overrides(value, path, spec, patch, ledger, flat=key == "podSpecOverrides")
-        elif key == "datasetConfig":
+            _overrides(value, path, spec, patch, ledger, data, flat=op == "flat-overrides")
+        elif op == "initializer" and rule is not None and rule.to is not None:
             del spec[key]
-            _initializer(spec, "dataset", value)
-            ledger.mapped(path, "spec.initializer.dataset")
-        elif key == "modelConfig":
+            _initializer(spec, rule.to, value)
+            ledger.mapped(path, f"spec.initializer.{rule.to}")
+        elif op == "model-config":
             del spec[key]
             _model_config(spec, value, path, ledger)
-        elif key == "managedBy" and value in DEFAULT_CONTROLLERS:
+        elif op == "managed-by" and value in data.default_controllers:
             del spec[key]
             ledger.report("R209", path, f"managedBy {value!r} named the prototype controller; "
                           "the TrainJob uses Trainer's default controller")
-        elif key == "trainer":
-            _trainer(spec, ledger)
-        elif key in TRAINJOB_SPEC_FIELDS:
+        elif op == "trainer":
+            _trainer(spec, str(key), ledger, data.version)
+        elif op is not None:
             ledger.default(path)
         else:
             del spec[key]
@@ -101,30 +95,33 @@ def upgrade_runtime(root: Any, ledger: Ledger, api_version: str, *, prototype: b
     _api_version(doc, ledger, api_version)
     ledger.default(("kind",))
     ledger.default(("metadata",))
-    torch = paths.get(doc, ("spec", "mlPolicy", "torch"))
-    if isinstance(torch, dict):
-        for key, code in (("numProcPerNode", "T704"), ("elasticPolicy", "T705")):
-            if key in torch:
-                value = torch.pop(key)
-                path = ("spec", "mlPolicy", "torch", key)
-                if key == "numProcPerNode" and value == "auto":
-                    ledger.report("T703", path, "mlPolicy.torch.numProcPerNode auto was removed "
-                                  "(auto is Trainer 2.2's default)")
-                else:
-                    ledger.report(code, path, _runtime_message(key, value))
+    data = _data()
+    for removed in data.removed_runtime_fields:
+        *parent, key = removed.path.split(".")
+        holder = paths.get(doc, tuple(parent))
+        if isinstance(holder, dict) and key in holder:
+            value = holder.pop(key)
+            path = (*parent, key)
+            name = ".".join([*parent[1:], key])  # without the leading spec.
+            if key == "numProcPerNode" and value == "auto":
+                ledger.report("T703", path, f"{name} auto was removed (auto is Trainer "
+                              f"{data.version}'s default)")
+            else:
+                ledger.report(removed.code, path,
+                              _runtime_message(name, key, value, data.version, removed.why))
     if prototype:
-        _prototype_runtime(doc, ledger)
+        _prototype_runtime(doc, ledger, data)
     ledger.default(("spec",))
     ledger.close()
     return doc
 
 
-def _runtime_message(key: str, value: Any) -> str:
+def _runtime_message(name: str, key: str, value: Any, version: str, why: str | None) -> str:
     if key == "numProcPerNode":
         extra = (f"; set trainer.numProcPerNode: {value} on the TrainJobs that use this runtime"
                  if isinstance(value, int) or str(value).isdigit() else "")
-        return f"mlPolicy.torch.numProcPerNode {value!r} was removed in Trainer 2.2{extra}"
-    return "mlPolicy.torch.elasticPolicy was removed in Trainer 2.2 (elastic training has no API)"
+        return f"{name} {value!r} was removed in Trainer {version}{extra}"
+    return f"{name} was removed in Trainer {version}" + (f" ({why})" if why else "")
 
 
 def _api_version(doc: Any, ledger: Ledger, api_version: str) -> None:
@@ -138,21 +135,21 @@ def _api_version(doc: Any, ledger: Ledger, api_version: str) -> None:
         ledger.default(("apiVersion",))
 
 
-def _runtime_ref(spec: Any, ledger: Ledger, group: str) -> None:
-    ref = spec["runtimeRef"]
-    if isinstance(ref, dict) and ref.get("apiGroup") == PROTOTYPE_GROUP:
+def _runtime_ref(spec: Any, key: str, ledger: Ledger, group: str, data: UpgradeSpec) -> None:
+    ref = spec[key]
+    if isinstance(ref, dict) and ref.get("apiGroup") == data.prototype_group:
         ref["apiGroup"] = group
-        ledger.mapped(("spec", "runtimeRef", "apiGroup"), "spec.runtimeRef.apiGroup")
-    ledger.default(("spec", "runtimeRef"))
+        ledger.mapped(("spec", key, "apiGroup"), f"spec.{key}.apiGroup")
+    ledger.default(("spec", key))
 
 
-def _trainer(spec: Any, ledger: Ledger) -> None:
-    trainer = spec["trainer"]
-    ledger.default(("spec", "trainer"))
+def _trainer(spec: Any, key: str, ledger: Ledger, version: str) -> None:
+    trainer = spec[key]
+    ledger.default(("spec", key))
     if not isinstance(trainer, dict) or "numProcPerNode" not in trainer:
         return
     value = trainer["numProcPerNode"]
-    path: FieldPath = ("spec", "trainer", "numProcPerNode")
+    path: FieldPath = ("spec", key, "numProcPerNode")
     if isinstance(value, int) and not isinstance(value, bool):
         return
     text = str(value).strip()
@@ -162,8 +159,8 @@ def _trainer(spec: Any, ledger: Ledger) -> None:
         ledger.report("T703", path, f"numProcPerNode {value!r} is now the integer {text}")
     elif text == "auto" or (text == "gpu" and gpu_count(resources) is not None):
         del trainer["numProcPerNode"]
-        ledger.report("T703", path, f"numProcPerNode {value!r} was removed (Trainer 2.2 derives "
-                      "it from the GPUs, else the CPUs, of resourcesPerNode)")
+        ledger.report("T703", path, f"numProcPerNode {value!r} was removed (Trainer {version} "
+                      "derives it from the GPUs, else the CPUs, of resourcesPerNode)")
     elif text == "gpu":
         del trainer["numProcPerNode"]
         ledger.report("F504", path, "numProcPerNode gpu, but resourcesPerNode names no *gpu* "
@@ -251,8 +248,8 @@ class _Patch:
                                                       yamlio.new_map([("template", template)]))])
 
 
-def _overrides(value: Any, path: FieldPath, spec: Any, patch: _Patch, ledger: Ledger, *,
-               flat: bool) -> None:
+def _overrides(value: Any, path: FieldPath, spec: Any, patch: _Patch, ledger: Ledger,
+               data: UpgradeSpec, *, flat: bool) -> None:
     if not isinstance(value, list):
         ledger.report("K103", path, f"{path[-1]} must be a list")
         return
@@ -269,24 +266,27 @@ def _overrides(value: Any, path: FieldPath, spec: Any, patch: _Patch, ledger: Le
             continue
         fields = override if flat else override.get("spec") or {}
         base = where if flat else (*where, "spec")
-        _api_moves(fields, base, spec, ledger)
+        _api_moves(fields, base, spec, ledger, data)
         for position, job in enumerate(targets):
-            _override_job(_job_name(job, fields), override, fields, base, where, spec, patch,
-                          ledger, flat=flat, first=position == 0)
+            _override_job(_job_name(job, fields, data), override, fields, base, where, spec,
+                          patch, ledger, data, flat=flat, first=position == 0)
         ledger.default(where)
     count = f"{len(value)} entr{'y' if len(value) == 1 else 'ies'}"
     ledger.report("T702", path, f"{path[-1]} ({count}) folded into one runtimePatches entry")
 
 
-def _job_name(job: str, fields: Any) -> str:
-    if job == "initializer":  # prototype: one Job held both initializer containers
+def _job_name(job: str, fields: Any, data: UpgradeSpec) -> str:
+    if job == data.prototype_initializer_job:  # one Job held all initializer containers
         names = [c.get("name") for c in fields.get("containers") or [] if isinstance(c, dict)]
-        return "model-initializer" if "model-initializer" in names else "dataset-initializer"
-    return PROTOTYPE_JOBS.get(job, job)
+        # the job of the last initializer container the override names, else of the first
+        initializers = list(data.initializer_containers)
+        return next((n for n in reversed(initializers) if n in names), initializers[0])
+    return data.prototype_jobs.get(job, job)
 
 
 def _override_job(job: str, override: Any, fields: Any, base: FieldPath, where: FieldPath,
-                  spec: Any, patch: _Patch, ledger: Ledger, *, flat: bool, first: bool) -> None:
+                  spec: Any, patch: _Patch, ledger: Ledger, data: UpgradeSpec, *, flat: bool,
+                  first: bool) -> None:
     """Apply one override to job ``job``; moves to the Trainer API happen for the first job."""
     quiet = ledger if first else _Silent(ledger)
     pod = patch.pod(job)
@@ -303,12 +303,12 @@ def _override_job(job: str, override: Any, fields: Any, base: FieldPath, where: 
         if key == "targetJobs":
             continue
         target = f"...replicatedJobs[name={job}].template.spec.template.spec.{key}"
-        if key in ("containers", "initContainers"):
-            _containers(job, str(key), item, path, pod_spec, spec, quiet)
-        elif key in NAMED_LISTS and isinstance(item, list):
+        if key in ("containers", "initContainers") and key in data.patch_pod_fields:
+            _containers(job, str(key), item, path, pod_spec, spec, quiet, data)
+        elif key in data.named_lists and isinstance(item, list):
             _merge_named(pod_spec.setdefault(key, yamlio.new_seq()), item)
             ledger.mapped(path, target)
-        elif key in PATCH_POD_FIELDS:
+        elif key in data.patch_pod_fields:
             pod_spec[key] = yamlio.clone(item)  # later overrides win; tolerations replace
             ledger.mapped(path, target)
         else:
@@ -320,26 +320,27 @@ def _override_job(job: str, override: Any, fields: Any, base: FieldPath, where: 
         del patch.jobs[job]
 
 
-def _api_moves(fields: Any, base: FieldPath, spec: Any, ledger: Ledger) -> None:
+def _api_moves(fields: Any, base: FieldPath, spec: Any, ledger: Ledger,
+               data: UpgradeSpec) -> None:
     """Env of node/initializer containers and node command/args go to the Trainer API."""
     for index, item in enumerate(fields.get("containers") or []):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             continue
         raw = str(item["name"])
-        name = PROTOTYPE_CONTAINERS.get(raw, raw)
+        name = data.prototype_containers.get(raw, raw)
         where = (*base, "containers", index)
         for key, value in item.items():
-            if _moved(name, str(key)):
+            if _moved(name, str(key), data):
                 if key == "env":
-                    _env_to_api(spec, name, value, (*where, "env"), ledger)
+                    _env_to_api(spec, name, value, (*where, "env"), ledger, data)
                 else:
                     _trainer_field(spec, str(key), value, (*where, str(key)), ledger)
 
 
-def _moved(container: str, key: str) -> bool:
+def _moved(container: str, key: str, data: UpgradeSpec) -> bool:
     if key == "env":
-        return container == NODE or container in INITIALIZER_CONTAINERS
-    return key in ("command", "args") and container == NODE
+        return container == data.trainer_container or container in data.initializer_containers
+    return key in ("command", "args") and container == data.trainer_container
 
 
 def _merge_named(merged: Any, items: list[Any]) -> None:
@@ -370,17 +371,17 @@ class _Silent:
         self.ledger.default(source)
 
 
-def _belongs(name: str, job: str) -> bool:
+def _belongs(name: str, job: str, data: UpgradeSpec) -> bool:
     """Whether a container override named ``name`` can apply to replicated job ``job``."""
-    if name == NODE:
-        return job in (NODE, "launcher")
-    if name in INITIALIZER_CONTAINERS:
+    if name == data.trainer_container:
+        return job in data.trainer_jobs
+    if name in data.initializer_containers:
         return job == name
     return True
 
 
 def _containers(job: str, field: str, items: Any, path: FieldPath, pod_spec: Any, spec: Any,
-                ledger: Ledger | _Silent) -> None:
+                ledger: Ledger | _Silent, data: UpgradeSpec) -> None:
     merged = pod_spec.setdefault(field, yamlio.new_seq())
     for index, item in enumerate(items or []):
         where = (*path, index)
@@ -388,8 +389,8 @@ def _containers(job: str, field: str, items: Any, path: FieldPath, pod_spec: Any
             ledger.report("K103", where, "a container override needs a name")
             continue
         raw = str(item["name"])
-        name = PROTOTYPE_CONTAINERS.get(raw, raw)
-        if not _belongs(name, job):
+        name = data.prototype_containers.get(raw, raw)
+        if not _belongs(name, job, data):
             continue
         patch = next((c for c in merged if c.get("name") == name), None)
         if patch is None:
@@ -397,9 +398,9 @@ def _containers(job: str, field: str, items: Any, path: FieldPath, pod_spec: Any
             merged.append(patch)
         for key, value in item.items():
             sub = (*where, str(key))
-            if key == "name" or (field == "containers" and _moved(name, str(key))):
+            if key == "name" or (field == "containers" and _moved(name, str(key), data)):
                 ledger.default(sub)
-            elif key in CONTAINER_PATCH_FIELDS:
+            elif key in data.patch_container_fields:
                 patch[key] = yamlio.clone(value)
                 ledger.mapped(sub, f"...containers[name={name}].{key}")
             else:
@@ -412,12 +413,12 @@ def _containers(job: str, field: str, items: Any, path: FieldPath, pod_spec: Any
 
 
 def _env_to_api(spec: Any, container: str, value: Any, path: FieldPath,
-                ledger: Ledger | _Silent) -> None:
-    if container == NODE:
+                ledger: Ledger | _Silent, data: UpgradeSpec) -> None:
+    if container == data.trainer_container:
         holder = spec.setdefault("trainer", yamlio.new_map())
         target = "spec.trainer.env"
     else:
-        which = INITIALIZER_CONTAINERS[container]
+        which = data.initializer_containers[container]
         initializer = spec.setdefault("initializer", yamlio.new_map())
         holder = initializer.setdefault(which, yamlio.new_map())
         target = f"spec.initializer.{which}.env"
@@ -428,7 +429,7 @@ def _env_to_api(spec: Any, container: str, value: Any, path: FieldPath,
             env.append(yamlio.clone(item))
     ledger.mapped(path, target)
     reach = (" (on an MPI runtime it reaches the launcher, and the workers only with "
-             "runLauncherAsNode: true)" if container == NODE else "")
+             "runLauncherAsNode: true)" if container == data.trainer_container else "")
     ledger.report("T707", path, f"env of container {container!r} cannot be set by a runtime "
                   f"patch; it moved to {target}{reach}", consume=False)
 
@@ -443,40 +444,43 @@ def _trainer_field(spec: Any, key: str, value: Any, path: FieldPath,
     ledger.mapped(path, f"spec.trainer.{key}")
 
 
-def _prototype_runtime(doc: Any, ledger: Ledger) -> None:
+def _prototype_runtime(doc: Any, ledger: Ledger, data: UpgradeSpec) -> None:
     labels = paths.get(doc, ("metadata", "labels"))
     policy = paths.get(doc, ("spec", "mlPolicy"))
-    if isinstance(labels, dict) and PHASE_LABEL in labels:
-        del labels[PHASE_LABEL]
+    phase, framework = data.labels.phase, data.labels.framework
+    if isinstance(labels, dict) and phase in labels:
+        del labels[phase]
         sources = [k for k in (policy or {}) if k not in ("numNodes",)]
         if sources:
-            labels[FRAMEWORK_LABEL] = sources[0]
-        ledger.report("T708", ("metadata", "labels", PHASE_LABEL), f"label {PHASE_LABEL} was "
-                      f"replaced by {FRAMEWORK_LABEL}", consume=False)
+            labels[framework] = sources[0]
+        ledger.report("T708", ("metadata", "labels", phase), f"label {phase} was "
+                      f"replaced by {framework}", consume=False)
     jobs = paths.get(doc, ("spec", "template", "spec", "replicatedJobs")) or []
     for index, job in enumerate(jobs):
         if not isinstance(job, dict):
             continue
         where = ("spec", "template", "spec", "replicatedJobs", index)
-        if job.get("name") == "initializer":
-            ledger.report("T709", where, "the prototype's single `initializer` job must be split "
-                          "into dataset-initializer and model-initializer jobs by hand")
-        elif job.get("name") in PROTOTYPE_JOBS:
-            job["name"] = PROTOTYPE_JOBS[job["name"]]
-            _ancestor(job)
-            ledger.report("T708", (*where, "name"), "replicated job trainer-node is now node "
-                          f"(labelled {ANCESTOR_LABEL}: trainer)", consume=False)
+        name = job.get("name")
+        if name == data.prototype_initializer_job:
+            ledger.report("T709", where, f"the prototype's single `{name}` job must be split "
+                          f"into {' and '.join(data.initializer_containers)} jobs by hand")
+        elif name in data.prototype_jobs:
+            job["name"] = data.prototype_jobs[name]
+            _ancestor(job, data.labels.ancestor)
+            ledger.report("T708", (*where, "name"), f"replicated job {name} is now "
+                          f"{job['name']} (labelled {data.labels.ancestor}: trainer)",
+                          consume=False)
         containers = paths.get(job, ("template", "spec", "template", "spec", "containers")) or []
         for container in containers:
-            if isinstance(container, dict) and container.get("name") in PROTOTYPE_CONTAINERS:
-                container["name"] = PROTOTYPE_CONTAINERS[container["name"]]
+            if isinstance(container, dict) and container.get("name") in data.prototype_containers:
+                container["name"] = data.prototype_containers[container["name"]]
 
 
-def _ancestor(job: Any) -> None:
+def _ancestor(job: Any, label: str) -> None:
     template = job.setdefault("template", yamlio.new_map())
     meta = template.get("metadata")
     if not isinstance(meta, dict):
         meta = yamlio.new_map()
         template.insert(0, "metadata", meta)
     labels = meta.setdefault("labels", yamlio.new_map())
-    labels[ANCESTOR_LABEL] = "trainer"
+    labels[label] = "trainer"

@@ -18,10 +18,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from pydantic.alias_generators import to_camel
 
-from migrator.knowledge.specs import Limits, TargetSpec
+from migrator.knowledge.specs import KindIndex, Limits, TargetSpec
 from migrator.knowledge.versions import release
 
-API_VERSION = "trainer.kubeflow.org/v1alpha1"
 INT32 = 2**31 - 1
 
 Obj = dict[str, Any]
@@ -166,14 +165,22 @@ def _target(version: str) -> TargetSpec:
     return catalog.load().target(version)
 
 
-ManagedBy = Literal["trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue"]
+def _kinds() -> KindIndex:
+    from migrator.knowledge import catalog
+
+    return catalog.load().kinds
 
 
-class _TrainJob(Strict):
-    api_version: Literal["trainer.kubeflow.org/v1alpha1"]
-    kind: Literal["TrainJob"]
-    metadata: ObjectMeta | None = None  # required by the API server; absent in Katib trials
-    status: Obj | None = None
+def _object(name: str, api_version: str, kinds: tuple[str, ...], *,
+            metadata_required: bool) -> type[Strict]:
+    """The fields every Trainer object has: ``apiVersion`` and ``kind`` fixed to the target's
+    (mappings/targets, mappings/kinds.yaml), metadata, status."""
+    metadata: Any = (ObjectMeta, ...) if metadata_required else (ObjectMeta | None, None)
+    return create_model(name, __base__=Strict,
+                        api_version=(Literal[api_version], ...),
+                        kind=(Literal[kinds], ...),
+                        metadata=metadata,  # required by the API server; absent in Katib trials
+                        status=(Obj | None, None))
 
 
 @functools.cache
@@ -183,7 +190,9 @@ def _train_job(version: str) -> type[BaseModel]:
     once, here, around that pod spec."""
     target = _target(version)
     trainer_model = _trainer(version, target.limits)
+    base: Any = _object("_TrainJob", target.api_version, (target.kind,), metadata_required=False)
     pod_spec_model = _pod_spec_patch(version, target)
+    controllers: Any = Literal[tuple(target.managed_by)]  # spec.managedBy values
 
     class PodTemplatePatch(Strict):
         metadata: PatchMeta | None = None
@@ -224,10 +233,10 @@ def _train_job(version: str) -> type[BaseModel]:
         runtime_patches: Annotated[list[RuntimePatch],
                                    Field(max_length=target.limits.runtime_patches)] | None = None
         suspend: bool | None = None
-        managed_by: ManagedBy | None = None
+        managed_by: controllers | None = None
         active_deadline_seconds: Annotated[int, Field(ge=1)] | None = None
 
-    class TrainJob(_TrainJob):
+    class TrainJob(base):  # type: ignore[misc]
         spec: TrainJobSpec
 
     TrainJob.__name__ = TrainJob.__qualname__ = f"TrainJob{version.replace('.', '')}"
@@ -353,40 +362,48 @@ class RuntimeSpec23(RuntimeSpec22):
     ml_policy: MLPolicy23 | None = None
 
 
-class _Runtime(Strict):
-    api_version: Literal["trainer.kubeflow.org/v1alpha1"]
-    kind: Literal["TrainingRuntime", "ClusterTrainingRuntime"]
-    metadata: ObjectMeta
-    status: Obj | None = None
+RUNTIME_SPECS: dict[str, type[BaseModel]] = {"2.2": RuntimeSpec22, "2.3": RuntimeSpec23}
+RELEASES = tuple(RUNTIME_SPECS)  # the releases these models were written for
 
 
-class TrainingRuntime22(_Runtime):
-    """A TrainingRuntime or ClusterTrainingRuntime as Trainer 2.2 accepts it."""
-
-    spec: RuntimeSpec22
-
-
-class TrainingRuntime23(_Runtime):
-    """A TrainingRuntime or ClusterTrainingRuntime as Trainer 2.3 accepts it."""
-
-    spec: RuntimeSpec23
+def kinds() -> tuple[str, ...]:
+    """The Trainer kinds there are models of: the TrainJob (mappings/targets), then the
+    runtime kinds (mappings/kinds.yaml), namespaced first."""
+    cluster, namespaced = _kinds().runtime_kinds
+    return (_target(RELEASES[0]).kind, namespaced, cluster)
 
 
-RUNTIME_MODELS: dict[str, type[BaseModel]] = {"2.2": TrainingRuntime22, "2.3": TrainingRuntime23}
-RELEASES = tuple(RUNTIME_MODELS)  # the releases these models were written for
-KINDS = ("TrainJob", "TrainingRuntime", "ClusterTrainingRuntime")
+def __getattr__(name: str) -> Any:
+    if name == "KINDS":  # scripts/gen_schemas.py
+        return kinds()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def _runtime(version: str) -> type[BaseModel]:
+    """The (Cluster)TrainingRuntime model of a release: the spec of the newest release in
+    ``RELEASES`` up to ``version``, apiVersion and kinds from mappings/."""
+    written = [r for r in RELEASES if release(r) <= release(version)][-1]
+    cluster, namespaced = _kinds().runtime_kinds
+    base: Any = _object("_Runtime", _target(version).api_version, (namespaced, cluster),
+                        metadata_required=True)
+    model = create_model(f"TrainingRuntime{_suffix(written)}", __base__=base,
+                         spec=(RUNTIME_SPECS[written], ...))
+    model.__doc__ = f"A {namespaced} or {cluster} as Trainer {written} accepts it."
+    return model
 
 
 def model_for(version: str, kind: str) -> type[BaseModel] | None:
     """The strict model of ``kind`` in Trainer ``version``, or None when there is none.
 
     A TrainJob model is built from the version's target file (limits, patchable pod fields);
-    a runtime model is that of the newest release in ``RELEASES`` up to ``version``."""
+    a runtime model's spec is that of the newest release in ``RELEASES`` up to ``version``;
+    the kinds and apiVersion are read from mappings/ (kinds.yaml, the target file)."""
     known = [r for r in RELEASES if release(r) <= release(version)]
     if not known:
         return None
-    if kind == "TrainJob":
+    if kind == _target(version).kind:
         return _train_job(version)
-    if kind in ("TrainingRuntime", "ClusterTrainingRuntime"):
-        return RUNTIME_MODELS[known[-1]]
+    if kind in _kinds().runtime_kinds:
+        return _runtime(version)
     return None

@@ -10,7 +10,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from migrator.errors import MappingFileError
-from migrator.knowledge.specs import CodeDoc, KindIndex, MappingSpec, PodRules, TargetSpec
+from migrator.knowledge.specs import (
+    CodeDoc,
+    KindIndex,
+    MappingSpec,
+    PodRules,
+    TargetSpec,
+    UpgradeSpec,
+)
 from migrator.settings import mappings_dir as mappings_dir  # also catalog.mappings_dir
 
 M = TypeVar("M", bound=BaseModel)
@@ -44,6 +51,7 @@ class Catalog:
     pod: PodRules
     kinds: KindIndex
     codes: dict[str, CodeDoc]
+    upgrade: UpgradeSpec
 
     def target(self, version: str) -> TargetSpec:
         return self.targets[version]
@@ -96,7 +104,9 @@ def _build(root: Path) -> Catalog:
     kinds = _model(KindIndex, root / "kinds.yaml", _read_yaml(root / "kinds.yaml"))
     raw_codes = _read_yaml(root / "codes.yaml")
     codes = {code: _model(CodeDoc, root / "codes.yaml", doc) for code, doc in raw_codes.items()}
-    catalog = Catalog(legacy, targets, pod, kinds, codes)
+    upgrade = _model(UpgradeSpec, root / "upgrade.yaml", _read_yaml(root / "upgrade.yaml"))
+    _check_id(root / "upgrade.yaml", upgrade.id)
+    catalog = Catalog(legacy, targets, pod, kinds, codes, upgrade)
     _check_codes(catalog)
     _check_targets(catalog)
     _check_kinds(catalog)
@@ -116,6 +126,18 @@ def _check_kinds(catalog: Catalog) -> None:
     if listed - mapped - pending:
         raise MappingFileError(f"kinds.yaml: {sorted(listed - mapped - pending)} have no "
                                "legacy/*.yaml mapping and are not pending")
+    apis = [key[0] for key in catalog.legacy] + [item.api_version for item in (
+        *catalog.kinds.current, *catalog.kinds.prototypes, *catalog.kinds.pending)] + [
+        target.api_version for target in catalog.targets.values()]
+    unmarked = sorted({api for api in apis
+                       if not any(marker in api for marker in catalog.kinds.candidate_markers)})
+    if unmarked:
+        raise MappingFileError(f"kinds.yaml: candidateMarkers match none of {unmarked}: "
+                               "documents of those APIs would never be looked at")
+    groups = sorted({api.rpartition("/")[0] for api, _ in catalog.legacy}
+                    - set(catalog.kinds.legacy_groups))
+    if groups:
+        raise MappingFileError(f"kinds.yaml: legacyGroups lacks the mapped groups {groups}")
 
 
 # Lists in a target delta replace the base's list, except these, whose items merge by name.
@@ -191,6 +213,7 @@ def used_codes(catalog: Catalog) -> set[str]:
     for group in (catalog.pod.pod_metadata, catalog.pod.pod_spec, catalog.pod.container):
         used.add(group.other_code)
         used.update(rule.code for rule in group.fields.values() if rule.code)
+    used.update(field.code for field in catalog.upgrade.removed_runtime_fields)
     return used
 
 

@@ -18,7 +18,6 @@ from migrator import paths
 from migrator.errors import MigratorError
 from migrator.knowledge.specs import TargetSpec
 
-RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
 POLICIES = ("torch", "mpi", "jax", "xgboost", "flux")
 
 
@@ -57,9 +56,10 @@ def defaults(target: TargetSpec) -> Index:
     if target.id in _DEFAULTS:
         return _DEFAULTS[target.id]
     index: Index = {}
+    kind = _runtime_kinds()[0]  # Trainer ships cluster-scoped runtimes
     for runtime in target.default_runtimes:
         jobs = runtime.jobs or target.policies[runtime.policy].jobs
-        index[("ClusterTrainingRuntime", runtime.name)] = RuntimeInfo(
+        index[(kind, runtime.name)] = RuntimeInfo(
             runtime.policy, {job.name: list(job.containers) for job in jobs},
             f"Trainer {target.version} default runtime")
     _DEFAULTS[target.id] = index
@@ -88,10 +88,11 @@ def from_files(files: tuple[str, ...]) -> Index:
     from ruamel.yaml.error import YAMLError
 
     index: Index = {}
+    kinds = _runtime_kinds() if files else ()
     for path in _yaml_files(files):
         try:
             text = Path(path).read_text(encoding="utf-8")
-            if "TrainingRuntime" not in text:
+            if not any(kind in text for kind in kinds):
                 continue
             documents = list(YAML(typ="safe", pure=True).load_all(text))
         except (OSError, UnicodeDecodeError, YAMLError) as exc:
@@ -100,11 +101,18 @@ def from_files(files: tuple[str, ...]) -> Index:
             items = doc.get("items") if isinstance(doc, dict) and doc.get("kind") == "List" \
                 else [doc]
             for item in items or []:
-                if isinstance(item, dict) and item.get("kind") in RUNTIME_KINDS:
+                if isinstance(item, dict) and item.get("kind") in kinds:
                     name = paths.get(item, ("metadata", "name"))
                     if isinstance(name, str):
                         index[(item["kind"], name)] = describe(item, path)
     return index
+
+
+def _runtime_kinds() -> tuple[str, ...]:
+    """The runtime kinds (mappings/kinds.yaml ``runtimeKinds``): cluster-scoped, namespaced."""
+    from migrator.knowledge import catalog
+
+    return tuple(catalog.load().kinds.runtime_kinds)
 
 
 def _yaml_files(given_paths: tuple[str, ...]) -> list[str]:

@@ -200,6 +200,7 @@ class TargetSpec(Spec):
     patchable_pod_fields: list[str]
     patchable_container_fields: list[str]
     honours_managed_by: bool
+    managed_by: list[str] = Field(min_length=1)  # the values spec.managedBy accepts
     limits: Limits
     policies: dict[str, PolicySpec]
     frameworks: dict[str, FrameworkSpec]
@@ -232,10 +233,72 @@ class KindIndex(Spec):
 
     training_kinds: list[str]
     pending: list[ApiKind]
+    runtime_kinds: list[str] = Field(min_length=2, max_length=2)  # cluster-scoped, namespaced
+    candidate_markers: list[str] = Field(min_length=1)
+    legacy_groups: list[str] = Field(min_length=1)
     prototypes: list[ApiKind] = []
     current: list[CurrentKind]
     embedding_kinds: list[str]
     embeddings: list[EmbeddingSpec] = []
+
+    @property
+    def cluster_runtime_kind(self) -> str:
+        """The cluster-scoped runtime kind: what a runtimeRef without ``kind`` names."""
+        return self.runtime_kinds[0]
+
+    @property
+    def namespaced_runtime_kind(self) -> str:
+        """The namespaced runtime kind (companion runtimes)."""
+        return self.runtime_kinds[1]
+
+
+class SpecFieldRule(Spec):
+    """What the upgrade does with one field of a TrainJob's spec."""
+
+    op: Literal["keep", "runtime-ref", "managed-by", "trainer", "jobset-metadata", "overrides",
+                "flat-overrides", "initializer", "model-config"]
+    to: str | None = None
+
+    @model_validator(mode="after")
+    def _arguments(self) -> SpecFieldRule:
+        if (self.op == "initializer") != (self.to is not None):
+            raise ValueError("`to` goes with op 'initializer' (and only with it)")
+        return self
+
+
+class RemovedField(Spec):
+    """A runtime field the upgraded-to release removed."""
+
+    path: str
+    code: str
+    why: str | None = None
+
+
+class UpgradeLabels(Spec):
+    ancestor: str
+    phase: str
+    framework: str
+
+
+class UpgradeSpec(Spec):
+    """mappings/upgrade.yaml: how prototype and pre-2.2 Trainer manifests reach the 2.2 shape."""
+
+    id: str
+    version: str
+    train_job_spec: dict[str, SpecFieldRule]
+    prototype_group: str
+    default_controllers: list[str]
+    removed_runtime_fields: list[RemovedField]
+    patch_pod_fields: list[str]
+    patch_container_fields: list[str]
+    named_lists: list[str]
+    prototype_jobs: dict[str, str]
+    prototype_containers: dict[str, str]
+    trainer_container: str
+    trainer_jobs: list[str]
+    initializer_containers: dict[str, str]
+    prototype_initializer_job: str
+    labels: UpgradeLabels
 
 
 class CodeDoc(Spec):
