@@ -10,6 +10,7 @@ target T:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from migrator import convert_text
 from migrator.results import TextResult
@@ -23,12 +24,12 @@ def cases() -> list[Path]:
     return sorted(FIXTURES.glob("*/*.in.yaml"))
 
 
-def options(text: str) -> dict[str, object]:
+def options(text: str) -> dict[str, Any]:
     """The ConvertOptions keyword arguments named on the case's ``# options:`` line."""
     first = text.split("\n", 1)[0]
     if not first.startswith("# options:"):
         return {}
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     for pair in first[len("# options:"):].split():
         key, _, value = pair.partition("=")
         values[key] = {"true": True, "false": False}.get(value, value)

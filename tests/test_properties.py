@@ -83,7 +83,8 @@ def _dump(doc: Any) -> str:
 def test_generated_jobs_convert_deterministically_and_idempotently(
         job: dict[str, Any], target: str, lossy: bool, companions: bool) -> None:
     text = _dump(job)
-    options = {"target": target, "allow_lossy": lossy, "companion_runtimes": companions}
+    options: dict[str, Any] = {"target": target, "allow_lossy": lossy,
+                               "companion_runtimes": companions}
     first = convert_text(text, **options)
     assert all(f.code != "Y105" for f in first.findings), first.findings
     second = convert_text(text, **options)

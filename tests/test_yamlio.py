@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import assume, given, settings
@@ -86,7 +86,8 @@ def _shape(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Everything of a loaded tree that the converter can see: types, values, positions."""
     if isinstance(node, dict | list):
         items = node.items() if isinstance(node, dict) else enumerate(node)
-        found = [(path, type(node).__name__, repr(node.lc.data), node.lc.line, node.lc.col)]
+        lc = cast(Any, node).lc  # ruamel's position record of a loaded map or list
+        found = [(path, type(node).__name__, repr(lc.data), lc.line, lc.col)]
         for key, value in items:
             found += _shape(value, (*path, key))
         return found

@@ -23,7 +23,7 @@ from migrator.knowledge import catalog
 from migrator.settings import ConvertOptions
 from tests import corpus, goldens
 
-MODES = {"builtin": {}, "companion": {"companion_runtimes": True}}
+MODES: dict[str, dict[str, Any]] = {"builtin": {}, "companion": {"companion_runtimes": True}}
 YAML_DUMP = YAML(typ="safe", pure=True)
 
 
@@ -196,7 +196,7 @@ def jobs(draw: st.DrawFn, kind: str) -> str:
 # A tenth of the profile's examples per kind and mode: 6 (dev), 15 (ci), 2,000 (fuzz). Each
 # (kind, mode) is its own hypothesis test, so ``--hypothesis-show-statistics`` prints the count
 # that ran for each; the target is drawn.
-EXAMPLES = max(6, settings.default.max_examples // 10)
+EXAMPLES = max(6, settings().max_examples // 10)  # settings(): the loaded profile's
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))

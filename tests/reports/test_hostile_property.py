@@ -33,7 +33,7 @@ def _clean(output: str, hostile: list[str]) -> None:
     stop_tokens_are_unguessable(output, hostile)
 
 
-@settings(max_examples=min(settings.default.max_examples, 12), deadline=None)
+@settings(max_examples=min(settings().max_examples, 12), deadline=None)
 @given(name=HOSTILE_TEXT, key=HOSTILE_TEXT, value=HOSTILE_TEXT, file_name=FILE_NAME,
        stdout_format=st.sampled_from(sorted(FORMATS)))
 # a value reading as a stop command, alone on a line of converted YAML inside the tool's own

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from migrator import atomic
-from migrator.batch import runner, writer
+from migrator.batch import runner
 from migrator.settings import RunSettings
 from tests.goldens import FIXTURES, ROOT
 
@@ -93,7 +93,7 @@ def test_interrupt_during_in_place_write_is_atomic(tmp_path: Path,
     def interrupted(src: object, dst: object, **dir_fds: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(writer.os, "replace", interrupted)
+    monkeypatch.setattr(os, "replace", interrupted)  # the rename of every atomic write
     with pytest.raises(KeyboardInterrupt):
         runner.run(_settings(tmp_path, "job.yaml"))
     assert (tmp_path / "job.yaml").read_text() == GOOD

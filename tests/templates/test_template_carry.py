@@ -179,7 +179,7 @@ def test_helm_renders_the_pinned_template_as_the_converter_would(tmp_path: Path)
 
     kinds = []
     for masters in (1, 2, "1", 0):
-        values = {"job": {"name": "j", "masters": masters, "workers": 3}}
+        values: dict[str, object] = {"job": {"name": "j", "masters": masters, "workers": 3}}
         verdict = compare(render(outcome.text, values), render(MASTER, values), outcome)
         assert verdict.ok, "\n".join(verdict.problems)
         kinds.append("TrainJob" in verdict.direct)

@@ -17,7 +17,7 @@ from tests.templates.contract import compare
 helm_python = pytest.importorskip("helm_python")
 
 # few examples in the default and ci profiles (each renders a chart twice), many under `fuzz`
-EXAMPLES = settings.default.max_examples if settings.default.max_examples > 1000 else 12
+EXAMPLES = settings().max_examples if settings().max_examples > 1000 else 12
 
 NAME = st.from_regex(r"[a-z][a-z0-9]{0,8}", fullmatch=True)
 IMAGE = st.sampled_from(["pytorch/pytorch:2.3", "registry.example.com/t/train:1", "img:1"])
