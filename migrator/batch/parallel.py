@@ -1,23 +1,29 @@
 """BATCH: run a batch on worker processes; results come back in discovery order.
 
-Until the first file that holds a Kubeflow document, this process reads and settles the files
-itself, so a run over ordinary manifests never loads the converter nor starts a worker. At
-that file it starts the workers, which load the converter side by side; from then on they
-read and convert whole batches of files, so reading is parallel too, while this process only
-collects plain results (it never loads the converter). A few batches per worker are queued,
-results are handed on as soon as they are next in order, and at most ``MAX_PENDING`` tasks
-are held back for order, so memory does not grow with the size of the run. A worker that
-dies is replaced; the files it held are redone one by one on a worker of their own, and a
-file that kills that one too is reported (Y105) instead of ending the run.
+This process reads every file and settles itself those that hold no Kubeflow document (the
+cheap prefilter), so a run over ordinary manifests never loads the converter nor starts a
+worker. At the first file that needs the converter it forks one process, the loader, which
+loads the converter (and converts that file once, to warm its lazily built parts) while
+this process goes on reading; the loader then forks the workers, which start warm: the
+converter is loaded once per run, not once per worker. The workers get small batches of the
+files to convert, by name (they read them again: no file text crosses a pipe), a few
+batches each so none waits for work; results are handed on as soon as they are next in
+order, and reading ahead stops at ``MAX_PENDING`` results held back for order or
+``AHEAD`` batches per worker not yet sent, so memory does not grow with the size of the run.
+A worker that dies is replaced; the files it held are redone one by one on a worker of their
+own, and a file that kills that one too is reported (Y105) instead of ending the run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
+import signal
+import socket
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -35,19 +41,16 @@ from migrator.results import (
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing.connection import Connection
 
     from migrator.batch.writer import Destination
 
-    # What a run waits for: a settled result, the text of a file converting in a worker, or
-    # a batch of files a worker reads and converts (kept, to be redone here if it dies).
-    TextTask = tuple[SourceText, Future[TextResult]]
-    BatchTask = tuple[list[tuple[str, str]], Future[list[FileResult]]]
-    Pending = FileResult | TextTask | BatchTask
-
-BATCH = 24  # files per task: enough to outweigh a task's overhead, small enough to balance
-BATCHES_PER_WORKER = 3  # tasks queued per worker, so none waits for work
-MAX_PENDING = 256  # tasks whose results are held back for order (bounds memory)
+BATCH = 4  # files per batch sent to a worker (those that need the converter)
+HELD = 2  # batches sent to a worker and not answered yet: one in hand, one waiting
+AHEAD = 8  # batches per worker made and not sent yet before this process stops reading
+MAX_PENDING = 4096  # results held back for order (bounds memory: slim results, batches)
+POLL_EVERY = 8  # files read between two looks at the workers' answers
+WARM_BYTES = 64 * 1024  # the loader converts the first file once only if it is this small
 
 
 def run(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int, render: bool,
@@ -58,121 +61,62 @@ def run(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int, re
     (slim: the caller neither prints nor reviews them); with ``review`` converted jobs carry
     their effective-pod comparison, made by the worker that converted them."""
     task = _Task(options, render, max_bytes, audit, keep_text, destination, review)
-    pending: deque[Pending] = deque()
-    pool: _Workers | None = None
+    pending: deque[FileResult | _Job] = deque()
+    workers: _Workers | None = None
     batch: list[tuple[str, str]] = []
     try:
-        for name, relative in found:
-            if pool is None:  # no Kubeflow document yet: settle files here
-                done = None if name.startswith(helm.PREFIX) else \
-                    files.settled(name, relative, max_bytes)
-                if isinstance(done, FileResult):
-                    yield done  # nothing is pending before the workers start
-                    continue
-                pool = _Workers(jobs)
-                if done is None:
-                    batch.append((name, relative))
-                else:
-                    pending.append((done, _submit_text(pool, done.text, task)))
-            elif name == sources.STDIN:  # only this process can read standard input
-                _submit(pool, batch, pending, task)
-                read = sources.read(name, relative, max_bytes)
-                if isinstance(read, Unreadable):
-                    pending.append(FileResult(name, relative, unreadable=read))
-                else:
-                    pending.append((read, _submit_text(pool, read.text, task)))
+        for count, (name, relative) in enumerate(found):
+            done = None if name.startswith(helm.PREFIX) else \
+                files.settled(name, relative, max_bytes)
+            if isinstance(done, FileResult):
+                pending.append(done if keep_text or workers is None else done.slim())
             else:
-                batch.append((name, relative))
-                if len(batch) < BATCH:
-                    continue  # nothing new to wait for
-                _submit(pool, batch, pending, task)
-            yield from _hand_on(pending, jobs * BATCHES_PER_WORKER, task, pool)
-        if pool is not None:
-            _submit(pool, batch, pending, task)
-        while pending:
-            assert pool is not None
-            yield from _results(pending.popleft(), task, pool)
+                if workers is None:
+                    workers = _Workers(jobs, task, done)
+                if done is not None and name == sources.STDIN:  # only this process can read it
+                    pending.append(workers.submit(
+                        _Job((files.convert_or_audit, (done.text, options, render, audit,
+                                                       review)), [(name, relative)], done)))
+                else:
+                    batch.append((name, relative))
+                    if len(batch) >= BATCH:
+                        pending.append(workers.submit(_batch_job(batch, task)))
+                        batch = []
+            if workers is None:
+                while pending:  # nothing is pending before the workers start
+                    yield _settled(pending.popleft())
+                continue
+            if count % POLL_EVERY == 0 or workers.waiting() >= AHEAD * jobs:
+                workers.poll()
+            yield from _hand_on(pending, workers, task)
+        if workers is not None:
+            if batch:
+                pending.append(workers.submit(_batch_job(batch, task)))
+            while pending:
+                yield from _results(pending.popleft(), task, workers)
     finally:
-        if pool is not None:
-            pool.shutdown()
+        if workers is not None:
+            workers.close()
 
 
-def _hand_on(pending: deque[Pending], busy_cap: int, task: _Task,
-             pool: _Workers) -> Iterator[FileResult]:
-    """Hand on the results that are next in order. When enough work is queued, wait for any
-    task to finish (not the oldest: a slow batch must not leave the other workers idle); when
-    too many results are held back for order, wait for the oldest."""
+def _settled(item: FileResult | _Job) -> FileResult:
+    assert isinstance(item, FileResult)
+    return item
+
+
+def _hand_on(pending: deque[FileResult | _Job], workers: _Workers,
+             task: _Task) -> Iterator[FileResult]:
+    """Hand on the results that are next in order; stop reading ahead (wait for answers)
+    while too many batches wait for a worker or too many results are held back for order."""
     while True:
         while pending and _ready(pending[0]):
-            yield from _results(pending.popleft(), task, pool)
+            yield from _results(pending.popleft(), task, workers)
         if len(pending) > MAX_PENDING:
-            yield from _results(pending.popleft(), task, pool)
+            yield from _results(pending.popleft(), task, workers)
             continue
-        if len(pending) <= busy_cap:
+        if workers.waiting() < AHEAD * workers.jobs:
             return
-        busy: list[Future[Any]] = [_future(item) for item in pending if not _ready(item)]
-        if len(busy) <= busy_cap:
-            return
-        from concurrent.futures import FIRST_COMPLETED, wait
-
-        wait(busy, return_when=FIRST_COMPLETED)
-
-
-class _Workers:
-    """The worker processes of a run. A pool whose worker died is replaced by a fresh one,
-    and the work the dead worker held is redone one file at a time on a worker of its own:
-    never in this process, so that an input that crashes the converter (a parser's
-    segmentation fault, the out-of-memory killer) cannot end the run, only its own file."""
-
-    def __init__(self, jobs: int) -> None:
-        self.jobs = jobs
-        self.pool = _start(jobs)
-        self.alone: ProcessPoolExecutor | None = None
-
-    def submit(self, function: Callable[..., Any], *args: Any) -> Future[Any]:
-        try:
-            return self.pool.submit(function, *args)
-        except BrokenProcessPool:
-            _worker_died()
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self.pool = _start(self.jobs)
-            return self.pool.submit(function, *args)
-
-    def isolated(self, function: Callable[..., Any], *args: Any) -> tuple[bool, Any]:
-        """``function(*args)`` on a worker of its own: (True, its result), or (False, None)
-        when that worker dies too."""
-        if self.alone is None:
-            self.alone = _start(1)
-        try:
-            return True, self.alone.submit(function, *args).result()
-        except BrokenProcessPool:
-            self.alone.shutdown(wait=False, cancel_futures=True)
-            self.alone = None
-            return False, None
-
-    def shutdown(self) -> None:
-        self.pool.shutdown(cancel_futures=True)
-        if self.alone is not None:
-            self.alone.shutdown(cancel_futures=True)
-
-
-def _start(jobs: int) -> ProcessPoolExecutor:
-    """Start the workers; each loads the converter itself, side by side (this process reads
-    only plain results and never needs it)."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    return ProcessPoolExecutor(max_workers=jobs, initializer=_load_converter)
-
-
-def _load_converter() -> None:
-    """Worker set-up: Ctrl-C is the main process's to handle (it stops the workers), and the
-    converter is imported once, before the first task."""
-    import importlib
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for module in ("migrator.convert.document", "migrator.check.audit"):
-        importlib.import_module(module)
+        workers.poll(block=True)
 
 
 @dataclass(frozen=True)
@@ -188,17 +132,334 @@ class _Task:
     review: bool = False
 
 
-def _submit(pool: _Workers, batch: list[tuple[str, str]], pending: deque[Pending],
-            task: _Task) -> None:
-    if batch:
-        names = list(batch)
-        batch.clear()
-        pending.append((names, pool.submit(_process_batch, names, task)))
+@dataclass(eq=False)
+class _Job:
+    """Work for one worker: ``call`` (a function and its arguments) over ``names``; ``read``
+    is the text of standard input when that is what it converts."""
+
+    call: tuple[Callable[..., Any], tuple[Any, ...]]
+    names: list[tuple[str, str]]
+    read: SourceText | None = None
+    answered: bool = False
+    value: Any = None
+    error: BaseException | None = None
+    lost: bool = False  # the worker holding it died
 
 
-def _submit_text(pool: _Workers, text: str, task: _Task) -> Future[TextResult]:
-    return pool.submit(files.convert_or_audit, text, task.options, task.render, task.audit,
-                       task.review)
+def _batch_job(batch: list[tuple[str, str]], task: _Task) -> _Job:
+    return _Job((_process_batch, (list(batch), task)), list(batch))
+
+
+def _ready(item: FileResult | _Job) -> bool:
+    return isinstance(item, FileResult) or item.answered or item.lost
+
+
+def _results(item: FileResult | _Job, task: _Task, workers: _Workers) -> Iterator[FileResult]:
+    if isinstance(item, FileResult):
+        yield item
+        return
+    while not (item.answered or item.lost):
+        workers.poll(block=True)
+    if item.error is not None:
+        raise item.error
+    if item.read is not None:  # standard input
+        read = item.read
+        result = item.value
+        if item.lost:
+            survived, result = workers.isolated(*item.call)
+            if not survived:
+                yield _crashed(read.name, read.relative, task, read)
+                return
+        yield files.store(FileResult(read.name, read.relative, source=read, result=result),
+                          task.destination)
+    elif item.lost:
+        for name, relative in item.names:
+            survived, results = workers.isolated(_process_batch, [(name, relative)], task)
+            yield results[0] if survived else _crashed(name, relative, task)
+    else:
+        yield from item.value
+
+
+class _Worker:
+    """A worker process as this one sees it: the socket to it and the jobs it holds."""
+
+    def __init__(self, descriptor: int) -> None:
+        from multiprocessing.connection import Connection
+
+        self.connection: Connection = Connection(descriptor)
+        self.held: deque[_Job] = deque()  # answered in the order sent
+
+    def send(self, job: _Job) -> None:
+        self.connection.send(job.call)
+        self.held.append(job)
+
+    def close(self, wait: bool) -> None:
+        """End the worker: it finishes what it holds, then sees the end of its input. With
+        ``wait``, return only when it has ended (its writes are done)."""
+        try:
+            sock = socket.socket(fileno=self.connection.fileno())
+            try:
+                sock.shutdown(socket.SHUT_WR)
+            finally:
+                sock.detach()
+            while wait:
+                self.connection.recv_bytes()
+        except (EOFError, OSError):
+            pass
+        self.connection.close()
+
+
+class _Workers:
+    """The worker processes of a run, forked warm by a loader process (``_loader``). A
+    worker that dies is replaced, and the work it held is redone one file at a time on a
+    worker of its own: never in this process, so that an input that crashes the converter
+    (a parser's segmentation fault, the out-of-memory killer) cannot end the run, only its
+    own file."""
+
+    def __init__(self, jobs: int, task: _Task, first: SourceText | None) -> None:
+        self.jobs = jobs
+        self.task = task
+        self.first = first
+        self.workers: list[_Worker] = []
+        self.spare: list[_Worker] = []  # started for a file redone alone
+        self.queue: deque[_Job] = deque()  # made, not sent yet
+        self.asked = 0  # workers asked of the loader, not received yet
+        self.restarts = 0
+        self.loader_pid = 0
+        self.control = self._start_loader()
+        self._ask(jobs)
+
+    # -- the loader
+
+    def _start_loader(self) -> socket.socket:
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        keep = [w.connection.fileno() for w in (*self.workers, *self.spare)] + [mine.fileno()]
+        warm = self.first if self.first is not None and \
+            len(self.first.text) <= WARM_BYTES else None
+        self.loader_pid = _fork(functools.partial(_loader, theirs, keep, self.task, warm))
+        theirs.close()
+        return mine
+
+    def _ask(self, count: int) -> None:
+        for _ in range(count):
+            try:
+                self.control.send(b"w")
+            except OSError:  # the loader is gone: start another, which is asked again
+                self.asked += count
+                self._restart()
+                return
+            self.asked += 1
+            count -= 1
+
+    def _received(self) -> None:
+        """Take in one answer of the loader (a worker); restart the loader if it died."""
+        try:
+            message, descriptors, _, _ = socket.recv_fds(self.control, 16, 1)
+        except OSError:
+            message, descriptors = b"", []
+        if descriptors:
+            self.asked -= 1
+            worker = _Worker(descriptors[0])
+            (self.workers if len(self.workers) < self.jobs else self.spare).append(worker)
+            return
+        if not message:  # the loader ended (killed, out of memory, could not fork)
+            self._restart()
+
+    def _restart(self) -> None:
+        """Start another loader (without the warm-up conversion, which may be what killed
+        the last one) and ask it for the workers still wanted."""
+        self._end_loader()
+        self.restarts += 1
+        if self.restarts > 3:
+            raise OSError("could not start worker processes")
+        self.first = None
+        asked, self.asked = self.asked, 0
+        self.control = self._start_loader()
+        self._ask(asked)
+
+    def _end_loader(self) -> None:
+        self.control.close()
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.loader_pid, 0)
+
+    # -- work
+
+    def waiting(self) -> int:
+        """Jobs made and not sent to a worker yet."""
+        return len(self.queue)
+
+    def submit(self, job: _Job) -> _Job:
+        self.queue.append(job)
+        self._dispatch()
+        return job
+
+    def _dispatch(self) -> None:
+        while self.queue:
+            free = [w for w in self.workers if len(w.held) < HELD]
+            if not free:
+                return
+            worker = min(free, key=lambda w: len(w.held))
+            job = self.queue.popleft()
+            try:
+                worker.send(job)
+            except OSError:  # it died: its jobs are redone
+                self.queue.appendleft(job)
+                self._died(worker)
+
+    def poll(self, block: bool = False) -> None:
+        """Take in the answers that are there (with ``block``, wait for at least one event:
+        an answer, a worker that died or arrived) and send the waiting jobs on."""
+        from multiprocessing.connection import wait
+
+        if len(self.workers) + self.asked < self.jobs:
+            self._ask(self.jobs - len(self.workers) - self.asked)
+        waited: list[Any] = [w.connection for w in self.workers if w.held]
+        if self.asked:
+            waited.append(self.control)
+        if not waited:  # nothing held, no worker awaited: nothing to wait for
+            self._dispatch()
+            return
+        for ready in wait(waited, timeout=None if block else 0):
+            if ready is self.control:
+                self._received()
+                continue
+            worker = next(w for w in self.workers if w.connection is ready)
+            try:
+                answered, value = worker.connection.recv()
+            except (EOFError, OSError):
+                self._died(worker)
+                continue
+            job = worker.held.popleft()
+            job.answered = True
+            if answered:
+                job.value = value
+            else:
+                job.error = value
+        self._dispatch()
+
+    def _died(self, worker: _Worker) -> None:
+        _worker_died()
+        self.workers.remove(worker)
+        for job in worker.held:
+            job.lost = True
+        worker.held.clear()
+        worker.close(wait=False)
+        self._ask(1)
+
+    def isolated(self, function: Callable[..., Any], *args: Any) -> tuple[bool, Any]:
+        """``function(*args)`` on a worker of its own: (True, its result), or (False, None)
+        when that worker dies too."""
+        while not self.spare:
+            if not self.asked or len(self.workers) + self.asked <= self.jobs:
+                self._ask(1)
+            self._received()
+        alone = self.spare[-1]
+        try:
+            alone.connection.send((function, args))
+            answered, value = alone.connection.recv()
+        except (EOFError, OSError):
+            self.spare.remove(alone)
+            alone.close(wait=False)
+            return False, None
+        if not answered:
+            raise value
+        return True, value
+
+    def close(self) -> None:
+        """End every worker (each finishes the batch in hand; its writes are complete when
+        this returns) and the loader."""
+        for worker in (*self.workers, *self.spare):
+            worker.close(wait=True)
+        self._end_loader()
+
+
+def _fork(child: Callable[[], None]) -> int:
+    """Fork; the child runs ``child`` and ends there (it never returns into the caller)."""
+    for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - a child process
+        code = 0
+        try:
+            child()
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    return pid
+
+
+def _loader(control: socket.socket, inherited: list[int], task: _Task,
+            warm: SourceText | None) -> None:
+    """The loader process: Ctrl-C is the main process's to handle (it stops the workers);
+    load the converter once (and convert the first file once, to warm what it builds
+    lazily), then fork a warm worker for each request until the main process closes the
+    control socket."""
+    for descriptor in inherited:  # the main process's ends: a worker must see its own EOF
+        os.close(descriptor)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _load_converter()
+    if warm is not None:
+        with contextlib.suppress(Exception):  # a worker meets (and reports) it again
+            files.convert_or_audit(warm.text, task.options, task.render, task.audit)
+    children: set[int] = set()
+    try:
+        while control.recv(16):
+            children -= {pid for pid in children if _ended(pid, block=False)}
+            mine, theirs = socket.socketpair()
+            try:
+                children.add(_fork(functools.partial(_worker, theirs,
+                                                     [control.fileno(), mine.fileno()])))
+            except OSError:
+                return  # cannot fork: the main process sees this process end
+            finally:
+                theirs.close()
+            socket.send_fds(control, [b"w"], [mine.fileno()])
+            mine.close()
+    finally:
+        for pid in children:  # the main process ended them first; their time is counted
+            _ended(pid, block=True)
+
+
+def _ended(pid: int, block: bool) -> bool:
+    """Whether child ``pid`` has ended (and is reaped)."""
+    try:
+        return os.waitpid(pid, 0 if block else os.WNOHANG)[0] == pid
+    except ChildProcessError:
+        return True
+
+
+def _load_converter() -> None:
+    import importlib
+
+    for module in ("migrator.convert.document", "migrator.check.audit"):
+        importlib.import_module(module)
+
+
+def _worker(sock: socket.socket, inherited: list[int]) -> None:
+    """A worker process: run each call the main process sends, answer (True, result) or
+    (False, exception), until the main process closes its end."""
+    from multiprocessing.connection import Connection
+
+    for descriptor in inherited:
+        os.close(descriptor)
+    connection = Connection(sock.detach())
+    while True:
+        try:
+            function, args = connection.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer: tuple[bool, Any] = (True, function(*args))
+        except Exception as exc:  # handed to the main process, raised there
+            answer = (False, exc)
+        try:
+            connection.send(answer)
+        except OSError:
+            return
+        except Exception as exc:  # an answer that cannot be pickled
+            connection.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
 
 
 @functools.cache
@@ -214,42 +475,6 @@ def _process_batch(batch: list[tuple[str, str]], task: _Task) -> list[FileResult
                                   task.audit, task.destination, task.review)
                for name, relative in batch]
     return results if task.keep_text else [result.slim() for result in results]
-
-
-def _future(item: Pending) -> Future[Any]:
-    assert not isinstance(item, FileResult)
-    return item[1]
-
-
-def _ready(item: Pending) -> bool:
-    return isinstance(item, FileResult) or item[1].done()
-
-
-def _results(item: Pending, task: _Task, pool: _Workers) -> Iterator[FileResult]:
-    if isinstance(item, FileResult):
-        yield item
-    elif isinstance(item[0], list):
-        names, batch_future = item
-        try:
-            yield from batch_future.result()
-        except BrokenProcessPool:
-            _worker_died()
-            for name, relative in names:
-                survived, results = pool.isolated(_process_batch, [(name, relative)], task)
-                yield results[0] if survived else _crashed(name, relative, task)
-    else:
-        read, text_future = item
-        try:
-            result = text_future.result()
-        except BrokenProcessPool:
-            _worker_died()
-            survived, result = pool.isolated(files.convert_or_audit, read.text, task.options,
-                                             task.render, task.audit, task.review)
-            if not survived:
-                yield _crashed(read.name, read.relative, task, read)
-                return
-        yield files.store(FileResult(read.name, read.relative, source=read, result=result),
-                          task.destination)
 
 
 def _crashed(name: str, relative: str, task: _Task, read: SourceText | None = None

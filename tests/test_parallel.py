@@ -1,0 +1,134 @@
+"""Worker processes (batch/parallel.py): the converter is loaded once per run, by the loader
+process that forks the workers; a loader that dies is replaced and no file is lost."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from migrator.batch import files, parallel, pipeline
+from migrator.results import FileResult
+from migrator.settings import ConvertOptions
+from tests.goldens import FIXTURES
+
+_MAIN_PROCESS = os.getpid()
+
+
+def _tree(tmp_path: Path, count: int = 40) -> list[tuple[str, str]]:
+    tree = tmp_path / "many"
+    tree.mkdir()
+    cases = sorted(FIXTURES.glob("*/*.in.yaml"))
+    for index in range(count):
+        source = cases[index % len(cases)]
+        shutil.copy(source, tree / f"{index:03d}-{source.parent.name}-{source.name}")
+    (tree / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    return [(str(path), path.name) for path in sorted(tree.iterdir())]
+
+
+def _texts(results: list[FileResult]) -> list[tuple[str, str | None, list[str]]]:
+    return [(f.name, f.result.text if f.result else None, [x.code for x in f.findings])
+            for f in results]
+
+
+def _both(found: list[tuple[str, str]], **kwargs: Any) -> tuple[list[FileResult],
+                                                                 list[FileResult]]:
+    options = ConvertOptions()
+    in_parallel = list(pipeline.process_paths(("many",), options, jobs=2, found=found,
+                                              **kwargs))
+    serial = list(pipeline.process_paths(("many",), options, jobs=1, found=found, **kwargs))
+    return in_parallel, serial
+
+
+def _noting_load(marker: Path) -> Any:
+    real = parallel._load_converter
+
+    def load() -> None:
+        with marker.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        real()
+
+    return load
+
+
+@pytest.mark.parametrize("render", [True, False])
+def test_the_converter_is_loaded_once_per_run_not_per_worker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, render: bool) -> None:
+    """Two workers, one load: the workers are forked from the process that loaded it."""
+    marker = tmp_path / "loaded"
+    monkeypatch.setattr(parallel, "_load_converter", _noting_load(marker))
+    found = _tree(tmp_path)
+    in_parallel, serial = _both(found, render=render)
+    assert _texts(in_parallel) == _texts(serial)
+    loads = marker.read_text().split()
+    assert len(loads) == 1
+    assert int(loads[0]) != _MAIN_PROCESS
+
+
+def test_a_run_over_ordinary_files_starts_no_process(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = tmp_path / "loaded"
+    monkeypatch.setattr(parallel, "_load_converter", _noting_load(marker))
+    tree = tmp_path / "many"
+    tree.mkdir()
+    for index in range(40):
+        (tree / f"cm{index}.yaml").write_text("apiVersion: v1\nkind: ConfigMap\n")
+    found = [(str(path), path.name) for path in sorted(tree.iterdir())]
+    in_parallel, serial = _both(found)
+    assert _texts(in_parallel) == _texts(serial)
+    assert not marker.exists()
+
+
+def test_a_loader_that_dies_is_replaced(tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader killed before it forked any worker (as the out-of-memory killer would): a
+    new one is started and every file is converted as in a serial run."""
+    marker = tmp_path / "died"
+    real = parallel._load_converter
+
+    def dying_load() -> None:
+        if not marker.exists():
+            marker.touch()
+            os._exit(9)
+        real()
+
+    monkeypatch.setattr(parallel, "_load_converter", dying_load)
+    in_parallel, serial = _both(_tree(tmp_path))
+    assert marker.exists()
+    assert _texts(in_parallel) == _texts(serial)
+
+
+def test_a_first_file_that_kills_the_loader_is_not_fatal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader converts the first file once to warm up; if that kills it, the next loader
+    does not warm up, and the file is converted by a worker like any other."""
+    marker = tmp_path / "died"
+    real = files.convert_or_audit
+
+    def dying_once(*args: Any, **kwargs: Any) -> Any:
+        if os.getpid() != _MAIN_PROCESS and not marker.exists():
+            marker.touch()
+            os._exit(9)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(files, "convert_or_audit", dying_once)
+    in_parallel, serial = _both(_tree(tmp_path))
+    assert marker.exists()
+    assert _texts(in_parallel) == _texts(serial)
+
+
+def test_an_error_in_a_worker_reaches_the_caller(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception raised by a conversion in a worker is raised here, as in a serial run
+    (never a hang)."""
+    monkeypatch.setattr(parallel, "_process_batch", _failing)
+    with pytest.raises(ValueError, match="converter bug"):
+        list(pipeline.process_paths(("many",), ConvertOptions(), jobs=2,
+                                    found=_tree(tmp_path)))
+
+
+def _failing(*args: Any) -> Any:
+    raise ValueError("converter bug")
