@@ -44,6 +44,7 @@ STALE_DAYS = 30  # entries of other configurations unused this long are removed
 # as its distance from the mtime, mostly 0, keeps the entry small)
 Stamp = str
 KUSTOMIZATIONS = routing.KUSTOMIZATIONS
+_SEVERITIES = {severity.value: severity for severity in Severity}  # faster than Severity(x)
 # a file's place: its folder's absolute path and whether its files are cached (not beside a
 # kustomization), remembered per folder as the run names it
 Place = tuple[str, bool]
@@ -350,7 +351,7 @@ def _decode(name: str, relative: str, payload: Any) -> FileResult | None:
         documents = [DocumentResult(
             index=d[0], line=d[1], status=d[2], text="", source=d[3], output=d[4],
             mappings=[(m[0], m[1]) for m in d[5]], values=d[6],
-            findings=[Finding(f[0], Severity(f[1]), f[2], f[3], f[4], f[5], f[6])
+            findings=[Finding(f[0], _SEVERITIES[f[1]], f[2], f[3], f[4], f[5], f[6])
                       for f in d[7]], reportable=d[8])
             for d in (payload[2] if len(payload) > 2 else [])]
         if not isinstance(scanned, int) or not isinstance(changed, bool):
