@@ -27,7 +27,42 @@ COLORS = ("auto", "always", "never")
 INTERRUPTED = 130  # the shell's code for SIGINT
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group. A command (with its options) is built when it is first looked up:
+    a run builds only its own (each file-processing command has some thirty options; building
+    them all is ~2 ms of every start-up). Listing them (``--help``), or an unknown name (its
+    error suggests the close ones), builds them all."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.builders: dict[str, Callable[[], click.Command]] = {}
+
+    def lazy(self, name: str) -> Callable[[Callable[[], click.Command]],
+                                          Callable[[], click.Command]]:
+        """Register a function that builds command ``name``."""
+        def register(builder: Callable[[], click.Command]) -> Callable[[], click.Command]:
+            self.builders[name] = builder
+            return builder
+        return register
+
+    def _build(self, name: str) -> None:
+        builder = self.builders.pop(name, None)
+        if builder is not None:
+            self.add_command(builder(), name)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.builders:
+            self._build(cmd_name)
+        elif cmd_name not in self.commands:
+            for name in list(self.builders):
+                self._build(name)
+        return self.commands.get(cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.builders})
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="trainjob-migrate")
 def main() -> None:
     """Migrate legacy Kubeflow training manifests to Kubeflow Trainer v2 TrainJobs."""
@@ -105,70 +140,86 @@ def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-@main.command()
-@_shared
-@click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Write a mirrored tree of the converted files here.")
-@click.option("--in-place", is_flag=True, help="Rewrite the input files atomically.")
-@click.option("--backup", metavar="SUFFIX",
-              help="With --in-place, keep the original next to each rewritten file.")
-@click.option("--diff", "as_diff", is_flag=True, help="Print a unified diff instead (= diff).")
-@click.option("--fail-on", type=click.Choice(SEVERITIES),
-              help="Exit 1 when a finding has at least this severity (default error).")
-@click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
-              help="Colour diffs.")
-def convert(**values: Any) -> None:
-    """Convert legacy manifests in PATHS (files, directories, or - for stdin).
+@main.lazy("convert")
+def _convert_command() -> click.Command:
+    @click.command()
+    @_shared
+    @click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path),
+                  help="Write a mirrored tree of the converted files here.")
+    @click.option("--in-place", is_flag=True, help="Rewrite the input files atomically.")
+    @click.option("--backup", metavar="SUFFIX",
+                  help="With --in-place, keep the original next to each rewritten file.")
+    @click.option("--diff", "as_diff", is_flag=True, help="Print a unified diff instead (= diff).")
+    @click.option("--fail-on", type=click.Choice(SEVERITIES),
+                  help="Exit 1 when a finding has at least this severity (default error).")
+    @click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
+                  help="Colour diffs.")
+    def convert(**values: Any) -> None:
+        """Convert legacy manifests in PATHS (files, directories, or - for stdin).
 
-    Without -o or --in-place the converted stream is written to standard output.
-    """
-    if values["output_dir"] is not None and values["in_place"]:
-        raise click.UsageError("use either -o/--output-dir or --in-place, not both")
-    if values["in_place"] and "-" in values["paths"]:
-        raise click.UsageError("--in-place cannot rewrite standard input")
-    if values["backup"] is not None and not values["in_place"]:
-        raise click.UsageError("--backup needs --in-place")
-    if values["backup"] is not None and (not values["backup"] or "/" in values["backup"]
-                                         or os.sep in values["backup"]):
-        raise click.UsageError("--backup takes a file-name suffix such as .orig (not empty, "
-                               "no path separator)")
-    mode: OutputMode = "diff" if values["as_diff"] else "in-place" if values["in_place"] else \
-        "directory" if values["output_dir"] is not None else "stdout"
-    _run(mode, values)
+        Without -o or --in-place the converted stream is written to standard output.
+        """
+        if values["output_dir"] is not None and values["in_place"]:
+            raise click.UsageError("use either -o/--output-dir or --in-place, not both")
+        if values["in_place"] and "-" in values["paths"]:
+            raise click.UsageError("--in-place cannot rewrite standard input")
+        if values["backup"] is not None and not values["in_place"]:
+            raise click.UsageError("--backup needs --in-place")
+        if values["backup"] is not None and (not values["backup"] or "/" in values["backup"]
+                                             or os.sep in values["backup"]):
+            raise click.UsageError("--backup takes a file-name suffix such as .orig (not empty, "
+                                   "no path separator)")
+        mode: OutputMode = "diff" if values["as_diff"] else "in-place" if values["in_place"] else \
+            "directory" if values["output_dir"] is not None else "stdout"
+        _run(mode, values)
 
-
-@main.command()
-@_shared
-def check(**values: Any) -> None:
-    """Report legacy manifests in PATHS without changing anything.
-
-    Exit 0 when nothing would change, 1 when something would, 2 on unreadable input.
-    Terse output when PRE_COMMIT is set (as under pre-commit).
-    """
-    _run("check", values)
+    return convert
 
 
-@main.command(name="validate")
-@_shared
-@click.option("--fail-on", type=click.Choice(SEVERITIES),
-              help="Exit 1 when a finding has at least this severity (default error).")
-def validate_command(**values: Any) -> None:
-    """Validate existing TrainJobs and runtimes in PATHS for the target Trainer release.
+@main.lazy("check")
+def _check_command() -> click.Command:
+    @click.command()
+    @_shared
+    def check(**values: Any) -> None:
+        """Report legacy manifests in PATHS without changing anything.
 
-    Checks every TrainJob, TrainingRuntime and ClusterTrainingRuntime (hand-written ones too)
-    against the strict API models, the webhook's admission rules, the runtimes it can resolve
-    and any --crd. Changes nothing; exit 1 when something would be rejected.
-    """
-    _run("validate", values)
+        Exit 0 when nothing would change, 1 when something would, 2 on unreadable input.
+        Terse output when PRE_COMMIT is set (as under pre-commit).
+        """
+        _run("check", values)
+
+    return check
 
 
-@main.command()
-@_shared
-@click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
-              help="Colour the diff.")
-def diff(**values: Any) -> None:
-    """Print a unified diff of what convert would change in PATHS (exit 1 if any)."""
-    _run("diff", values)
+@main.lazy("validate")
+def _validate_command() -> click.Command:
+    @click.command(name="validate")
+    @_shared
+    @click.option("--fail-on", type=click.Choice(SEVERITIES),
+                  help="Exit 1 when a finding has at least this severity (default error).")
+    def validate_command(**values: Any) -> None:
+        """Validate existing TrainJobs and runtimes in PATHS for the target Trainer release.
+
+        Checks every TrainJob, TrainingRuntime and ClusterTrainingRuntime (hand-written ones too)
+        against the strict API models, the webhook's admission rules, the runtimes it can resolve
+        and any --crd. Changes nothing; exit 1 when something would be rejected.
+        """
+        _run("validate", values)
+
+    return validate_command
+
+
+@main.lazy("diff")
+def _diff_command() -> click.Command:
+    @click.command()
+    @_shared
+    @click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
+                  help="Colour the diff.")
+    def diff(**values: Any) -> None:
+        """Print a unified diff of what convert would change in PATHS (exit 1 if any)."""
+        _run("diff", values)
+
+    return diff
 
 
 def _run(mode: OutputMode, values: dict[str, Any]) -> None:
@@ -281,55 +332,69 @@ def _pick(cli_value: Any, config_value: Any, default: Any) -> Any:
     return config_value if config_value is not None else default
 
 
-@main.command(name="explain-diff")
-@click.argument("files", nargs=-1, required=True,
-                type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--target", type=click.Choice(TARGETS), default="2.2", show_default=True)
-@click.option("--companion-runtimes", is_flag=True, help="Compare as with --companion-runtimes.")
-@click.option("--runtime", help="Runtime name for the TrainJobs (as for convert).")
-@click.option("--runtimes", "runtime_files", multiple=True, type=click.Path(exists=True),
-              help="Runtime YAML whose templates to render with (as for convert).")
-def explain_diff(files: tuple[str, ...], target: str, companion_runtimes: bool,
-                 runtime: str | None, runtime_files: tuple[str, ...]) -> None:
-    """Show how the pods of each converted job will differ from the legacy job's pods.
+@main.lazy("explain-diff")
+def _explain_diff_command() -> click.Command:
+    @click.command(name="explain-diff")
+    @click.argument("files", nargs=-1, required=True,
+                    type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+    @click.option("--target", type=click.Choice(TARGETS), default="2.2", show_default=True)
+    @click.option("--companion-runtimes", is_flag=True,
+                  help="Compare as with --companion-runtimes.")
+    @click.option("--runtime", help="Runtime name for the TrainJobs (as for convert).")
+    @click.option("--runtimes", "runtime_files", multiple=True, type=click.Path(exists=True),
+                  help="Runtime YAML whose templates to render with (as for convert).")
+    def explain_diff(files: tuple[str, ...], target: str, companion_runtimes: bool,
+                     runtime: str | None, runtime_files: tuple[str, ...]) -> None:
+        """Show how the pods of each converted job will differ from the legacy job's pods.
 
-    Renders what Trainer will create (runtime template + trainer fields + runtime patches,
-    with the target's merge rules) and lists every difference: image, command, env and the
-    env contract, resources, volumes, scheduling, container names, pod counts.
-    """
-    from migrator.batch import explain as explainer
+        Renders what Trainer will create (runtime template + trainer fields + runtime patches,
+        with the target's merge rules) and lists every difference: image, command, env and the
+        env contract, resources, volumes, scheduling, container names, pod counts.
+        """
+        from migrator.batch import explain as explainer
 
-    options = ConvertOptions(target=target, companion_runtimes=companion_runtimes,
-                             runtime=runtime, runtime_files=runtime_files)
-    _preload(options)
-    sys.exit(explainer.run(files, options))
+        options = ConvertOptions(target=target, companion_runtimes=companion_runtimes,
+                                 runtime=runtime, runtime_files=runtime_files)
+        _preload(options)
+        sys.exit(explainer.run(files, options))
 
-
-@main.command()
-@click.argument("code")
-def explain(code: str) -> None:
-    """Explain a finding code such as F501, or its name such as elastic-policy."""
-    from migrator.knowledge.catalog import load
-
-    codes = load().codes
-    key = code.upper()
-    if key not in codes:
-        key = next((c for c, doc in codes.items() if doc.name == code.lower()), "")
-    if not key:
-        click.echo(f"unknown finding code {code!r}; `trainjob-migrate rules` lists them", err=True)
-        sys.exit(ExitCode.USAGE)
-    doc = codes[key]
-    click.echo(f"{key} {doc.name} ({doc.severity})\n\n{doc.summary}\n\nWhy: {doc.why}\n\n"
-               f"Example: {doc.example}\n\nFix: {doc.fix}")
+    return explain_diff
 
 
-@main.command()
-def rules() -> None:
-    """List every finding code with its default severity."""
-    from migrator.knowledge.catalog import load
+@main.lazy("explain")
+def _explain_command() -> click.Command:
+    @click.command()
+    @click.argument("code")
+    def explain(code: str) -> None:
+        """Explain a finding code such as F501, or its name such as elastic-policy."""
+        from migrator.knowledge.catalog import load
 
-    for code, doc in load().codes.items():
-        click.echo(f"{code}  {doc.severity:<7}  {doc.name:<30}  {doc.summary}")
+        codes = load().codes
+        key = code.upper()
+        if key not in codes:
+            key = next((c for c, doc in codes.items() if doc.name == code.lower()), "")
+        if not key:
+            click.echo(f"unknown finding code {code!r}; `trainjob-migrate rules` lists them",
+                       err=True)
+            sys.exit(ExitCode.USAGE)
+        doc = codes[key]
+        click.echo(f"{key} {doc.name} ({doc.severity})\n\n{doc.summary}\n\nWhy: {doc.why}\n\n"
+                   f"Example: {doc.example}\n\nFix: {doc.fix}")
+
+    return explain
+
+
+@main.lazy("rules")
+def _rules_command() -> click.Command:
+    @click.command()
+    def rules() -> None:
+        """List every finding code with its default severity."""
+        from migrator.knowledge.catalog import load
+
+        for code, doc in load().codes.items():
+            click.echo(f"{code}  {doc.severity:<7}  {doc.name:<30}  {doc.summary}")
+
+    return rules
 
 
 def run_main(argv: list[str] | None = None) -> Any:

@@ -10,13 +10,14 @@ The config is validated by hand (it is small) so that reading it never imports p
 from __future__ import annotations
 
 import os
+import re
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from migrator.errors import MigratorError
 from migrator.load import sources
+from migrator.results import FrozenValue
 from migrator.settings import RUNTIME_KINDS, SEVERITIES, TARGETS
 
 YAML_NAME = ".trainjob-migrate.yaml"
@@ -29,31 +30,58 @@ class ConfigError(MigratorError):
     """The config file cannot be read or holds invalid settings."""
 
 
-@dataclass(frozen=True)
-class ProjectConfig:
+class ProjectConfig(FrozenValue):
     """Settings a team keeps with its repository (None: not set)."""
 
-    path: Path | None = None
-    target: str | None = None
-    runtimes: tuple[tuple[str, str, str], ...] = field(default=())
-    companion_runtimes: bool | None = None
-    manager: str | None = None
-    fail_on: str | None = None
-    allow_lossy: bool | None = None
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    gitignore: bool | None = None
-    ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()  # (paths, codes)
-    baseline: Path | None = None
+    FIELDS = ("path", "target", "runtimes", "companion_runtimes", "manager", "fail_on",
+              "allow_lossy", "include", "exclude", "gitignore", "ignore", "baseline")
+    path: Path | None
+    target: str | None
+    runtimes: tuple[tuple[str, str, str], ...]
+    companion_runtimes: bool | None
+    manager: str | None
+    fail_on: str | None
+    allow_lossy: bool | None
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    gitignore: bool | None
+    ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]  # (paths, codes)
+    baseline: Path | None
+
+    def __init__(self, path: Path | None = None, target: str | None = None,
+                 runtimes: tuple[tuple[str, str, str], ...] = (),
+                 companion_runtimes: bool | None = None, manager: str | None = None,
+                 fail_on: str | None = None, allow_lossy: bool | None = None,
+                 include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
+                 gitignore: bool | None = None,
+                 ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (),
+                 baseline: Path | None = None) -> None:
+        _set = object.__setattr__
+        _set(self, "path", path)
+        _set(self, "target", target)
+        _set(self, "runtimes", runtimes)
+        _set(self, "companion_runtimes", companion_runtimes)
+        _set(self, "manager", manager)
+        _set(self, "fail_on", fail_on)
+        _set(self, "allow_lossy", allow_lossy)
+        _set(self, "include", include)
+        _set(self, "exclude", exclude)
+        _set(self, "gitignore", gitignore)
+        _set(self, "ignore", ignore)
+        _set(self, "baseline", baseline)
 
 
-@dataclass(frozen=True)
-class Search:
+class Search(FrozenValue):
     """The outcome of the config search: the file to apply (if any) and the config files
     passed over because they cannot be trusted (one line each, for the user)."""
 
-    path: Path | None = None
-    passed_over: tuple[str, ...] = ()
+    FIELDS = ("path", "passed_over")
+    path: Path | None
+    passed_over: tuple[str, ...]
+
+    def __init__(self, path: Path | None = None, passed_over: tuple[str, ...] = ()) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "passed_over", passed_over)
 
 
 def find(start: Path) -> Path | None:
@@ -115,10 +143,22 @@ def _candidates(folder: Path) -> list[Path]:
 def _may_name_the_table(pyproject: Path) -> bool:
     """Whether the file can hold ``[tool.trainjob-migrate]``: every TOML spelling of it
     (a table header, dotted keys, an inline table) holds the name, but for a quoted key
-    written with escapes. Most pyproject.toml files do not, and are then passed over without
-    parsing them (nor importing tomllib: a hook-style run stays fast)."""
+    written with escapes; and the name is either written right after ``tool.`` (headers
+    ``[tool.trainjob-migrate...]``, dotted keys ``tool.trainjob-migrate.x``, with white space
+    and quotes as TOML allows them) or it is a key inside a ``[tool]`` table or a ``tool =
+    {...}`` inline table. Most pyproject.toml files (also those naming the tool elsewhere,
+    as a script or a dependency) are then passed over without parsing them (nor importing
+    tomllib: a hook-style run stays fast)."""
     head = sources.head(str(pyproject), CONFIG_BYTES + 1)
-    return head is None or TABLE.encode() in head or b"\\u" in head or b"\\U" in head
+    if head is None or b"\\u" in head or b"\\U" in head:
+        return True
+    return TABLE.encode() in head and re.search(_TABLE_SPELLING, head, re.MULTILINE) is not None
+
+
+_TABLE_SPELLING = (
+    rb"""tool["']?[ \t]*\.[ \t]*["']?""" + re.escape(TABLE.encode())  # [tool.x], tool.x.key =
+    + rb"""|^(?:\xef\xbb\xbf)?[ \t]*\[[ \t]*["']?tool["']?[ \t]*\]"""  # a [tool] table
+    + rb"""|\btool["']?[ \t]*=[ \t]*\{""")  # tool = {...}, an inline table
 
 
 def _untrusted(info: os.stat_result) -> str | None:

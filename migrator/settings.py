@@ -4,9 +4,16 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+import re
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+from migrator.results import FrozenValue
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
 MAPPINGS_ENV = "TRAINJOB_MIGRATE_MAPPINGS"  # another mappings folder (tests, extensions)
 
@@ -44,17 +51,44 @@ def _target_versions() -> tuple[str, ...]:
 
 
 TARGETS = _target_versions()
-RUNTIME_KINDS = ("ClusterTrainingRuntime", "TrainingRuntime")
+def flow_list(path: Path, key: str) -> tuple[str, ...]:
+    """The one-line list ``key: [a, b]`` of a mappings file, read as text (no YAML parser at
+    start-up); () when the file or key is missing. The catalog checks that this reading
+    equals the parsed file (knowledge/catalog.py)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return ()
+    match = re.search(r"^" + re.escape(key) + r":[ \t]*\[([^\]\n]*)\][ \t]*(?:#.*)?$", text,
+                      re.M)
+    if match is None:
+        return ()
+    return tuple(item.strip().strip("\"'") for item in match[1].split(",") if item.strip())
+
+
+def _runtime_kinds() -> tuple[str, ...]:
+    """The runtime kinds of mappings/kinds.yaml: cluster-scoped (a runtimeRef's default),
+    then namespaced."""
+    try:
+        return flow_list(mappings_dir() / "kinds.yaml", "runtimeKinds")
+    except Exception:  # no mappings folder: ConvertOptions and the catalog report it
+        return ()
+
+
+RUNTIME_KINDS = _runtime_kinds()
 SEVERITIES = ("error", "warning", "info", "never")
 DEFAULT_MANAGER = "kubeflow.org/trainjob-migrator"
 
 OutputMode = Literal["stdout", "directory", "in-place", "check", "diff", "validate"]
 
 
-@dataclass(frozen=True)
-class ConvertOptions:
-    """Options that change what a document converts to."""
+@fields_only
+class ConvertOptions(FrozenValue):
+    """Options that change what a document converts to (frozen; ``dataclasses.replace``
+    copies it)."""
 
+    FIELDS = ("target", "runtime", "runtime_kind", "manager", "allow_lossy",
+              "companion_runtimes", "runtimes", "runtime_files", "crds", "local_runtime_files")
     target: str = "2.2"
     runtime: str | None = None
     runtime_kind: str | None = None
@@ -66,7 +100,23 @@ class ConvertOptions:
     crds: tuple[str, ...] = ()  # --crd: CRDs exported from the user's cluster
     local_runtime_files: tuple[str, ...] = ()  # runtimes found among the run's own files
 
-    def __post_init__(self) -> None:
+    def __init__(self, target: str = "2.2", runtime: str | None = None,
+                 runtime_kind: str | None = None, manager: str = DEFAULT_MANAGER,
+                 allow_lossy: bool = False, companion_runtimes: bool = False,
+                 runtimes: tuple[tuple[str, str, str], ...] = (),
+                 runtime_files: tuple[str, ...] = (), crds: tuple[str, ...] = (),
+                 local_runtime_files: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, "target", target)
+        _set(self, "runtime", runtime)
+        _set(self, "runtime_kind", runtime_kind)
+        _set(self, "manager", manager)
+        _set(self, "allow_lossy", allow_lossy)
+        _set(self, "companion_runtimes", companion_runtimes)
+        _set(self, "runtimes", runtimes)
+        _set(self, "runtime_files", runtime_files)
+        _set(self, "crds", crds)
+        _set(self, "local_runtime_files", local_runtime_files)
         if not TARGETS:
             mappings_dir()  # raises the reason (no mappings folder)
             raise ValueError("no Trainer targets in the mappings folder (targets/v<X.Y>.yaml)")
@@ -87,31 +137,72 @@ class ConvertOptions:
         return None
 
 
-@dataclass(frozen=True)
-class RunSettings:
-    """Options that change how a batch runs and where results go."""
+class RunSettings(FrozenValue):
+    """Options that change how a batch runs and where results go (frozen)."""
 
+    FIELDS = ("paths", "options", "mode", "output_dir", "reports", "fail_on", "quiet", "verbose",
+              "include", "exclude", "gitignore", "changed_since", "jobs", "backup", "ignore",
+              "baseline", "write_baseline", "color", "progress", "terse", "github", "helm",
+              "report_format", "max_bytes")
     paths: tuple[str, ...]
-    options: ConvertOptions = field(default_factory=ConvertOptions)
-    mode: OutputMode = "stdout"
-    output_dir: Path | None = None
-    reports: tuple[Path, ...] = ()
-    fail_on: str = "error"
-    quiet: bool = False
-    verbose: bool = False
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    gitignore: bool = True
-    changed_since: str | None = None
-    jobs: int = 1
-    backup: str | None = None
-    ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
-    baseline: Path | None = None
-    write_baseline: Path | None = None
-    color: bool = False
-    progress: bool = False
-    terse: bool = False
-    github: bool = False
-    helm: bool = False
-    report_format: str | None = None  # also print this report to standard output
-    max_bytes: int = 10 * 1024 * 1024
+    options: ConvertOptions
+    mode: OutputMode
+    output_dir: Path | None
+    reports: tuple[Path, ...]
+    fail_on: str
+    quiet: bool
+    verbose: bool
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    gitignore: bool
+    changed_since: str | None
+    jobs: int
+    backup: str | None
+    ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
+    baseline: Path | None
+    write_baseline: Path | None
+    color: bool
+    progress: bool
+    terse: bool
+    github: bool
+    helm: bool
+    report_format: str | None  # also print this report to standard output
+    max_bytes: int
+
+    def __init__(self, paths: tuple[str, ...], options: ConvertOptions | None = None,
+                 mode: OutputMode = "stdout", output_dir: Path | None = None,
+                 reports: tuple[Path, ...] = (), fail_on: str = "error", quiet: bool = False,
+                 verbose: bool = False, include: tuple[str, ...] = (),
+                 exclude: tuple[str, ...] = (), gitignore: bool = True,
+                 changed_since: str | None = None, jobs: int = 1, backup: str | None = None,
+                 ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (),
+                 baseline: Path | None = None, write_baseline: Path | None = None,
+                 color: bool = False, progress: bool = False, terse: bool = False,
+                 github: bool = False, helm: bool = False, report_format: str | None = None,
+                 max_bytes: int = 10 * 1024 * 1024) -> None:
+        # options: ConvertOptions() when not given
+        _set = object.__setattr__
+        _set(self, "paths", paths)
+        _set(self, "options", ConvertOptions() if options is None else options)
+        _set(self, "mode", mode)
+        _set(self, "output_dir", output_dir)
+        _set(self, "reports", reports)
+        _set(self, "fail_on", fail_on)
+        _set(self, "quiet", quiet)
+        _set(self, "verbose", verbose)
+        _set(self, "include", include)
+        _set(self, "exclude", exclude)
+        _set(self, "gitignore", gitignore)
+        _set(self, "changed_since", changed_since)
+        _set(self, "jobs", jobs)
+        _set(self, "backup", backup)
+        _set(self, "ignore", ignore)
+        _set(self, "baseline", baseline)
+        _set(self, "write_baseline", write_baseline)
+        _set(self, "color", color)
+        _set(self, "progress", progress)
+        _set(self, "terse", terse)
+        _set(self, "github", github)
+        _set(self, "helm", helm)
+        _set(self, "report_format", report_format)
+        _set(self, "max_bytes", max_bytes)

@@ -14,15 +14,11 @@ user, or that group or others may write, is never read or written (no cache then
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
-
-from migrator import atomic
 
 T = TypeVar("T")
 
@@ -77,16 +73,25 @@ def _make_private(folder: Path) -> None:
 
 
 def key(parts: Iterable[bytes]) -> str:
-    """A digest of everything an entry depends on."""
-    digest = hashlib.sha256()
+    """A digest of everything an entry depends on: BLAKE2b, 128 bits (32 hex digits).
+
+    BLAKE2b straight from CPython's ``_blake2`` (what ``hashlib.blake2b`` is): importing
+    ``hashlib`` loads OpenSSL, a few milliseconds of every run's start-up."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # another Python implementation
+        from hashlib import blake2b
+    digest = blake2b(digest_size=16)
     for part in parts:
         digest.update(len(part).to_bytes(8, "little"))
         digest.update(part)
-    return digest.hexdigest()[:32]
+    return digest.hexdigest()
 
 
 def read_json(folder: Path, name: str) -> Any:
     """The JSON data of entry ``name``, or None when it is missing, not trusted or not JSON."""
+    import json
+
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | \
         getattr(os, "O_CLOEXEC", 0)
     try:
@@ -109,6 +114,10 @@ def read_json(folder: Path, name: str) -> Any:
 def write_json(folder: Path, name: str, data: Any) -> bool:
     """Store ``data`` as entry ``name`` atomically (a private temporary file, then renamed);
     False when it cannot be stored (not JSON data, or the folder is not writable)."""
+    import json
+
+    from migrator import atomic
+
     try:
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError):

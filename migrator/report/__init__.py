@@ -9,20 +9,26 @@ JUnit XML) and read ``review.ReviewDocument`` values.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from migrator.results import FrozenValue
 
 if TYPE_CHECKING:
     from migrator.report.review import ReviewDocument
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(FrozenValue):
     """What a writer knows about the run besides its documents."""
 
+    FIELDS = ("target", "seconds", "full_report")
     target: str
-    seconds: float = 0.0
-    full_report: str | None = None  # where this run's full report is (for shortened ones)
+    seconds: float
+    full_report: str | None  # where this run's full report is (for shortened ones)
+
+    def __init__(self, target: str, seconds: float = 0.0, full_report: str | None = None) -> None:
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "seconds", seconds)
+        object.__setattr__(self, "full_report", full_report)
 
 
 # built: the JSON report (``jsonreport.build``); reviewed: the review documents of the run.

@@ -8,15 +8,13 @@ reports and the exit code, and are counted in the summary line.
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from migrator.errors import MigratorError
 from migrator.report.safety import write_report
-from migrator.results import FileResult
+from migrator.results import FileResult, FrozenValue
 
 BASELINE_VERSION = 1
 
@@ -25,12 +23,16 @@ class BaselineError(MigratorError):
     """The baseline file cannot be read."""
 
 
-@dataclass(frozen=True)
-class IgnoreRule:
+class IgnoreRule(FrozenValue):
     """Suppress ``codes`` (all codes when empty) in files matching ``paths``."""
 
+    FIELDS = ("paths", "codes")
     paths: tuple[str, ...]
-    codes: tuple[str, ...] = ()
+    codes: tuple[str, ...]
+
+    def __init__(self, paths: tuple[str, ...], codes: tuple[str, ...] = ()) -> None:
+        object.__setattr__(self, "paths", paths)
+        object.__setattr__(self, "codes", codes)
 
 
 class Suppressor:
@@ -70,6 +72,8 @@ def file_key(name: str) -> str:
 
 
 def load_baseline(path: Path) -> set[tuple[str, str, str]]:
+    import json
+
     from migrator.load import sources
 
     try:
@@ -84,6 +88,8 @@ def load_baseline(path: Path) -> set[tuple[str, str, str]]:
 
 
 def write_baseline(path: Path, files: list[FileResult]) -> int:
+    import json
+
     entries = sorted({(file_key(f.name), x.code, x.path) for f in files for x in f.findings})
     data: dict[str, Any] = {"version": BASELINE_VERSION, "findings": [
         {"file": name, "code": code, "path": where} for name, code, where in entries]}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 from migrator.report.safety import printable_lines
 
 RED, GREEN, CYAN, BOLD, RESET = "\033[31m", "\033[32m", "\033[36m", "\033[1m", "\033[0m"
@@ -13,6 +11,8 @@ def unified(name: str, before: str, after: str, *, color: bool = False) -> str:
     """The unified diff of one file (empty when nothing changed)."""
     if before == after:
         return ""
+    import difflib
+
     lines = list(difflib.unified_diff(before.splitlines(keepends=True),
                                       after.splitlines(keepends=True),
                                       fromfile=f"a/{name}", tofile=f"b/{name}"))

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +63,17 @@ def summary(files: list[FileResult], documents: list[dict[str, Any]]) -> dict[st
 
 def to_json(report: dict[str, Any]) -> str:
     """The report as text: ASCII-only JSON, so undecodable file names cannot break it."""
+    import json
+
     return json.dumps(report, indent=2, sort_keys=False, ensure_ascii=True) + "\n"
 
 
 def schema() -> dict[str, Any]:
     """The report's JSON Schema: packaged in the wheel next to this module, else the
     checkout's ``schemas/report.schema.json``."""
+    import json
+    from importlib import resources
+
     packaged = resources.files("migrator.report").joinpath("report.schema.json")
     if packaged.is_file():
         return dict(json.loads(packaged.read_text(encoding="utf-8")))

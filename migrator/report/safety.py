@@ -13,19 +13,29 @@ from typing import TextIO
 # Characters escaped in every line the tool prints and in every report: C0/C1 controls
 # (except tab), line and paragraph separators, bidirectional overrides (they reorder what a
 # reviewer sees), surrogates (undecodable file-name bytes) and the two non-characters.
-UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-                    "\ud800-\udfff\ufffe\uffff]")
+# (Patterns are compiled when first needed: most runs print only plain ASCII lines.)
+UNSAFE = "[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069" \
+    "\ud800-\udfff\ufffe\uffff]"
 # The same, but keeping line breaks (multi-line report text such as YAML).
-UNSAFE_KEEP_LINES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029"
-                               "\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+UNSAFE_KEEP_LINES = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029" \
+    "\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
 NAMED = {"\n": "\\n", "\r": "\\r", "\x1b": "\\e"}
 
 # The Actions runner splits output at \r, \n and \r\n, trims white space and runs a line
 # that then starts with "::" as a workflow command; it also still runs the older form
 # "##[command]" found anywhere in a line.
-LINE_BREAK = re.compile(r"\r\n|\r|\n")
-COMMAND_LINE = re.compile(r"(^|\r\n|\r|\n)([^\S\r\n]*)::")
+COMMAND_LINE = r"(^|\r\n|\r|\n)([^\S\r\n]*)::"
 LEGACY_COMMAND = "##["
+
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _regex(source: str) -> re.Pattern[str]:
+    """One of the patterns above, compiled once (when first needed)."""
+    found = _compiled.get(source)
+    if found is None:
+        found = _compiled[source] = re.compile(source)
+    return found
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -42,12 +52,16 @@ def _escape(match: re.Match[str]) -> str:
 
 def printable(text: str) -> str:
     """One line of text a terminal, a log or a report cell shows as it is."""
-    return UNSAFE.sub(_escape, text)
+    if text.isascii() and text.isprintable():  # nothing UNSAFE matches (the usual line)
+        return text
+    return _regex(UNSAFE).sub(_escape, text)
 
 
 def printable_lines(text: str) -> str:
     """Multi-line text (YAML, messages) with everything but line breaks escaped."""
-    return UNSAFE_KEEP_LINES.sub(_escape, text)
+    if text.isascii() and text.isprintable():
+        return text
+    return _regex(UNSAFE_KEEP_LINES).sub(_escape, text)
 
 
 def file_label(name: str) -> str:
@@ -59,7 +73,7 @@ def file_label(name: str) -> str:
 
 def has_command_line(text: str) -> bool:
     """Whether the runner would read a line of ``text`` as a workflow command."""
-    return LEGACY_COMMAND in text or COMMAND_LINE.search(text) is not None
+    return LEGACY_COMMAND in text or _regex(COMMAND_LINE).search(text) is not None
 
 
 def neutralise(text: str, replacement: str = "%3A:", bracket: str = "%5B") -> str:
@@ -68,7 +82,8 @@ def neutralise(text: str, replacement: str = "%3A:", bracket: str = "%5B") -> st
     ``##[`` its bracket (``%5B``, ``&#91;``)."""
     if LEGACY_COMMAND in text:
         text = text.replace(LEGACY_COMMAND, "##" + bracket)
-    return COMMAND_LINE.sub(lambda m: m.group(1) + m.group(2) + replacement, text)
+    return _regex(COMMAND_LINE).sub(lambda m: m.group(1) + m.group(2) + replacement,
+                                      text)
 
 
 class GuardedStream(io.TextIOBase):

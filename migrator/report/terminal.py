@@ -5,7 +5,6 @@ wanted (``--color``, ``NO_COLOR``, ``FORCE_COLOR``, a terminal)."""
 from __future__ import annotations
 
 import os
-import shlex
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any, TextIO
@@ -112,6 +111,8 @@ def check_line(name: str, doc: Any) -> str:
     warnings = codes_of(doc.findings, Severity.WARNING)
     head = f"{where(name, doc.line)}: {object_label(doc.source)}"
     if doc.status == "converted" and doc.output:
+        import shlex
+
         extra = f" ({len(warnings)} warning code{'s' if len(warnings) != 1 else ''} to check: " \
                 f"{', '.join(warnings)})" if warnings else ""
         text = (f"{head}: would convert to {object_label(doc.output)}{extra} — fix: "

@@ -21,6 +21,16 @@ SPELLINGS = [
     "[ tool . 'trainjob-migrate' ]\ntarget = \"2.3\"\n",
     '[tool."trainjob\\u002dmigrate"]\ntarget = "2.3"\n',  # the name only through an escape
     '[tool."\\u0074rainjob-migrate"]\ntarget = "2.3"\n',
+    '[tool.trainjob-migrate.runtimes]\ntorch = "x"\n[tool.trainjob-migrate]\ntarget = "2.3"\n',
+    '[ "tool" ]\n"trainjob-migrate".target = "2.3"\n',
+    "[\t'tool'\t]\r\ntrainjob-migrate = {target = '2.3'}\r\n",
+]
+# at the top of the file (before [project]): dotted keys and inline tables
+TOP_SPELLINGS = [
+    'tool.trainjob-migrate.target = "2.3"\n',
+    '"tool" . "trainjob-migrate".target = "2.3"\n',
+    'tool = { trainjob-migrate = { target = "2.3" } }\n',
+    "tool={'trainjob-migrate'={target='2.3'}}\n",
 ]
 
 
@@ -33,16 +43,30 @@ def test_every_spelling_of_the_table_is_read(tmp_path: Path, text: str) -> None:
     assert config.load(found).target == "2.3"
 
 
+@pytest.mark.parametrize("text", TOP_SPELLINGS)
+def test_every_top_level_spelling_of_the_table_is_read(tmp_path: Path, text: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(text + '[project]\nname = "x"\n',
+                                             encoding="utf-8")
+    found = config.search(tmp_path).path
+    assert found == tmp_path / "pyproject.toml"
+    assert config.load(found).target == "2.3"
+
+
 def test_a_broken_pyproject_naming_the_table_is_still_ours(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.trainjob-migrate\ntarget = \n",
                                              encoding="utf-8")
     assert config.search(tmp_path).path == tmp_path / "pyproject.toml"
 
 
-def test_a_pyproject_without_the_name_is_passed_over_without_tomllib(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "x"\n[tool.ruff]\nline-length = 100\n[tool.other]\nkey = "a"\n',
-        encoding="utf-8")
+@pytest.mark.parametrize("text", [
+    '[project]\nname = "x"\n[tool.ruff]\nline-length = 100\n[tool.other]\nkey = "a"\n',
+    # the name as a script, a dependency and a key of another tool's table: not the table
+    '[project]\nname = "trainjob-migrate-plugins"\ndependencies = ["trainjob-migrate>=0.1"]\n'
+    '[project.scripts]\ntrainjob-migrate = "x:main"\n[tool.other]\ntrainjob-migrate = "a"\n',
+])
+def test_a_pyproject_without_the_table_is_passed_over_without_tomllib(tmp_path: Path,
+                                                                       text: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(text, encoding="utf-8")
     probe = ("import sys\nfrom pathlib import Path\nfrom migrator import config\n"
              f"assert config.search(Path({str(tmp_path)!r})).path is None\n"
              "print('tomllib' in sys.modules)")
