@@ -5,15 +5,23 @@ from __future__ import annotations
 import functools
 import re
 
-from migrator.settings import mappings_dir
+from migrator.settings import flow_list, mappings_dir
 
 TEMPLATE_MARKERS = (("{{", "Helm/Go template"), ("{%", "Jinja template"),
                     ("{#", "Jinja template"))
 
 
+@functools.cache
+def candidate_markers() -> tuple[str, ...]:
+    """mappings/kinds.yaml ``candidateMarkers`` (one line, read as text: no YAML parser on
+    the path of every file; the catalog checks it against the parsed file)."""
+    return flow_list(mappings_dir() / "kinds.yaml", "candidateMarkers")
+
+
 def is_candidate(text: str) -> bool:
-    """Cheap prefilter: only documents that mention a Kubeflow group are parsed at all."""
-    return "kubeflow.org" in text
+    """Cheap prefilter: only documents that mention a Kubeflow group are parsed at all
+    (mappings/kinds.yaml ``candidateMarkers``)."""
+    return any(marker in text for marker in candidate_markers())
 
 
 def template_syntax(text: str) -> str | None:
@@ -38,6 +46,17 @@ def kinds() -> tuple[tuple[str, ...], tuple[str, ...]]:
     trainer = {str(item["kind"]) for key in ("current", "prototypes")
                for item in data.get(key) or []}
     return tuple(kind for kind in training if kind not in trainer), training
+
+
+@functools.cache
+def legacy_groups() -> tuple[str, ...]:
+    """The API groups a legacy job's apiVersion names (mappings/kinds.yaml
+    ``legacyGroups``)."""
+    from ruamel.yaml import YAML
+
+    data = YAML(typ="safe", pure=True).load(
+        (mappings_dir() / "kinds.yaml").read_text(encoding="utf-8"))
+    return tuple(str(group) for group in data["legacyGroups"])
 
 
 def legacy_kinds() -> tuple[str, ...]:

@@ -8,6 +8,7 @@ callers, which report what they could not convert.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,15 +18,20 @@ from migrator.load import detect
 
 SHELL_SUFFIXES = (".sh", ".bash", ".zsh")
 SNAPSHOT_SUFFIXES = (".snap",)
-_API = re.compile(r"^[ \t]*(?:-[ \t]*)?apiVersion:[ \t]*[\"']?(?:kubeflow\.org|"
-                  r"xgboostjob\.kubeflow\.org)/", re.M)
 _HEREDOC = re.compile(r"<<(?P<dash>-?)[ \t]*(?P<quote>['\"]?)(?P<word>[A-Za-z_][A-Za-z0-9_]*)"
                       r"(?P=quote)")
 
 
+@functools.cache
+def _api() -> re.Pattern[str]:
+    """An ``apiVersion: <legacy group>/`` line (mappings/kinds.yaml ``legacyGroups``)."""
+    groups = "|".join(map(re.escape, detect.legacy_groups()))
+    return re.compile(r"^[ \t]*(?:-[ \t]*)?apiVersion:[ \t]*[\"']?(?:" + groups + r")/", re.M)
+
+
 def legacy_jobs(text: str) -> list[tuple[int, str]]:
     """(0-based line, kind) of each legacy job written out in ``text``."""
-    if "kubeflow.org" not in text or _API.search(text) is None:
+    if not detect.is_candidate(text) or _api().search(text) is None:
         return []
     found: list[tuple[int, str]] = []
     line = done = 0  # lines counted up to ``done`` once (linear in the text, not per match)

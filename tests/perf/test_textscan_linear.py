@@ -53,7 +53,7 @@ _NEW_PREFIX = r"^[ \t]*(?:-[ \t]*)?"
 
 
 def _patterns() -> list[re.Pattern[str]]:
-    return [detect.legacy_kind_line(), textscan._API]
+    return [detect.legacy_kind_line(), textscan._api()]
 
 
 def test_line_patterns_have_one_way_to_read_blanks() -> None:
