@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ YAML_SUFFIXES = (".yaml", ".yml")
 STDIN = "-"
 GITIGNORE = ".gitignore"
 IGNORE_BYTES = 1 << 20  # a .gitignore is read up to this size
+_NAME = attrgetter("name")  # a folder entry's name (the sort key of a listing)
 
 
 class SelectionError(MigratorError):
@@ -115,7 +117,7 @@ def _walk(root: Path, selection: Selection,
         dirpath, rel_dir, real = stack.pop()
         try:
             with os.scandir(dirpath) as listing:
-                entries = sorted(listing, key=_name)
+                entries = sorted(listing, key=_NAME)
         except OSError:
             continue  # as os.walk: a folder that cannot be listed is passed over
         folders: list[os.DirEntry[str]] = []
@@ -159,10 +161,6 @@ def _walk(root: Path, selection: Selection,
             if entry.is_symlink() and not os.path.realpath(path).startswith(inside):
                 continue  # a link out of the walked folder is not followed (nor are folder links)
             yield path, real, name, rel_prefix + name
-
-
-def _name(entry: os.DirEntry[str]) -> str:
-    return entry.name
 
 
 class _Globs:
