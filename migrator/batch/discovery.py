@@ -14,13 +14,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 from migrator.errors import MigratorError
 from migrator.load import sources
+from migrator.results import FrozenValue
+
+_set = object.__setattr__  # how a frozen value's constructor sets its fields
 
 YAML_SUFFIXES = (".yaml", ".yml")
 STDIN = "-"
@@ -33,25 +35,41 @@ class SelectionError(MigratorError):
     """The file selection cannot be computed (e.g. --changed-since outside a git repository)."""
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(FrozenValue):
     """Rules that narrow the files a run processes."""
 
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    gitignore: bool = True
-    changed_since: str | None = None
-    only: frozenset[str] | None = None  # realpaths changed since changed_since (None: unasked)
+    FIELDS = ("include", "exclude", "gitignore", "changed_since", "only")
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    gitignore: bool
+    changed_since: str | None
+    only: frozenset[str] | None  # realpaths changed since changed_since (None: unasked)
+
+    def __init__(self, include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
+                 gitignore: bool = True, changed_since: str | None = None,
+                 only: frozenset[str] | None = None) -> None:
+        _set(self, "include", include)
+        _set(self, "exclude", exclude)
+        _set(self, "gitignore", gitignore)
+        _set(self, "changed_since", changed_since)
+        _set(self, "only", only)
 
 
-@dataclass(frozen=True)
-class Walk:
+EVERY_FILE = Selection()  # no rules (the default)
+
+
+class Walk(FrozenValue):
     """The files a run looks at, walked anew each time it is iterated (never held in a list,
     so a run over 100,000 files starts converting while it walks and does not grow with the
     tree). Iterate ``changes()`` first so that git is asked once."""
 
+    FIELDS = ("paths", "selection")
     paths: tuple[str, ...]
-    selection: Selection = Selection()
+    selection: Selection
+
+    def __init__(self, paths: tuple[str, ...], selection: Selection | None = None) -> None:
+        _set(self, "paths", paths)
+        _set(self, "selection", EVERY_FILE if selection is None else selection)
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return discover(self.paths, self.selection)
@@ -64,7 +82,7 @@ class Walk:
 
 
 def discover(paths: tuple[str, ...],
-             selection: Selection = Selection()) -> Iterator[tuple[str, str]]:
+             selection: Selection = EVERY_FILE) -> Iterator[tuple[str, str]]:
     """Yield ``(path, relative)`` per input; ``relative`` is its place below an output dir."""
     if selection.changed_since is not None and selection.only is None:
         selection = _with_changes(selection)
