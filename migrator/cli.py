@@ -243,7 +243,7 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
                                      False),
             runtimes=project.runtimes, runtime_files=values["runtime_files"],
             crds=values["crds"])
-    except ValueError as exc:
+    except (ValueError, MigratorError) as exc:  # a bad target; no mappings folder
         raise click.UsageError(str(exc)) from None
     _preload(options)
     from migrator.report.terminal import color_wanted
@@ -367,9 +367,7 @@ def _explain_command() -> click.Command:
     @click.argument("code")
     def explain(code: str) -> None:
         """Explain a finding code such as F501, or its name such as elastic-policy."""
-        from migrator.knowledge.catalog import load
-
-        codes = load().codes
+        codes = _finding_codes()
         key = code.upper()
         if key not in codes:
             key = next((c for c, doc in codes.items() if doc.name == code.lower()), "")
@@ -389,12 +387,21 @@ def _rules_command() -> click.Command:
     @click.command()
     def rules() -> None:
         """List every finding code with its default severity."""
-        from migrator.knowledge.catalog import load
-
-        for code, doc in load().codes.items():
+        for code, doc in _finding_codes().items():
             click.echo(f"{code}  {doc.severity:<7}  {doc.name:<30}  {doc.summary}")
 
     return rules
+
+
+def _finding_codes() -> dict[str, Any]:
+    """The catalog's finding codes (code -> doc); a broken mappings folder is a one-line
+    usage error (exit 2), never a traceback."""
+    from migrator.knowledge.catalog import load
+
+    try:
+        return dict(load().codes)
+    except MigratorError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def run_main(argv: list[str] | None = None) -> Any:

@@ -58,6 +58,19 @@ def test_version_and_help() -> None:
     assert "convert" in run_process("--help").stdout
 
 
+@pytest.mark.parametrize("args", [("check", "x.yaml"), ("convert", "x.yaml"), ("explain", "F501"),
+                                  ("rules",)])
+def test_a_missing_mappings_folder_is_one_line_not_a_traceback(tmp_path: Path,
+                                                               args: tuple[str, ...]) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT),
+           "TRAINJOB_MIGRATE_MAPPINGS": str(tmp_path / "missing")}
+    proc = subprocess.run([sys.executable, "-m", "migrator", *args], text=True,
+                          capture_output=True, cwd=tmp_path, env=env, timeout=120, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"TRAINJOB_MIGRATE_MAPPINGS={tmp_path / 'missing'} is not a folder" in proc.stderr
+
+
 def test_convert_file_to_stdout() -> None:
     proc = run("convert", str(PYTORCH / "minimal.in.yaml"))
     assert proc.returncode == 0, proc.stderr
