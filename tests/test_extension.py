@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedSeq
 
 from migrator.errors import MappingFileError
 from migrator.knowledge import apimodels, catalog, runtimeindex
@@ -214,29 +215,17 @@ def fresh_catalog(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[N
     clear()
 
 
-RUNTIMES = """apiVersion: trainer.kubeflow.org/v1alpha1
-kind: ClusterRuntime
-metadata:
-  name: torch-fast
-spec:
-  mlPolicy:
-    torch: {}
-  template:
-    spec:
-      replicatedJobs:
-        - name: node
-          template:
-            spec:
-              template:
-                spec:
-                  containers:
-                    - name: node
----
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: ClusterTrainingRuntime
-metadata:
-  name: torch-slow
-"""
+def _runtime(kind: str, name: str, torch: str) -> str:
+    """A runtime document (YAML text) of one replicated job, ``node``, on the torch policy."""
+    return (f"apiVersion: trainer.kubeflow.org/v1alpha1\nkind: {kind}\nmetadata:\n  name: {name}\n"
+            f"spec:\n  mlPolicy:\n    torch: {torch}\n  template:\n    spec:\n"
+            "      replicatedJobs:\n        - name: node\n          template:\n            spec:\n"
+            "              template:\n                spec:\n                  containers:\n"
+            "                    - name: node\n")
+
+
+RUNTIMES = (_runtime("ClusterRuntime", "torch-fast", "{}")
+            + "---\n" + _runtime("ClusterTrainingRuntime", "torch-slow", "{}"))
 
 
 def test_the_runtime_kinds_come_from_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -244,8 +233,8 @@ def test_the_runtime_kinds_come_from_data(tmp_path: Path, monkeypatch: pytest.Mo
     """Runtime files (``--runtimes``), default runtimes and the strict runtime models know
     the runtime kinds kinds.yaml names (made-up ones here), and no others."""
     mappings = _mappings(tmp_path)
-    _edit(mappings / "kinds.yaml",
-          lambda data: data.update(runtimeKinds=["ClusterRuntime", "Runtime"]))
+    _edit(mappings / "kinds.yaml", lambda data: data.update(runtimeKinds=_flow(
+        ["ClusterRuntime", "Runtime"])))
     monkeypatch.setenv("TRAINJOB_MIGRATE_MAPPINGS", str(mappings))
     (tmp_path / "runtimes.yaml").write_text(RUNTIMES, encoding="utf-8")
     found = runtimeindex.from_files((str(tmp_path / "runtimes.yaml"),))
@@ -261,6 +250,35 @@ def test_the_runtime_kinds_come_from_data(tmp_path: Path, monkeypatch: pytest.Mo
     assert apimodels.kinds() == ("TrainJob", "Runtime", "ClusterRuntime")
 
 
+def _flow(items: list[str]) -> CommentedSeq:
+    """A list that ruamel writes on one line, ``[a, b]``."""
+    seq = CommentedSeq(items)
+    seq.fa.set_flow_style()
+    return seq
+
+
+def test_the_runtime_kinds_reach_the_command_line_options(tmp_path: Path) -> None:
+    """``--runtime-kind`` offers the kinds of kinds.yaml (read as text at start-up), and a
+    list the text reading would not see as the catalog does is a mapping error."""
+    mappings = _mappings(tmp_path)
+    _edit(mappings / "kinds.yaml", lambda data: data.update(runtimeKinds=_flow(
+        ["ClusterRuntime", "Runtime"])))
+    shipped = _cli(tmp_path, None, "convert", "--help")
+    assert "[ClusterTrainingRuntime|TrainingRuntime]" in " ".join(shipped.stdout.split())
+    made_up = _cli(tmp_path, mappings, "convert", "--help")
+    assert "[ClusterRuntime|Runtime]" in " ".join(made_up.stdout.split()), made_up.stdout
+    refused = _cli(tmp_path, mappings, "convert", str(DATA / "mxjob.in.yaml"),
+                   "--runtime-kind", "TrainingRuntime")
+    assert refused.returncode == 2
+    assert "'TrainingRuntime' is not one of 'ClusterRuntime', 'Runtime'" in refused.stderr
+    _edit(mappings / "kinds.yaml",
+          lambda data: data.update(runtimeKinds=["ClusterRuntime", "Runtime"]))  # block style
+    proc = _cli(tmp_path, mappings, "convert", str(DATA / "mxjob.in.yaml"))
+    assert proc.returncode == 2
+    assert "runtimeKinds must be a one-line list [a, b]" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 PROTOTYPE = """apiVersion: kubeflow.org/v2alpha1
 kind: TrainJob
 metadata:
@@ -271,26 +289,7 @@ spec:
   datasetSpec:
     storageUri: hf://tatsu-lab/alpaca
 ---
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: ClusterTrainingRuntime
-metadata:
-  name: torch-old
-spec:
-  mlPolicy:
-    torch:
-      rdzvBackend: c10d
-  template:
-    spec:
-      replicatedJobs:
-        - name: node
-          template:
-            spec:
-              template:
-                spec:
-                  containers:
-                    - name: node
-                      image: pytorch/pytorch:2.5.0
-"""
+""" + _runtime("ClusterTrainingRuntime", "torch-old", "{rdzvBackend: c10d}")
 
 
 def test_the_upgrade_to_22_reads_its_fields_from_data(tmp_path: Path) -> None:
@@ -394,3 +393,22 @@ def test_trainer_versions_order_numerically() -> None:
     with pytest.raises(ValueError, match="not a Trainer version"):
         parse("latest")
     assert catalog.load().target("2.3").release >= V2_3 > catalog.load().target("2.2").release
+
+
+def test_the_candidate_check_reads_its_markers_from_data(tmp_path: Path) -> None:
+    """The cheap check every document passes before it is parsed (load/detect.py) reads
+    kinds.yaml ``candidateMarkers``: a legacy kind of a made-up group outside kubeflow.org is
+    converted once its group is listed there (and in ``legacyGroups``), from data alone."""
+    mappings = _mappings(tmp_path)
+    _edit(mappings / "legacy" / "mxjob.yaml",
+          lambda data: data["source"].update(apiVersion="mxnet.example.org/v1"))
+    _edit(mappings / "kinds.yaml", lambda data: (data["candidateMarkers"].append("example.org"),
+                                                 data["legacyGroups"].append("mxnet.example.org")))
+    source = (DATA / "mxjob.in.yaml").read_text(encoding="utf-8").replace(
+        "apiVersion: kubeflow.org/v1", "apiVersion: mxnet.example.org/v1")
+    (tmp_path / "mx.yaml").write_text(source, encoding="utf-8")
+    proc = _cli(tmp_path, mappings, "convert", "mx.yaml")
+    assert proc.returncode == 0, proc.stderr
+    assert "MXJob/mxjob-simple → TrainJob/mxjob-simple" in proc.stderr
+    assert proc.stdout.startswith("# MXJob: a made-up legacy kind")
+    assert "kind: TrainJob\n" in proc.stdout

@@ -18,6 +18,7 @@ from migrator.knowledge.specs import (
     TargetSpec,
     UpgradeSpec,
 )
+from migrator.settings import flow_list
 from migrator.settings import mappings_dir as mappings_dir  # also catalog.mappings_dir
 
 M = TypeVar("M", bound=BaseModel)
@@ -102,6 +103,7 @@ def _build(root: Path) -> Catalog:
     pod = _model(PodRules, root / "common" / "podtemplate.yaml",
                  _read_yaml(root / "common" / "podtemplate.yaml"))
     kinds = _model(KindIndex, root / "kinds.yaml", _read_yaml(root / "kinds.yaml"))
+    _check_flow_lists(root / "kinds.yaml", kinds)
     raw_codes = _read_yaml(root / "codes.yaml")
     codes = {code: _model(CodeDoc, root / "codes.yaml", doc) for code, doc in raw_codes.items()}
     upgrade = _model(UpgradeSpec, root / "upgrade.yaml", _read_yaml(root / "upgrade.yaml"))
@@ -111,6 +113,21 @@ def _build(root: Path) -> Catalog:
     _check_targets(catalog)
     _check_kinds(catalog)
     return catalog
+
+
+# kinds.yaml lists that start-up code reads as text, without a YAML parser (settings.flow_list)
+FLOW_LISTS = ("runtimeKinds", "candidateMarkers")
+
+
+def _check_flow_lists(path: Path, kinds: KindIndex) -> None:
+    """The lists read as text at start-up (``--runtime-kind`` choices, the candidate check)
+    read the same as the parsed file: else the tool would act on other values than the
+    catalog's (a list spread over several lines, a comment inside it)."""
+    parsed = kinds.model_dump(by_alias=True)
+    for key in FLOW_LISTS:
+        if flow_list(path, key) != tuple(parsed[key]):
+            raise MappingFileError(f"{path}: {key} must be a one-line list [a, b] (start-up "
+                                   f"code reads it as text), read as {list(flow_list(path, key))}")
 
 
 def _check_kinds(catalog: Catalog) -> None:

@@ -127,7 +127,7 @@ def test_the_comparison_is_a_plain_immutable_value() -> None:
     comparison = PodComparison((difference,), ("a note",))
     doc = DocumentResult(0, 1, "converted", "x", effective=comparison)
     with pytest.raises(AttributeError):
-        comparison.differences = ()  # type: ignore[misc]
+        comparison.differences = ()  # frozen: FrozenInstanceError, an AttributeError
     assert difference.describe() == "[Worker] env: X added: 1"
     slim = FileResult("f", "f", result=TextResult("x", [doc])).slim()
     assert slim.result is not None
