@@ -289,7 +289,7 @@ def tree_goals(args: argparse.Namespace, temp: Path, cli: list[str]) -> list[Res
         counter = [0]
 
         def edit(index: int) -> None:
-            if index == 2:  # before the "10 files changed" run
+            if index == 1:  # before the "10 files changed" run
                 counter[0] += 1
                 for path in edited:
                     with path.open("a", encoding="utf-8") as out:
@@ -297,11 +297,16 @@ def tree_goals(args: argparse.Namespace, temp: Path, cli: list[str]) -> list[Res
 
         entry = max((temp / "cache").glob("results-*"), key=lambda p: p.stat().st_mtime_ns)
         floor_command = [sys.executable, "-c", WARM_FLOOR, str(tree), str(entry)]
-        grep, unchanged, changed, floor, floor_cli = compared(
-            [grep_command, [*cli, "check", str(tree), "-q"], [*cli, "check", str(tree), "-q"],
-             floor_command, [floor_command[0], "-c", "import click\n" + WARM_FLOOR,
-                             *floor_command[2:]]],
-            args.repeat, before=edit)
+        # the unchanged runs first, on their own: a file edited less than RACY_SECONDS before
+        # a run is processed again and not recorded, so runs right after the edits below would
+        # not be unchanged ones
+        grep, unchanged, floor, floor_cli = compared(
+            [grep_command, [*cli, "check", str(tree), "-q"], floor_command,
+             [floor_command[0], "-c", "import click\n" + WARM_FLOOR, *floor_command[2:]]],
+            args.repeat)
+        grep_again, changed = compared([grep_command, [*cli, "check", str(tree), "-q"]],
+                                       args.repeat, before=edit)
+        grep = min(grep, grep_again)
         results.append(("warm check, unchanged / grep", unchanged / grep, "<= 3",
                         unchanged / grep <= 3))
         results.append(("warm check, 10 files changed / grep", changed / grep, "<= 4",
