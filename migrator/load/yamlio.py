@@ -225,11 +225,36 @@ def _clone(node: Any, memo: dict[int, Any]) -> Any:
             duplicate.extend(_clone(value, memo) for value in node)
         for record in _RECORDS:
             if hasattr(node, record):
-                setattr(duplicate, record, copy.deepcopy(getattr(node, record)))
+                setattr(duplicate, record, _copy_record(getattr(node, record)))
         return duplicate
     if type(node) in (str, int, float, bool) or node is None:
         return node
     return copy.deepcopy(node, memo)
+
+
+def _copy_record(record: Any) -> Any:
+    """``copy.deepcopy`` of a node's record; the two every node has (its position and its
+    flow style) are copied directly (a generic deep copy of each was ~half of ``clone``)."""
+    kind = type(record)
+    if kind is Format:
+        duplicate = Format()
+        duplicate._flow_style = record._flow_style
+        return duplicate
+    if kind is LineCol and record.__dict__.keys() == _LINE_COL_FIELDS:
+        positions = LineCol()
+        positions.line, positions.col = record.line, record.col
+        if record.data is not None:
+            positions.data = {
+                key if type(key) in _ATOMS else copy.deepcopy(key):
+                value[:] if type(value) is list and all(type(x) is int for x in value)
+                else copy.deepcopy(value)
+                for key, value in record.data.items()}
+        return positions
+    return copy.deepcopy(record)
+
+
+_LINE_COL_FIELDS = frozenset(LineCol().__dict__)
+_ATOMS = (str, int)
 
 
 def _strip_anchors(node: Any) -> None:

@@ -74,3 +74,52 @@ def test_a_long_command_list_converts_with_linear_copying(
     small = _deepcopies(monkeypatch, lambda: convert_text(_job(1000)))
     large = _deepcopies(monkeypatch, lambda: convert_text(_job(4000)))
     assert large / small < 4 * 1.3, (small, large)  # 4x the items: ~4x the copying
+
+
+_RECORD_NAMES = ("_yaml_line_col", "_yaml_format", "_yaml_comment", "_yaml_tag")
+
+
+def _records(node: Any) -> list[Any]:
+    found: list[Any] = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        found.extend(getattr(item, name) for name in _RECORD_NAMES if hasattr(item, name))
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def _state(record: Any) -> Any:
+    slots = getattr(type(record), "__slots__", ())
+    fields = {name: getattr(record, name) for name in slots if hasattr(record, name)}
+    fields.update(getattr(record, "__dict__", {}))
+    return type(record), repr(fields)
+
+
+def test_clone_copies_records_as_deepcopy_does() -> None:
+    """The records ``clone`` copies directly (positions, flow styles) come out as
+    ``copy.deepcopy`` makes them, for every node of every fixture, and share nothing."""
+    from migrator.load import stream
+    from tests.goldens import FIXTURES
+
+    checked = 0
+    for path in sorted(FIXTURES.glob("*/*.yaml")):
+        for chunk in stream.split(path.read_text(encoding="utf-8")):
+            try:
+                tree = yamlio.load(chunk.text)
+            except yamlio.DocumentError:  # fixtures of broken YAML
+                continue
+            for record in _records(tree):
+                mine = yamlio._copy_record(record)
+                assert _state(mine) == _state(copy.deepcopy(record)), path
+                assert mine is not record
+                data = getattr(record, "data", None)
+                if isinstance(data, dict):
+                    assert mine.data is not data
+                    assert all(mine.data[key] is not value for key, value in data.items()
+                               if isinstance(value, list))
+                checked += 1
+    assert checked > 1000
