@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedSeq
 
@@ -248,6 +249,26 @@ def test_the_runtime_kinds_come_from_data(tmp_path: Path, monkeypatch: pytest.Mo
                                                                         "ClusterRuntime"]
     assert apimodels.model_for("2.2", "TrainingRuntime") is None
     assert apimodels.kinds() == ("TrainJob", "Runtime", "ClusterRuntime")
+
+
+def test_the_managed_by_values_come_from_the_target_file(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         fresh_catalog: None) -> None:
+    """spec.managedBy accepts what the release's target file lists: a controller added to the
+    made-up 2.4 is accepted there and still refused on 2.3."""
+    mappings = _mappings(tmp_path)
+    _edit(mappings / "targets" / "v2.4.yaml", lambda data: data.update(managedBy=_flow(
+        ["trainer.kubeflow.org/trainjob-controller", "example.com/controller"])))
+    monkeypatch.setenv("TRAINJOB_MIGRATE_MAPPINGS", str(mappings))
+    job = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+           "spec": {"runtimeRef": {"name": "torch-distributed"},
+                    "managedBy": "example.com/controller"}}
+    on_24, on_23 = apimodels.model_for("2.4", "TrainJob"), apimodels.model_for("2.3", "TrainJob")
+    assert on_24 is not None
+    assert on_23 is not None
+    on_24.model_validate(job)
+    with pytest.raises(ValidationError, match=r"kueue\.x-k8s\.io/multikueue"):
+        on_23.model_validate(job)
 
 
 def _flow(items: list[str]) -> CommentedSeq:

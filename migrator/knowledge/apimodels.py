@@ -287,11 +287,16 @@ class MLPolicy22(Strict):
 
     @model_validator(mode="after")
     def _one_source(self) -> MLPolicy22:
-        sources = [name for name in ("torch", "mpi", "jax", "xgboost", "flux")
-                   if getattr(self, name) is not None]
+        sources = [name for name in ml_policy_sources() if getattr(self, name) is not None]
         if len(sources) > 1:
             raise ValueError(f"only one ML policy source may be set, got {', '.join(sources)}")
         return self
+
+
+def ml_policy_sources() -> tuple[str, ...]:
+    """The ML policy sources of a runtime's ``spec.mlPolicy`` (its fields but ``numNodes``),
+    in the API's order."""
+    return tuple(name for name in MLPolicy22.model_fields if name != "num_nodes")
 
 
 class MLPolicy23(MLPolicy22):

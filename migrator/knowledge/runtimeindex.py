@@ -18,8 +18,6 @@ from migrator import paths
 from migrator.errors import MigratorError
 from migrator.knowledge.specs import TargetSpec
 
-POLICIES = ("torch", "mpi", "jax", "xgboost", "flux")
-
 
 class RuntimeFileError(MigratorError):
     """A --runtimes path cannot be read."""
@@ -68,8 +66,10 @@ def defaults(target: TargetSpec) -> Index:
 
 def describe(doc: Any, source: str = "") -> RuntimeInfo:
     """The policy and jobs of a runtime document (plain data)."""
+    from migrator.knowledge.apimodels import ml_policy_sources
+
     policy = paths.get(doc, ("spec", "mlPolicy")) or {}
-    found = [name for name in POLICIES if isinstance(policy, dict) and name in policy]
+    found = [name for name in ml_policy_sources() if isinstance(policy, dict) and name in policy]
     jobs: dict[str, list[str]] = {}
     for job in paths.get(doc, ("spec", "template", "spec", "replicatedJobs")) or []:
         if not isinstance(job, dict) or not isinstance(job.get("name"), str):
