@@ -55,21 +55,31 @@ def _runtime_ref(draft: Draft) -> CommentedMap:
 
 
 def _runtime_patch(draft: Draft, manager: str) -> CommentedMap | None:
+    return runtime_patch(manager,
+                         _labels_annotations(draft.jobset_labels, draft.jobset_annotations),
+                         [(name, _pod_template(draft, pod)) for name, pod in draft.patched_jobs()])
+
+
+def runtime_patch(manager: str, jobset_metadata: Any, pod_templates: list[tuple[str, Any]]
+                  ) -> CommentedMap | None:
+    """A runtimePatches entry: the JobSet's metadata (None: none) and the pod template of each
+    replicated job it patches; None when it would patch nothing."""
     template = yamlio.new_map()
-    jobset_meta = _labels_annotations(draft.jobset_labels, draft.jobset_annotations)
-    if jobset_meta is not None:
-        template["metadata"] = jobset_meta
-    jobs = draft.patched_jobs()
-    if jobs:
-        template["spec"] = yamlio.new_map([
-            ("replicatedJobs", yamlio.new_seq([_job(draft, name, pod) for name, pod in jobs]))])
+    if jobset_metadata is not None:
+        template["metadata"] = jobset_metadata
+    if pod_templates:
+        jobs = yamlio.new_seq()
+        for name, pod_template in pod_templates:
+            job_template = yamlio.new_map([("spec", yamlio.new_map([("template", pod_template)]))])
+            jobs.append(yamlio.new_map([("name", name), ("template", job_template)]))
+        template["spec"] = yamlio.new_map([("replicatedJobs", jobs)])
     if not template:
         return None
     return yamlio.new_map([("manager", manager),
                            ("trainingRuntimeSpec", yamlio.new_map([("template", template)]))])
 
 
-def _job(draft: Draft, name: str, pod: PodPatch) -> CommentedMap:
+def _pod_template(draft: Draft, pod: PodPatch) -> CommentedMap:
     pod_template = yamlio.new_map()
     pod_meta = _labels_annotations(pod.labels, pod.annotations)
     if pod_meta is not None:
@@ -80,8 +90,7 @@ def _job(draft: Draft, name: str, pod: PodPatch) -> CommentedMap:
         pod_spec["containers"] = yamlio.new_seq([container])
     if pod_spec:
         pod_template["spec"] = pod_spec
-    job_template = yamlio.new_map([("spec", yamlio.new_map([("template", pod_template)]))])
-    return yamlio.new_map([("name", name), ("template", job_template)])
+    return pod_template
 
 
 def _labels_annotations(labels: dict[str, Any], annotations: dict[str, Any]) -> CommentedMap | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from migrator import paths
 from migrator.check import quantity
+from migrator.convert import emit
 from migrator.convert.ledger import Ledger
 from migrator.convert.rules.transforms import gpu_count
 from migrator.knowledge import catalog
@@ -235,17 +236,8 @@ class _Patch:
         return self.jobs[job]
 
     def build(self, manager: str) -> Any:
-        template = yamlio.new_map()
-        if self.jobset:
-            template["metadata"] = yamlio.new_map(list(self.jobset.items()))
-        if self.jobs:
-            jobs = yamlio.new_seq()
-            for name, pod in self.jobs.items():
-                job_template = yamlio.new_map([("spec", yamlio.new_map([("template", pod)]))])
-                jobs.append(yamlio.new_map([("name", name), ("template", job_template)]))
-            template["spec"] = yamlio.new_map([("replicatedJobs", jobs)])
-        return yamlio.new_map([("manager", manager), ("trainingRuntimeSpec",
-                                                      yamlio.new_map([("template", template)]))])
+        metadata = yamlio.new_map(list(self.jobset.items())) if self.jobset else None
+        return emit.runtime_patch(manager, metadata, list(self.jobs.items()))
 
 
 def _overrides(value: Any, path: FieldPath, spec: Any, patch: _Patch, ledger: Ledger,
