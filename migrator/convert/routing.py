@@ -10,7 +10,6 @@ YAML stream costs a suffix test and, once per folder, a look for a kustomization
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
@@ -101,6 +100,8 @@ def exact(name: str, read: SourceText) -> SourceText:
         return read
     if text.replace("\r\n", "\n") != read.text:
         return read
+    import dataclasses  # here: every run imports this module, few files need it
+
     return dataclasses.replace(read, text=text, newline="\n")
 
 
