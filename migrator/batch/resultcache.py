@@ -169,7 +169,8 @@ class ResultCache:
                 continue
             result = next(fresh)
             if absolute is not None:
-                if stamp is not None:
+                if stamp is not None and result.name == name:  # never under another file
+                    # (a ``process`` that broke the order would otherwise plant its result)
                     self._record(absolute, base, stamp, result)
                 else:
                     self._forget(absolute, base)

@@ -76,3 +76,33 @@ def test_entries_round_trip_and_garbage_is_a_miss(tmp_path: Path) -> None:
     cache.folders[folder] = ["not", "records"]
     assert _run(cache, found) == names  # a folder that is not records: all misses
     assert isinstance(cache.folders[folder], dict)
+
+
+def test_a_result_is_never_recorded_under_another_file(tmp_path: Path) -> None:
+    """A ``process`` that hands back results out of order (a bug elsewhere) must not plant
+    one file's result under another's name: such results are not recorded."""
+    old = time.time() - 60
+    names = []
+    for index in range(3):
+        path = tmp_path / f"m{index}.yaml"
+        path.write_text("kind: ConfigMap\n", encoding="utf-8")
+        os.utime(path, (old, old))
+        names.append(str(path))
+    found = [(name, os.path.basename(name)) for name in names]
+    cache = resultcache.ResultCache(tmp_path, "results-test.json", {})
+    cache.save = lambda seen: None  # type: ignore[method-assign]
+    if any(time.time_ns() - os.stat(n).st_ctime_ns < resultcache.RACY_SECONDS * 10**9
+           for n in names):
+        time.sleep(resultcache.RACY_SECONDS + 0.3)
+
+    def swapped(files: list[tuple[str, str]]) -> Iterator[FileResult]:
+        taken = [name for name, _ in files]
+        order = [taken[1], taken[0], *taken[2:]]
+        for name in order:
+            yield FileResult(name, os.path.basename(name), result=TextResult(""),
+                             scanned=int(name.endswith("m0.yaml")), was_changed=False)
+
+    list(cache.through(found, swapped))
+    recorded = {base for records in cache.folders.values() for base in records}
+    assert recorded == {"m2.yaml"}  # m0 and m1 got each other's results: neither recorded
+    assert _run(cache, found) == names[:2]
