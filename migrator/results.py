@@ -7,14 +7,14 @@ half a dozen methods per class at import: ~4 ms of every run's start-up). They b
 dataclasses did: the same constructor, ``==`` field by field between instances of one class,
 the dataclass ``repr``, frozen classes hashable and refusing assignment
 (``dataclasses.FrozenInstanceError``), the others unhashable; the ones the code copies with
-``dataclasses.replace`` are registered as dataclasses (fields only, no generated methods).
+``dataclasses.replace`` are registered as dataclasses (fields only, no generated methods)
+when first asked for their fields, so that a run that copies none never imports dataclasses.
 """
 
 from __future__ import annotations
 
 import codecs
 from collections.abc import Iterable
-from dataclasses import FrozenInstanceError, dataclass, field, replace
 from enum import StrEnum
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -60,17 +60,56 @@ class FrozenValue(Value):
         return hash(self._values(self))
 
     def __setattr__(self, name: str, value: Any) -> None:
+        from dataclasses import FrozenInstanceError
+
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
     def __delattr__(self, name: str) -> None:
+        from dataclasses import FrozenInstanceError
+
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
 _set = object.__setattr__  # how a frozen value's constructor sets its fields
-if TYPE_CHECKING:  # the type checker sees a dataclass (with the hand-written __init__)
+
+
+class _Factory:
+    """A field's default factory until the class is registered (``field`` below)."""
+
+    def __init__(self, default_factory: Any) -> None:
+        self.default_factory = default_factory
+
+
+class _FieldsOnFirstUse:
+    """A value class's ``__dataclass_fields__`` until something asks for them
+    (``dataclasses.replace``, ``fields``, ``is_dataclass``): the class is then registered as a
+    dataclass (fields only: no generated methods) and this placeholder replaced. Registering
+    at import, and importing dataclasses for it, is ~1 ms of the start-up of every run, most
+    of which never copy a value."""
+
+    def __get__(self, instance: object, owner: type) -> Any:
+        from dataclasses import dataclass
+        from dataclasses import field as real_field
+
+        for name, value in list(vars(owner).items()):
+            if isinstance(value, _Factory):
+                setattr(owner, name, real_field(default_factory=value.default_factory))
+        dataclass(init=False, repr=False, eq=False)(owner)
+        return vars(owner)["__dataclass_fields__"]
+
+
+if TYPE_CHECKING:  # the type checker sees dataclasses (with the hand-written __init__)
     from dataclasses import dataclass as fields_only
-else:  # registers the fields (for dataclasses.replace and fields), generating no methods
-    fields_only = dataclass(init=False, repr=False, eq=False)
+    from dataclasses import field
+else:
+    def fields_only(cls: type) -> type:
+        """Register ``cls`` as a dataclass when first asked (``_FieldsOnFirstUse``)."""
+        cls.__dataclass_fields__ = _FieldsOnFirstUse()
+        return cls
+
+    def field(*, default_factory: Any) -> Any:
+        """``dataclasses.field(default_factory=...)``, made when the class is registered."""
+        return _Factory(default_factory)
 
 
 class Severity(StrEnum):
@@ -340,6 +379,8 @@ class FileResult(Value):
         A batch keeps only slim results, so its memory does not grow with file sizes (the
         effective-pod comparisons are read, with the texts, before a result is slimmed).
         """
+        from dataclasses import replace
+
         documents = [replace(d, text="", effective=None) for d in self.result.documents] \
             if self.result else []
         return FileResult(self.name, self.relative, None, self.unreadable,
