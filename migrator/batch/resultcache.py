@@ -255,15 +255,23 @@ def _hit(name: str, relative: str, entry: Any, stamp: Stamp) -> FileResult | Non
 
 
 def _code_stamps() -> list[bytes]:
-    """What the results depend on besides the options: this package's code and mapping data
-    (each file's path, size and mtime), the tool version, ruamel.yaml and pydantic."""
+    """What the results depend on besides the options: this package's code and the mapping
+    data the run reads (``settings.mappings_dir()``: ``$TRAINJOB_MIGRATE_MAPPINGS`` when set;
+    each file's path, size and mtime), the tool version, ruamel.yaml and pydantic."""
     import importlib.util
 
+    from migrator.errors import MappingFileError
+    from migrator.settings import mappings_dir
     from migrator.version import __version__
 
     package = Path(__file__).resolve().parent.parent
-    roots = [package, package.parent / "mappings"]
     parts = [__version__.encode()]
+    roots = [package]
+    try:
+        roots.append(mappings_dir().resolve())
+    except (MappingFileError, OSError):
+        parts.append(b"no mappings folder")  # the run itself reports it
+    parts += [str(root).encode("utf-8", "surrogateescape") for root in roots]
     for root in roots:
         found = []
         for folder, folders, names in os.walk(root):

@@ -5,9 +5,12 @@ error."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from migrator.batch import resultcache
 from migrator.results import FileResult, TextResult
@@ -106,3 +109,36 @@ def test_a_result_is_never_recorded_under_another_file(tmp_path: Path) -> None:
     recorded = {base for records in cache.folders.values() for base in records}
     assert recorded == {"m2.yaml"}  # m0 and m1 got each other's results: neither recorded
     assert _run(cache, found) == names[:2]
+
+
+def test_the_entry_follows_the_mappings_folder_the_run_reads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$TRAINJOB_MIGRATE_MAPPINGS names the mapping data a run reads: another folder, or a
+    changed file in it, is another entry (never the results of other data)."""
+    from migrator.load import sources
+    from migrator.settings import ConvertOptions, mappings_dir
+
+    monkeypatch.setenv("TRAINJOB_MIGRATE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TRAINJOB_MIGRATE_NO_CACHE", raising=False)
+    monkeypatch.delenv("TRAINJOB_MIGRATE_MAPPINGS", raising=False)
+    source = mappings_dir()
+    first, second = tmp_path / "m1", tmp_path / "m2"
+    shutil.copytree(source, first)
+    shutil.copytree(source, second)
+
+    def entry() -> str:
+        cache = resultcache.open_for(ConvertOptions(), False, False, sources.MAX_BYTES)
+        assert cache is not None
+        return cache.name
+
+    default = entry()
+    monkeypatch.setenv("TRAINJOB_MIGRATE_MAPPINGS", str(first))
+    in_first = entry()
+    monkeypatch.setenv("TRAINJOB_MIGRATE_MAPPINGS", str(second))
+    in_second = entry()
+    assert len({default, in_first, in_second}) == 3
+    codes = second / "codes.yaml"
+    codes.write_text(codes.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert entry() != in_second
+    monkeypatch.setenv("TRAINJOB_MIGRATE_MAPPINGS", str(tmp_path / "missing"))
+    assert entry() not in (default, in_first, in_second)
