@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +135,65 @@ def test_an_error_in_a_worker_reaches_the_caller(tmp_path: Path,
 
 def _failing(*args: Any) -> Any:
     raise ValueError("converter bug")
+
+
+def _slow_load() -> None:
+    time.sleep(1.0)  # still loading when the main process stops
+    _REAL_LOAD()
+
+
+_REAL_LOAD = parallel._load_converter
+
+
+def _no_children_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+@pytest.fixture
+def deadline() -> Iterator[None]:
+    """A hang fails the test (SIGALRM) instead of stalling the suite."""
+
+    def expired(number: int, frame: Any) -> None:
+        raise TimeoutError("the run did not end")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(120)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_ending_while_the_loader_still_loads_ends_every_process(
+        monkeypatch: pytest.MonkeyPatch, deadline: None) -> None:
+    """The workers asked for are forked after this process has closed its end: each one's
+    socket is closed with the loader's, so it ends, and so does the loader (this hung)."""
+    monkeypatch.setattr(parallel, "_load_converter", _slow_load)
+    task = parallel._Task(ConvertOptions(), True, 10**6, False, False, None)
+    workers = parallel._Workers(2, task, None)
+    workers.close()
+    assert _no_children_left()
+
+
+def test_an_interrupted_run_ends_every_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               deadline: None) -> None:
+    """Interrupted (here: an error reading a file) while the loader still loads: the run
+    ends at once, every process with it."""
+    monkeypatch.setattr(parallel, "_load_converter", _slow_load)
+    found = _tree(tmp_path)
+    real = files.settled
+
+    def failing(name: str, relative: str, max_bytes: int) -> Any:
+        if name == found[20][0]:
+            raise KeyboardInterrupt
+        return real(name, relative, max_bytes)
+
+    monkeypatch.setattr(files, "settled", failing)
+    with pytest.raises(KeyboardInterrupt):
+        list(pipeline.process_paths(("many",), ConvertOptions(), jobs=2, found=found))
+    assert _no_children_left()

@@ -94,6 +94,12 @@ def run(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int, re
                 pending.append(workers.submit(_batch_job(batch, task)))
             while pending:
                 yield from _results(pending.popleft(), task, workers)
+    except BaseException:  # interrupted (Ctrl-C), or the caller stopped early
+        if workers is not None:
+            ending: _Workers = workers
+            workers = None  # closed here, not again below
+            ending.close(abort=True)
+        raise
     finally:
         if workers is not None:
             workers.close()
@@ -365,11 +371,15 @@ class _Workers:
             raise value
         return True, value
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
         """End every worker (each finishes the batch in hand; its writes are complete when
-        this returns) and the loader."""
+        this returns) and the loader (with ``abort``, at once: it writes nothing, and may
+        still be loading the converter)."""
         for worker in (*self.workers, *self.spare):
             worker.close(wait=True)
+        if abort:
+            with contextlib.suppress(OSError):
+                os.kill(self.loader_pid, signal.SIGKILL)
         self._end_loader()
 
 
@@ -411,14 +421,17 @@ def _loader(control: socket.socket, inherited: list[int], task: _Task,
             try:
                 children.add(_fork(functools.partial(_worker, theirs,
                                                      [control.fileno(), mine.fileno()])))
+                socket.send_fds(control, [b"w"], [mine.fileno()])
             except OSError:
-                return  # cannot fork: the main process sees this process end
-            finally:
+                return  # cannot fork (the main process sees this process end), or it is gone
+            finally:  # the worker's socket is the main process's alone (or nobody's: it ends)
                 theirs.close()
-            socket.send_fds(control, [b"w"], [mine.fileno()])
-            mine.close()
+                mine.close()
+    except OSError:
+        pass  # the main process is gone
     finally:
-        for pid in children:  # the main process ended them first; their time is counted
+        control.close()
+        for pid in children:  # each ends when its socket does; its time is counted
             _ended(pid, block=True)
 
 
