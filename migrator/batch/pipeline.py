@@ -4,6 +4,7 @@ worker processes (``parallel``)."""
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,8 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
     slim, without file texts (for a run that neither prints nor reviews them).
 
     Results and their order are the same whatever ``jobs`` is; small batches stay in this
-    process, and a run over ordinary manifests never loads the converter (``parallel``).
+    process (and every batch where processes cannot fork: the workers are forked warm), and a
+    run over ordinary manifests never loads the converter (``parallel``).
     A run that only needs results (no destination, no texts) takes those of unchanged files
     from the per-user results cache (``resultcache``). With ``review`` (a review report is
     asked for) converted jobs carry their effective-pod comparison (``explain.annotate``).
@@ -68,7 +70,7 @@ def _process_found(found: Iterable[tuple[str, str]], options: ConvertOptions, jo
     def process(files: Iterable[tuple[str, str]]) -> Iterator[FileResult]:
         walked = iter(files)
         head = list(itertools.islice(walked, PARALLEL_THRESHOLD))
-        if jobs <= 1 or len(head) < PARALLEL_THRESHOLD:
+        if jobs <= 1 or len(head) < PARALLEL_THRESHOLD or not hasattr(os, "fork"):
             for name, relative in itertools.chain(head, walked):
                 yield process_file(name, relative, options, render, max_bytes, audit,
                                    destination, review)
