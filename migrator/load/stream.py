@@ -8,28 +8,40 @@ untouched document is emitted exactly as it was read.
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass
 
-_START = re.compile(r"---(?:[ \t]|$)")
-_END = re.compile(r"\.\.\.(?:[ \t]|$)")
-_TRIVIA = re.compile(r"[ \t]*(?:#.*)?$")
-_DIRECTIVE = re.compile(r"%")
+from migrator.results import FrozenValue, _set
 
 
-@dataclass(frozen=True)
-class Chunk:
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(document start, document end, trivia) line patterns, compiled on first use (every
+    run imports this module; a run over files without Kubeflow documents never splits)."""
+    return (re.compile(r"---(?:[ \t]|$)"), re.compile(r"\.\.\.(?:[ \t]|$)"),
+            re.compile(r"[ \t]*(?:#.*)?$"))
+
+
+class Chunk(FrozenValue):
     """One document of a stream: ``head`` + ``body`` + ``tail`` is its exact text.
 
     ``head`` holds the separator line, directives, blank and comment lines before the content;
     ``tail`` holds the blank and comment lines (and a ``...`` marker) after it. ``line`` is the
-    1-based line of the first body line in the whole stream.
+    1-based line of the first body line in the whole stream. (A frozen value written by hand:
+    a generated dataclass costs its methods' compilation at every start-up.)
     """
 
+    FIELDS = ("head", "body", "tail", "line")
     head: str
     body: str
     tail: str
     line: int
+
+    def __init__(self, head: str, body: str, tail: str, line: int) -> None:
+        _set(self, "head", head)
+        _set(self, "body", body)
+        _set(self, "tail", tail)
+        _set(self, "line", line)
 
     @property
     def text(self) -> str:
@@ -42,12 +54,13 @@ class Chunk:
 
 def split(text: str) -> list[Chunk]:
     """Split ``text`` into chunks at document-start markers."""
+    start_line = _patterns()[0]
     lines = text.splitlines(keepends=True)
     groups: list[tuple[int, list[str]]] = []
     current: list[str] = []
     start = 0
     for number, line in enumerate(lines):
-        if _START.match(line) and current:
+        if start_line.match(line) and current:
             groups.append((start, current))
             current, start = [], number
         current.append(line)
@@ -72,15 +85,17 @@ def _chunk(first_line: int, lines: list[str]) -> Chunk:
 
 
 def _is_head_line(line: str, first: bool) -> bool:
+    start, _, trivia = _patterns()
     bare = line.rstrip("\r\n")
-    if first and _START.match(bare):
-        return _TRIVIA.match(bare[3:]) is not None
-    return _TRIVIA.match(bare) is not None or _DIRECTIVE.match(bare) is not None
+    if first and start.match(bare):
+        return trivia.match(bare[3:]) is not None
+    return trivia.match(bare) is not None or bare.startswith("%")
 
 
 def _is_tail_line(line: str) -> bool:
+    _, end, trivia = _patterns()
     bare = line.rstrip("\r\n")
-    return bool(_TRIVIA.match(bare) or _END.match(bare) or _DIRECTIVE.match(bare))
+    return bool(trivia.match(bare) or end.match(bare) or bare.startswith("%"))
 
 
 def join(chunks: list[Chunk]) -> str:
