@@ -126,6 +126,16 @@ def test_depth_at_the_limit_still_loads() -> None:
         yamlio.load("a: " + "[" * (nesting.MAX_DEPTH + 5) + "]" * (nesting.MAX_DEPTH + 5) + "\n")
 
 
+def test_aliases_deeper_than_the_text_are_refused_after_parsing() -> None:
+    """The text nests 2 levels, the tree its aliases make 250: the exact check after parsing
+    (skipped only for texts without aliases, whose bound is never below their depth)."""
+    text = "a0: &a0\n  - x\n" + "".join(f"a{i}: &a{i}\n  - *a{i - 1}\n" for i in range(1, 250))
+    assert nesting.nesting_bound(text, nesting.MAX_SCANNED_DEPTH) <= nesting.MAX_DEPTH
+    with pytest.raises(yamlio.DocumentError) as caught:
+        yamlio.load(text)
+    assert caught.value.code == "Y104"
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_batch_survives_a_deeply_nested_file(tmp_path: Path, jobs: str) -> None:
     deep = tmp_path / "deep.yaml"
