@@ -86,6 +86,9 @@ class ResultCache:
         to_process: deque[tuple[str, str]] = deque()
         places: dict[str, Place] = {}
         tails: dict[str, tuple[int, bool]] = {}
+        # the files handed to ``process`` whose results have not come back, by name: their
+        # folder (absolute), base name and stamp
+        waiting: dict[str, tuple[str | None, str, Stamp | None]] = {}
         folders = self.folders
         seen = 0
         racy = time.time_ns() - RACY_SECONDS * 10**9
@@ -141,6 +144,7 @@ class ResultCache:
             planned = look(*item)
             if planned[5] is None:
                 to_process.append(item)
+                waiting[item[0]] = planned[2:5]
             plan.append(planned)
             return True
 
@@ -162,19 +166,25 @@ class ResultCache:
                 name, relative, absolute, base, stamp, hit = look(*item)
                 if hit is None:
                     to_process.append(item)
+                    waiting[name] = absolute, base, stamp
             if hit is not None:
                 hits += 1
                 yield hit if isinstance(hit, FileResult) else \
                     FileResult(name, relative, None, None, TextResult(""), hit[0], hit[1])
                 continue
             result = next(fresh)
+            # recorded under its own file's stamp, never under another's (a ``process`` that
+            # broke the order would otherwise plant one file's result under another's name)
+            absolute, base, stamp = waiting.pop(result.name, (None, "", None))
             if absolute is not None:
-                if stamp is not None and result.name == name:  # never under another file
-                    # (a ``process`` that broke the order would otherwise plant its result)
+                if stamp is not None:
                     self._record(absolute, base, stamp, result)
                 else:
                     self._forget(absolute, base)
             yield result
+        for absolute, base, _ in waiting.values():  # processed, no result under its name
+            if absolute is not None:
+                self._forget(absolute, base)
         self.hits += hits
         self.save(seen)
 

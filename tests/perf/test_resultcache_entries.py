@@ -81,12 +81,13 @@ def test_entries_round_trip_and_garbage_is_a_miss(tmp_path: Path) -> None:
     assert isinstance(cache.folders[folder], dict)
 
 
-def test_a_result_is_never_recorded_under_another_file(tmp_path: Path) -> None:
+def test_a_result_is_recorded_under_its_own_file(tmp_path: Path) -> None:
     """A ``process`` that hands back results out of order (a bug elsewhere) must not plant
-    one file's result under another's name: such results are not recorded."""
+    one file's result under another's name: each result is recorded under its own file's
+    stamp, and a file whose result never comes back is not recorded."""
     old = time.time() - 60
     names = []
-    for index in range(3):
+    for index in range(4):
         path = tmp_path / f"m{index}.yaml"
         path.write_text("kind: ConfigMap\n", encoding="utf-8")
         os.utime(path, (old, old))
@@ -100,15 +101,17 @@ def test_a_result_is_never_recorded_under_another_file(tmp_path: Path) -> None:
 
     def swapped(files: list[tuple[str, str]]) -> Iterator[FileResult]:
         taken = [name for name, _ in files]
-        order = [taken[1], taken[0], *taken[2:]]
+        order = [taken[1], taken[0], taken[2], taken[2]]  # m3's result never comes back
         for name in order:
             yield FileResult(name, os.path.basename(name), result=TextResult(""),
                              scanned=int(name.endswith("m0.yaml")), was_changed=False)
 
     list(cache.through(found, swapped))
-    recorded = {base for records in cache.folders.values() for base in records}
-    assert recorded == {"m2.yaml"}  # m0 and m1 got each other's results: neither recorded
-    assert _run(cache, found) == names[:2]
+    records = cache.folders[os.path.abspath(tmp_path)]
+    assert set(records) == {"m0.yaml", "m1.yaml", "m2.yaml"}
+    assert records["m0.yaml"].endswith(" 1 0")
+    assert records["m1.yaml"].endswith(" 0 0")
+    assert _run(cache, found) == [names[3]]
 
 
 def test_the_entry_follows_the_mappings_folder_the_run_reads(
