@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from migrator.knowledge.apimodels import KINDS, RELEASES, model_for  # noqa: E402
+from migrator.knowledge.apimodels import RELEASES, kinds, model_for  # noqa: E402
 
 SCHEMAS = ROOT / "schemas"
 
@@ -20,12 +20,10 @@ SCHEMAS = ROOT / "schemas"
 def generated() -> dict[Path, str]:
     out = {}
     for version in RELEASES:
-        for kind in KINDS:
-            if kind == "ClusterTrainingRuntime":
-                continue  # same model as TrainingRuntime
+        for kind in kinds()[:2]:  # the TrainJob, the namespaced runtime (the cluster one: same)
             model = model_for(version, kind)
             assert model is not None
-            name = "trainjob" if kind == "TrainJob" else "trainingruntime"
+            name = kind.lower()
             schema = model.model_json_schema(by_alias=True)
             schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
             schema["$comment"] = ("Generated from migrator/apimodels.py by "
