@@ -197,3 +197,24 @@ def test_an_interrupted_run_ends_every_process(tmp_path: Path, monkeypatch: pyte
     with pytest.raises(KeyboardInterrupt):
         list(pipeline.process_paths(("many",), ConvertOptions(), jobs=2, found=found))
     assert _no_children_left()
+
+
+@pytest.mark.parametrize("every", [1, 3, 7, 20])
+def test_results_come_in_the_order_of_the_walk(tmp_path: Path, every: int) -> None:
+    """Ordinary files after a Kubeflow file whose batch is still filling wait for it (they
+    were handed on first: the results cache then paired results with the wrong files)."""
+    tree = tmp_path / "mixed"
+    tree.mkdir()
+    cases = sorted(FIXTURES.glob("*/*.in.yaml"))
+    for index in range(90):
+        path = tree / f"{index:03d}.yaml"
+        if index % every == 0:
+            shutil.copy(cases[index % len(cases)], path)
+        else:
+            path.write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{index}}}\n")
+    found = [(str(path), path.name) for path in sorted(tree.iterdir())]
+    results = list(parallel.run(iter(found), ConvertOptions(), 2, False, 10**7, False, False))
+    assert [f.name for f in results] == [name for name, _ in found]
+    serial = list(pipeline.process_paths(("mixed",), ConvertOptions(), jobs=1, found=found,
+                                         render=False, keep_text=False))
+    assert _texts(results) == _texts([f.slim() for f in serial])

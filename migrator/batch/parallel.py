@@ -61,9 +61,9 @@ def run(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int, re
     (slim: the caller neither prints nor reviews them); with ``review`` converted jobs carry
     their effective-pod comparison, made by the worker that converted them."""
     task = _Task(options, render, max_bytes, audit, keep_text, destination, review)
-    pending: deque[FileResult | _Job] = deque()
+    pending: deque[FileResult | _Slot] = deque()
     workers: _Workers | None = None
-    batch: list[tuple[str, str]] = []
+    batch: _Job | None = None  # filling (its files' places are in ``pending`` already)
     try:
         for count, (name, relative) in enumerate(found):
             done = None if name.startswith(helm.PREFIX) else \
@@ -74,14 +74,16 @@ def run(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int, re
                 if workers is None:
                     workers = _Workers(jobs, task, done)
                 if done is not None and name == sources.STDIN:  # only this process can read it
-                    pending.append(workers.submit(
+                    pending.append((workers.submit(
                         _Job((files.convert_or_audit, (done.text, options, render, audit,
-                                                       review)), [(name, relative)], done)))
+                                                       review)), [(name, relative)], done)), 0))
                 else:
-                    batch.append((name, relative))
-                    if len(batch) >= BATCH:
-                        pending.append(workers.submit(_batch_job(batch, task)))
-                        batch = []
+                    if batch is None or batch.sent:
+                        batch = _batch_job([], task)
+                    pending.append((batch, len(batch.names)))
+                    batch.names.append((name, relative))
+                    if len(batch.names) >= BATCH or workers.idle():
+                        workers.submit(batch)
             if workers is None:
                 while pending:  # nothing is pending before the workers start
                     yield _settled(pending.popleft())
@@ -90,8 +92,8 @@ def run(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int, re
                 workers.poll()
             yield from _hand_on(pending, workers, task)
         if workers is not None:
-            if batch:
-                pending.append(workers.submit(_batch_job(batch, task)))
+            if batch is not None and not batch.sent:
+                workers.submit(batch)
             while pending:
                 yield from _results(pending.popleft(), task, workers)
     except BaseException:  # interrupted (Ctrl-C), or the caller stopped early
@@ -105,12 +107,12 @@ def run(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int, re
             workers.close()
 
 
-def _settled(item: FileResult | _Job) -> FileResult:
+def _settled(item: FileResult | _Slot) -> FileResult:
     assert isinstance(item, FileResult)
     return item
 
 
-def _hand_on(pending: deque[FileResult | _Job], workers: _Workers,
+def _hand_on(pending: deque[FileResult | _Slot], workers: _Workers,
              task: _Task) -> Iterator[FileResult]:
     """Hand on the results that are next in order; stop reading ahead (wait for answers)
     while too many batches wait for a worker or too many results are held back for order."""
@@ -146,44 +148,54 @@ class _Job:
     call: tuple[Callable[..., Any], tuple[Any, ...]]
     names: list[tuple[str, str]]
     read: SourceText | None = None
+    sent: bool = False  # handed to the workers (a batch fills until then)
     answered: bool = False
     value: Any = None
     error: BaseException | None = None
     lost: bool = False  # the worker holding it died
 
 
-def _batch_job(batch: list[tuple[str, str]], task: _Task) -> _Job:
-    return _Job((_process_batch, (list(batch), task)), list(batch))
+# a file's place in the order of results: its job and its index among the job's files
+_Slot = tuple[_Job, int]
 
 
-def _ready(item: FileResult | _Job) -> bool:
-    return isinstance(item, FileResult) or item.answered or item.lost
+def _batch_job(names: list[tuple[str, str]], task: _Task) -> _Job:
+    """A batch of the files ``names`` (still filling: the call reads the list when sent)."""
+    return _Job((_process_batch, (names, task)), names)
 
 
-def _results(item: FileResult | _Job, task: _Task, workers: _Workers) -> Iterator[FileResult]:
+def _ready(item: FileResult | _Slot) -> bool:
+    return isinstance(item, FileResult) or item[0].answered or item[0].lost
+
+
+def _results(item: FileResult | _Slot, task: _Task, workers: _Workers) -> Iterator[FileResult]:
+    """The result of one file, in its turn: settled here, or the ``index``-th of a job."""
     if isinstance(item, FileResult):
         yield item
         return
-    while not (item.answered or item.lost):
+    job, index = item
+    while not (job.answered or job.lost):
+        if not job.sent:  # a batch still filling: its turn has come
+            workers.submit(job)
         workers.poll(block=True)
-    if item.error is not None:
-        raise item.error
-    if item.read is not None:  # standard input
-        read = item.read
-        result = item.value
-        if item.lost:
-            survived, result = workers.isolated(*item.call)
+    if job.error is not None:
+        raise job.error
+    name, relative = job.names[index]
+    if job.read is not None:  # standard input
+        read = job.read
+        result = job.value
+        if job.lost:
+            survived, result = workers.isolated(*job.call)
             if not survived:
                 yield _crashed(read.name, read.relative, task, read)
                 return
         yield files.store(FileResult(read.name, read.relative, source=read, result=result),
                           task.destination)
-    elif item.lost:
-        for name, relative in item.names:
-            survived, results = workers.isolated(_process_batch, [(name, relative)], task)
-            yield results[0] if survived else _crashed(name, relative, task)
+    elif job.lost:  # its worker died: this file alone, on a worker of its own
+        survived, results = workers.isolated(_process_batch, [(name, relative)], task)
+        yield results[0] if survived else _crashed(name, relative, task)
     else:
-        yield from item.value
+        yield job.value[index]
 
 
 class _Worker:
@@ -294,7 +306,12 @@ class _Workers:
         """Jobs made and not sent to a worker yet."""
         return len(self.queue)
 
+    def idle(self) -> bool:
+        """A worker has nothing to do and nothing waits for one."""
+        return not self.queue and any(not w.held for w in self.workers)
+
     def submit(self, job: _Job) -> _Job:
+        job.sent = True
         self.queue.append(job)
         self._dispatch()
         return job
