@@ -96,8 +96,8 @@ def run(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int, re
                 workers.submit(batch)
             while pending:
                 yield from _results(pending.popleft(), task, workers)
-    except BaseException:  # interrupted (Ctrl-C), or the caller stopped early
-        if workers is not None:
+    except BaseException as stopped:  # interrupted (Ctrl-C), an error, the caller is done
+        if workers is not None and not isinstance(stopped, GeneratorExit):
             ending: _Workers = workers
             workers = None  # closed here, not again below
             ending.close(abort=True)
