@@ -433,3 +433,114 @@ def test_the_candidate_check_reads_its_markers_from_data(tmp_path: Path) -> None
     assert "MXJob/mxjob-simple → TrainJob/mxjob-simple" in proc.stderr
     assert proc.stdout.startswith("# MXJob: a made-up legacy kind")
     assert "kind: TrainJob\n" in proc.stdout
+
+
+def _made_up_group(tmp_path: Path) -> tuple[Path, str]:
+    """A copy of mappings/ whose MXJob is of a made-up group outside kubeflow.org (listed in
+    ``candidateMarkers`` and ``legacyGroups``), and the MXJob text of that group."""
+    mappings = _mappings(tmp_path)
+    _edit(mappings / "legacy" / "mxjob.yaml",
+          lambda data: data["source"].update(apiVersion="mxnet.example.org/v1"))
+    _edit(mappings / "kinds.yaml", lambda data: (data["candidateMarkers"].append("example.org"),
+                                                 data["legacyGroups"].append("mxnet.example.org")))
+    job = (DATA / "mxjob.in.yaml").read_text(encoding="utf-8").split("\n", 1)[1].replace(
+        "apiVersion: kubeflow.org/v1", "apiVersion: mxnet.example.org/v1")
+    return mappings, job
+
+
+def test_a_made_up_group_is_found_wherever_a_job_is_written_out(tmp_path: Path) -> None:
+    """Every text check for "is there a Kubeflow job in here" reads kinds.yaml
+    ``candidateMarkers`` (load/detect.is_candidate): a job of a made-up group is converted in
+    a Markdown shell snippet's heredoc, a shell script's heredoc, a ConfigMap's string value
+    and a kustomization's base; another version of the group is an old API (K101)."""
+    mappings, job = _made_up_group(tmp_path)
+    (tmp_path / "README.md").write_text(
+        f"# Train\n\n```bash\nkubectl apply -f - <<EOF\n{job}EOF\n```\n", encoding="utf-8")
+    (tmp_path / "run.sh").write_text(f"#!/bin/sh\nkubectl apply -f - <<EOF\n{job}EOF\n",
+                                     encoding="utf-8")
+    indented = "".join(f"    {line}\n" for line in job.splitlines())
+    (tmp_path / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: templates\ndata:\n"
+        f"  job.yaml: |\n{indented}", encoding="utf-8")
+    (tmp_path / "kust").mkdir()
+    (tmp_path / "kust" / "job.yaml").write_text(job, encoding="utf-8")
+    (tmp_path / "kust" / "kustomization.yaml").write_text(
+        "resources: [job.yaml]\npatches:\n  - target: {kind: MXJob, name: mxjob-simple}\n"
+        "    patch: |-\n      - op: replace\n        path: /spec/mxReplicaSpecs/Worker/replicas\n"
+        "        value: 4\n", encoding="utf-8")
+    (tmp_path / "old.yaml").write_text(job.replace("mxnet.example.org/v1",
+                                                   "mxnet.example.org/v2"), encoding="utf-8")
+    files = ("README.md", "run.sh", "cm.yaml", "kust", "old.yaml")
+
+    def outcomes(where: Path | None) -> list[tuple[str, str, Any]]:
+        report = tmp_path / ("with.json" if where else "without.json")
+        proc = _cli(tmp_path, where, "check", *files, "--report", str(report))
+        assert proc.returncode in (0, 1), proc.stderr
+        return [(d["file"], d["status"], [f["code"] for f in d["findings"]
+                                          if f["code"] in ("E808", "K101", "E809")])
+                for d in json.loads(report.read_text(encoding="utf-8"))["documents"]]
+
+    found = outcomes(mappings)
+    assert found == [
+        ("README.md", "converted", []), ("run.sh", "converted", []),
+        ("cm.yaml", "converted", []), ("kust/job.yaml", "converted", []),
+        ("kust/kustomization.yaml", "converted", ["E809"]), ("old.yaml", "skipped", ["K101"])]
+    # with the shipped markers none of it is a Kubeflow job
+    assert all(status != "converted" for _, status, _ in outcomes(None))
+
+
+def test_a_made_up_runtime_kind_and_labels_reach_companion_runtimes(tmp_path: Path) -> None:
+    """A companion runtime is of kinds.yaml's namespaced runtime kind and carries the
+    framework label of mappings/upgrade.yaml ``labels``; the TrainJob references it by that
+    kind (made-up names here), and the output validates."""
+    shipped = _cli(tmp_path, _mappings(tmp_path / "shipped"), "convert",
+                   str(DATA / "mxjob.in.yaml"), "--companion-runtimes")
+    mappings = _mappings(tmp_path)
+    _edit(mappings / "kinds.yaml", lambda data: data.update(runtimeKinds=_flow(
+        ["ClusterRuntime", "Runtime"])))
+    _edit(mappings / "upgrade.yaml",
+          lambda data: data["labels"].update(framework="example.com/framework"))
+    assert shipped.returncode == 0, shipped.stderr
+    assert "kind: TrainingRuntime\n" in shipped.stdout
+    assert "trainer.kubeflow.org/framework:" in shipped.stdout
+    proc = _cli(tmp_path, mappings, "convert", str(DATA / "mxjob.in.yaml"),
+                "--companion-runtimes", "--report", "r.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "TrainingRuntime" not in proc.stdout
+    assert "\nkind: Runtime\n" in proc.stdout
+    assert "    kind: Runtime\n" in proc.stdout  # the TrainJob's runtimeRef
+    assert "    example.com/framework: " in proc.stdout
+    assert "trainer.kubeflow.org/framework" not in proc.stdout
+    documents = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["documents"]
+    assert [d["output"]["runtime"]["kind"] for d in documents] == ["Runtime"]
+    assert not [f for d in documents for f in d["findings"] if f["code"].startswith("V")]
+
+
+def test_the_legacy_operator_managers_come_from_data(tmp_path: Path) -> None:
+    """kinds.yaml ``legacyManagers``: a managedBy naming a (made-up) legacy operator is dropped
+    for Trainer's default controller (R209), not refused as a value the API never allowed
+    (R212); a listed manager that a target accepts in spec.managedBy is a mapping error."""
+    source = (DATA / "mxjob.in.yaml").read_text(encoding="utf-8").replace(
+        "spec:\n", "spec:\n  runPolicy:\n    managedBy: example.com/mx-operator\n", 1)
+    (tmp_path / "mx.yaml").write_text(source, encoding="utf-8")
+    mappings = _mappings(tmp_path)
+
+    def outcome() -> tuple[int, list[str]]:
+        proc = _cli(tmp_path, mappings, "convert", "mx.yaml", "--report", "r.json")
+        documents = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["documents"]
+        return proc.returncode, [f["code"] for d in documents for f in d["findings"]
+                                 if f["code"] in ("R209", "R212")]
+
+    assert outcome() == (1, ["R212"])  # an error: not converted
+    _edit(mappings / "kinds.yaml",
+          lambda data: data["legacyManagers"].append("example.com/mx-operator"))
+    assert outcome() == (0, ["R209"])
+    converted = _cli(tmp_path, mappings, "convert", "mx.yaml").stdout
+    assert "managedBy" not in converted.split("kind: TrainJob", 1)[1]
+    _edit(mappings / "kinds.yaml",
+          lambda data: data["legacyManagers"].append("kueue.x-k8s.io/multikueue"))
+    refused = _cli(tmp_path, mappings, "convert", "mx.yaml")
+    assert refused.returncode == 2
+    assert "legacyManagers ['kueue.x-k8s.io/multikueue'] are values Trainer 2.2's " \
+        "spec.managedBy accepts" in refused.stderr
+    assert "Traceback" not in refused.stderr

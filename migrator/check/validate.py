@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from migrator import paths
 from migrator.check import podschema
+from migrator.knowledge import catalog
 from migrator.knowledge.apimodels import model_for
 from migrator.knowledge.runtimeindex import Index, RuntimeInfo
 from migrator.knowledge.specs import CodeDoc, TargetSpec
@@ -68,7 +69,7 @@ def check(doc: Any, target: TargetSpec, codes: dict[str, CodeDoc],
     if not embedded and not (isinstance(meta, dict) and (meta.get("name") or
                                                          meta.get("generateName"))):
         problems.append((SCHEMA, "metadata.name", f"a {kind} needs metadata.name"))
-    if kind == "TrainJob":
+    if kind == target.kind:
         problems += _trainjob_rules(doc, target, runtimes or {})
         problems += _resolution(doc, runtimes or {}, resolve, policy)
         problems += _patch_objects(doc, target.version)
@@ -128,7 +129,7 @@ def _patch_objects(doc: Any, version: str) -> list[tuple[str, str, str]]:
 def _resolution(doc: Any, runtimes: Index, resolve: bool,
                 policy: str | None) -> list[tuple[str, str, str]]:
     ref = paths.get(doc, ("spec", "runtimeRef")) or {}
-    key = (ref.get("kind") or "ClusterTrainingRuntime", str(ref.get("name")))
+    key = (ref.get("kind") or catalog.load().kinds.cluster_runtime_kind, str(ref.get("name")))
     info = runtimes.get(key)
     if info is None:
         return [(RESOLUTION, "spec.runtimeRef", f"{key[0]} {key[1]!r} is not among the known "
@@ -169,7 +170,7 @@ def _patch_rules(patch: Any, where: str, doc: Any, target: TargetSpec,
     problems = []
     jobs = paths.get(patch, ("trainingRuntimeSpec", "template", "spec", "replicatedJobs")) or []
     ref = paths.get(doc, ("spec", "runtimeRef")) or {}
-    kind = ref.get("kind") or "ClusterTrainingRuntime"
+    kind = ref.get("kind") or catalog.load().kinds.cluster_runtime_kind
     info: RuntimeInfo | None = runtimes.get((kind, str(ref.get("name"))))
     runtime = info.jobs if info is not None else None
     for j, job in enumerate(jobs if isinstance(jobs, list) else []):
@@ -213,7 +214,7 @@ def _runtime_rules(doc: Any) -> list[tuple[str, str, str]]:
         if not isinstance(job, dict):
             continue
         ancestor = (paths.get(job, ("template", "metadata", "labels")) or {}).get(
-            "trainer.kubeflow.org/trainjob-ancestor-step")
+            catalog.load().upgrade.labels.ancestor)
         if ancestor is None:
             continue
         where = f"spec.template.spec.replicatedJobs[{index}]"

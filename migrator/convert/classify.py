@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from migrator import paths
 from migrator.knowledge.specs import KindIndex, MappingSpec
-from migrator.load.detect import embeds_legacy_job, mentions_training_kind
+from migrator.load.detect import embeds_legacy_job, is_candidate, mentions_training_kind
 
 Verdict = Literal["convert", "pending", "pre-v22", "prototype", "current", "old-api",
                   "embedded", "embeds-current", "other"]
@@ -39,7 +39,7 @@ def classify(root: Any, text: str, legacy: dict[tuple[str, str], MappingSpec],
             marker = _pre_v22_marker(root, current.pre_v22_markers)
             return Classification("pre-v22", detail=marker) if marker else \
                 Classification("current")
-    if kind in kinds.training_kinds and "kubeflow.org" in api:
+    if kind in kinds.training_kinds and is_candidate(api):
         return Classification("old-api")
     if kind in kinds.embedding_kinds or kind.endswith("List"):
         embedded = embeds_legacy_job(text)

@@ -113,8 +113,8 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     if draft.companion is not None and draft.runtime is not None:
         runtime_doc = companion.build(draft, draft.runtime, target, draft.num_nodes)
         plain_runtime = yamlio.plain(runtime_doc)
-        known[("TrainingRuntime", draft.companion.name)] = runtimeindex.describe(
-            plain_runtime, "companion runtime")
+        known[(catalog.kinds.namespaced_runtime_kind, draft.companion.name)] = \
+            runtimeindex.describe(plain_runtime, "companion runtime")
         result.findings.extend(validate.check(plain_runtime, target, catalog.codes))
         result.findings.extend(crdschema.check(plain_runtime, options.crds, catalog.codes))
     # metadata keeps its paths from source to output: an output problem at a path whose
@@ -131,7 +131,7 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     result.output = {"apiVersion": target.api_version, "kind": target.kind,
                      "name": _text(draft.name if draft.name is not None else draft.generate_name)}
     if draft.companion is not None:
-        result.output["runtime"] = {"kind": "TrainingRuntime",
+        result.output["runtime"] = {"kind": catalog.kinds.namespaced_runtime_kind,
                                     "name": _text(draft.companion.name)}
     if not _writable(result.findings, options):
         return result

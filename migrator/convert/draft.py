@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
+from migrator.settings import RUNTIME_KINDS
+
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
 
@@ -102,7 +104,7 @@ class Draft:
     source_metadata: YamlMap | None = None  # the legacy metadata map (comments are carried)
     # the engine, from the resolved runtime
     runtime_name: str = ""
-    runtime_kind: str = "ClusterTrainingRuntime"
+    runtime_kind: str = field(default_factory=lambda: RUNTIME_KINDS[0])  # cluster-scoped
     # mapping-rules: copies (suspend) and transforms (activeDeadlineSeconds, managedBy)
     suspend: object = None
     active_deadline_seconds: int | None = None

@@ -19,7 +19,7 @@ from migrator.convert.ledger import Ledger
 from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
 from migrator.knowledge.specs import EmbeddingSpec
-from migrator.load import masking, yamlio
+from migrator.load import detect, masking, yamlio
 from migrator.paths import FieldPath
 from migrator.results import Finding, Severity
 from migrator.settings import ConvertOptions
@@ -148,7 +148,7 @@ def _job_at(root: Any, path: FieldPath, line_offset: int,
     value = paths.get(root, path) if text is None else text
     if not isinstance(value, str):
         return value, line_offset
-    if "kubeflow.org" not in value:
+    if not detect.is_candidate(value):
         return None, line_offset
     try:
         job = yamlio.load(value)

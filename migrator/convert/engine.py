@@ -51,7 +51,7 @@ def _runtime(job: LegacyJob, spec: MappingSpec, target: TargetSpec, options: Con
     if resolution.runtime is not None:
         return resolution.runtime
     policy = target.policies[target.frameworks[spec.framework].policy]
-    return RuntimeSpec(name="", kind=runtimes.CLUSTER_KIND, policy="plain",
+    return RuntimeSpec(name="", kind=runtimes.cluster_kind(), policy="plain",
                        trainer_job=policy.trainer_job, container="node", jobs=policy.jobs,
                        reserved_env=policy.reserved_env)
 

@@ -218,7 +218,7 @@ def bases(folder: Path, root: Any, depth: int = 0, found: Bases | None = None,
             continue
         found.files += 1
         text = _text(path)
-        if text is None or "kubeflow.org" not in text:
+        if text is None or not detect.is_candidate(text):
             continue
         before = len(found.jobs)
         for chunk in stream.split(text):
@@ -234,13 +234,13 @@ def bases(folder: Path, root: Any, depth: int = 0, found: Bases | None = None,
 
 
 def _mentions_legacy(text: str) -> bool:
-    """The text names the Kubeflow group or a legacy kind (mappings/kinds.yaml)."""
-    return "kubeflow.org" in text or any(kind in text for kind in detect.legacy_kinds())
+    """The text names a Kubeflow group or a legacy kind (mappings/kinds.yaml)."""
+    return detect.is_candidate(text) or any(kind in text for kind in detect.legacy_kinds())
 
 
 def _is_legacy(doc: dict[str, Any]) -> bool:
-    return doc.get("kind") in detect.legacy_kinds() and "kubeflow.org" in str(
-        doc.get("apiVersion", ""))
+    return doc.get("kind") in detect.legacy_kinds() and detect.is_candidate(
+        str(doc.get("apiVersion", "")))
 
 
 @dataclass(frozen=True)

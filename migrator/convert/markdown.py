@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from migrator.convert import snippets as notes
-from migrator.load import masking
+from migrator.load import detect, masking
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ def convert(text: str, options: ConvertOptions | None = None,
     lines, blocks = scan(text)
     edits = []
     for block in blocks:
-        if block.info in SHELL_TAGS and "kubeflow.org" in block.body:
+        if block.info in SHELL_TAGS and detect.is_candidate(block.body):
             new_body, results = _shell(block, options, render)
         elif block.is_snippet:
             new_body, results = _snippet(block, options, render)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from migrator.convert import snippets as notes
-from migrator.load import masking
+from migrator.load import detect, masking
 from migrator.load import textscan as scan
 from migrator.settings import ConvertOptions
 
@@ -25,7 +25,7 @@ def convert(text: str, options: ConvertOptions | None = None,
     lines, found = scan.heredocs(text)
     edits = []
     for heredoc in found:
-        if "kubeflow.org" in heredoc.body:
+        if detect.is_candidate(heredoc.body):
             body, results = _heredoc(heredoc, options, render)
             edits.append((heredoc.first, heredoc.last, body, results))
     return notes.splice(lines, edits)

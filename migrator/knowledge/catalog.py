@@ -155,6 +155,12 @@ def _check_kinds(catalog: Catalog) -> None:
                     - set(catalog.kinds.legacy_groups))
     if groups:
         raise MappingFileError(f"kinds.yaml: legacyGroups lacks the mapped groups {groups}")
+    for target in catalog.targets.values():
+        accepted = sorted(set(catalog.kinds.legacy_managers) & set(target.managed_by))
+        if accepted:
+            raise MappingFileError(f"kinds.yaml: legacyManagers {accepted} are values Trainer "
+                                   f"{target.version}'s spec.managedBy accepts (targets/*.yaml "
+                                   "managedBy): a job naming them would lose them")
 
 
 # Lists in a target delta replace the base's list, except these, whose items merge by name.

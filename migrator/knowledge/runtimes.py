@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from migrator.knowledge import catalog
 from migrator.knowledge.specs import RuntimeSpec, TargetSpec
 from migrator.settings import ConvertOptions
 
-CLUSTER_KIND = "ClusterTrainingRuntime"
-NAMESPACED_KIND = "TrainingRuntime"
 COMPANION_SUFFIX = "-legacy"
+
+
+def cluster_kind() -> str:
+    """The cluster-scoped runtime kind (mappings/kinds.yaml ``runtimeKinds``): a runtimeRef's
+    default kind, the kind of the runtimes a target ships."""
+    return catalog.load().kinds.cluster_runtime_kind
 
 
 @dataclass(frozen=True)
@@ -48,8 +53,8 @@ def resolve(framework: str, target: TargetSpec, options: ConvertOptions,
                            reserved_env=policy.reserved_env, companion=companion)
 
     if options.companion_runtimes:
-        return Resolution(spec(companion_name(job_name, target.limits.name), NAMESPACED_KIND,
-                               companion=True))
+        return Resolution(spec(companion_name(job_name, target.limits.name),
+                               catalog.load().kinds.namespaced_runtime_kind, companion=True))
     configured = options.runtime_for(framework)
     if configured is not None:
         name, kind = configured
@@ -58,17 +63,17 @@ def resolve(framework: str, target: TargetSpec, options: ConvertOptions,
     if entry.runtime is None:
         return Resolution(None, ("K105", f"{entry.why}; convert with --companion-runtimes, or "
                                  f"name your own runtime for {framework!r} in the config file"))
-    return Resolution(spec(entry.runtime, options.runtime_kind or CLUSTER_KIND))
+    return Resolution(spec(entry.runtime, options.runtime_kind or cluster_kind()))
 
 
 def _refused(name: str, kind: str, policy: str, target: TargetSpec) -> tuple[str, str] | None:
-    if kind != CLUSTER_KIND:
+    if kind != cluster_kind():
         return None
     if name in target.retired_runtimes:
-        return ("K106", f"ClusterTrainingRuntime {name!r} is not shipped by Trainer "
+        return ("K106", f"{kind} {name!r} is not shipped by Trainer "
                 f"{target.version} (it was removed from the default runtimes)")
     shipped = {runtime.name: runtime.policy for runtime in target.default_runtimes}
     if name in shipped and shipped[name] != policy:
-        return ("K106", f"ClusterTrainingRuntime {name!r} runs the {shipped[name]} ML policy, "
+        return ("K106", f"{kind} {name!r} runs the {shipped[name]} ML policy, "
                 f"not {policy}")
     return None

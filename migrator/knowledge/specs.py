@@ -236,6 +236,7 @@ class KindIndex(Spec):
     runtime_kinds: list[str] = Field(min_length=2, max_length=2)  # cluster-scoped, namespaced
     candidate_markers: list[str] = Field(min_length=1)
     legacy_groups: list[str] = Field(min_length=1)
+    legacy_managers: list[str] = Field(min_length=1)  # managedBy values of legacy operators
     prototypes: list[ApiKind] = []
     current: list[CurrentKind]
     embedding_kinds: list[str]

@@ -17,12 +17,11 @@ from migrator.check import quantity
 from migrator.convert.draft import Companion, Draft
 from migrator.convert.model import Container, Replica
 from migrator.convert.rules.contract import string_env
+from migrator.knowledge import catalog
 from migrator.knowledge.specs import RuntimeSpec, TargetSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
 
-ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
-FRAMEWORK_LABEL = "trainer.kubeflow.org/framework"
 CREATED_BY_LABEL = "app.kubernetes.io/created-by"
 CREATED_BY = "trainjob-migrator"
 JOB_RESTART_POLICIES = ("Never", "OnFailure")
@@ -95,13 +94,15 @@ def build(draft: Draft, runtime: RuntimeSpec, target: TargetSpec, num_nodes: int
     if draft.namespace is not None:
         meta["namespace"] = draft.namespace
     framework = "plain" if companion.policy == "plain" else companion.policy
-    meta["labels"] = yamlio.new_map([(FRAMEWORK_LABEL, framework),
+    loaded = catalog.load()
+    meta["labels"] = yamlio.new_map([(loaded.upgrade.labels.framework, framework),
                                      (CREATED_BY_LABEL, CREATED_BY)])
     spec = yamlio.new_map([("mlPolicy", _ml_policy(companion, num_nodes))])
     if companion.pod_group is not None:
         spec["podGroupPolicy"] = yamlio.from_plain(companion.pod_group)
     spec["template"] = _jobset(draft, companion, runtime)
-    return yamlio.new_map([("apiVersion", target.api_version), ("kind", "TrainingRuntime"),
+    return yamlio.new_map([("apiVersion", target.api_version),
+                           ("kind", loaded.kinds.namespaced_runtime_kind),
                            ("metadata", meta), ("spec", spec)])
 
 
@@ -151,7 +152,7 @@ def _replicated_job(draft: Draft, companion: Companion, name: str,
     job_template = yamlio.new_map()
     if ancestor is not None:
         job_template["metadata"] = yamlio.new_map([
-            ("labels", yamlio.new_map([(ANCESTOR_LABEL, ancestor)]))])
+            ("labels", yamlio.new_map([(catalog.load().upgrade.labels.ancestor, ancestor)]))])
     job_spec = yamlio.new_map(list(companion.job(name).items()))
     job_spec["template"] = _pod_template(draft, companion, name)
     job_template["spec"] = job_spec

@@ -13,6 +13,7 @@ from typing import Any
 from migrator.check import quantity
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
+from migrator.knowledge import catalog
 from migrator.knowledge.specs import TargetSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
@@ -32,7 +33,6 @@ class Call:
 Transform = Callable[[Call], None]
 TRANSFORMS: dict[str, Transform] = {}
 
-OPERATOR_MANAGERS = ("kubeflow.org/training-operator", "kubeflow.org/mpi-operator")
 MULTIKUEUE = "kueue.x-k8s.io/multikueue"
 VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"
 GPU_MARK = "gpu"
@@ -57,7 +57,7 @@ def active_deadline(call: Call) -> None:
 
 @transform("managed-by")
 def managed_by(call: Call) -> None:
-    if call.value in OPERATOR_MANAGERS or call.value is None:
+    if call.value is None or call.value in catalog.load().kinds.legacy_managers:
         call.ledger.report("R209", call.path, f"managedBy {call.value!r} named the legacy "
                            "operator; the TrainJob uses Trainer's default controller")
     elif call.value == MULTIKUEUE:
