@@ -8,7 +8,6 @@ imports it).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from migrator.batch import helm
@@ -116,6 +115,8 @@ def _unrendered(text: str, result: TextResult) -> TextResult:
     keep their source text (``document.process``), and ``convert_plain`` joins the texts."""
     if not result.changed:
         return result
+    from dataclasses import replace
+
     from migrator.load import stream
 
     chunks = stream.split(text)
@@ -128,6 +129,8 @@ def _compared(file: FileResult, options: ConvertOptions) -> FileResult:
     """A routed file or rendered chart with the effective-pod comparisons of its jobs."""
     if file.source is None or file.result is None:
         return file
+    from dataclasses import replace  # here: only routed files and rendered charts need it
+
     return replace(file, result=_annotate(file.source.text, file.result, options,
                                                plain=False))
 

@@ -14,7 +14,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +34,7 @@ from migrator.report.safety import (
     write_report,
 )
 from migrator.results import FileResult, Finding, Severity, Verdict
-from migrator.settings import RunSettings
+from migrator.settings import RUNTIME_KINDS, RunSettings
 
 if TYPE_CHECKING:
     from migrator.batch.writer import Destination
@@ -64,6 +63,8 @@ def _run(settings: RunSettings) -> int:
         found = _with_rendered_charts(list(found), settings.paths)
     options = settings.options
     if settings.mode == "validate" or options.runtime_files:
+        from dataclasses import replace  # here: most runs copy no options
+
         options = replace(options, local_runtime_files=_runtime_files(found))
     suppressor = Suppressor(tuple(IgnoreRule(paths, codes) for paths, codes in settings.ignore),
                             load_baseline(settings.baseline) if settings.baseline else None)
@@ -279,6 +280,8 @@ def _with_write_failure(file: FileResult) -> FileResult:
     with a Y106 finding, in every report and on the terminal."""
     if file.write_error is None or file.result is None:
         return file
+    from dataclasses import replace  # here: a failed write is rare
+
     finding = Finding("Y106", Severity.ERROR, "", f"cannot write the result: "
                       f"{file.write_error} (the input is unchanged)", WRITE_FAILED_HINT)
     documents, marked = [], False
@@ -307,12 +310,13 @@ def _findings(file: FileResult) -> list[Finding]:
 
 def _runtime_files(found: Iterable[tuple[str, str]]) -> tuple[str, ...]:
     """Files of the run that hold a runtime (so TrainJobs can be resolved against them)."""
+    kinds = [kind.encode() for kind in RUNTIME_KINDS]
     hits = []
     for name, _ in found:
         if name == "-" or name.startswith("helm-chart:"):
             continue
         start = sources.head(name, 4 * 1024 * 1024)  # regular files only: a FIFO never blocks
-        if start is not None and b"TrainingRuntime" in start:
+        if start is not None and any(kind in start for kind in kinds):
             hits.append(name)
     return tuple(hits)
 
