@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -25,7 +25,7 @@ def _run(cache: resultcache.ResultCache, found: list[tuple[str, str]]) -> list[s
     """The names ``process`` was asked for (the misses)."""
     asked: list[str] = []
 
-    def process(files: list[tuple[str, str]]) -> Iterator[FileResult]:
+    def process(files: Iterable[tuple[str, str]]) -> Iterator[FileResult]:
         for name, _ in files:
             asked.append(name)
             yield _result(name)
@@ -99,7 +99,7 @@ def test_a_result_is_recorded_under_its_own_file(tmp_path: Path) -> None:
            for n in names):
         time.sleep(resultcache.RACY_SECONDS + 0.3)
 
-    def swapped(files: list[tuple[str, str]]) -> Iterator[FileResult]:
+    def swapped(files: Iterable[tuple[str, str]]) -> Iterator[FileResult]:
         taken = [name for name, _ in files]
         order = [taken[1], taken[0], taken[2], taken[2]]  # m3's result never comes back
         for name in order:
