@@ -544,3 +544,65 @@ def test_the_legacy_operator_managers_come_from_data(tmp_path: Path) -> None:
     assert "legacyManagers ['kueue.x-k8s.io/multikueue'] are values Trainer 2.2's " \
         "spec.managedBy accepts" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+PATCHED = """apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: patched
+spec:
+  runtimeRef:
+    name: torch-distributed
+  runtimePatches:
+    - manager: example.com/migrator
+      trainingRuntimeSpec:
+        template:
+          spec:
+            replicatedJobs:
+              - name: extra
+"""
+
+
+def test_the_release_behaviour_comes_from_the_target_file(tmp_path: Path) -> None:
+    """What changed between releases is a flag of the target file: a made-up 2.4 (a delta of
+    2.3) that turns off ``mpiLauncherWaitsForWorkers``, ``runtimePatchAddsJobs`` and
+    ``resourcesMergedPerKey`` behaves as 2.2 does, in the converter and in ``validate``."""
+    (tmp_path / "tj.yaml").write_text(PATCHED, encoding="utf-8")
+    (tmp_path / "runtime.yaml").write_text(_runtime("ClusterTrainingRuntime", "gpu-torch", "{}")
+                                           + "                      resources: "
+                                           "{limits: {nvidia.com/gpu: 2}}\n", encoding="utf-8")
+    (tmp_path / "torch.yaml").write_text(
+        "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: hz}\nspec:\n"
+        "  pytorchReplicaSpecs:\n    Worker:\n      replicas: 2\n      template:\n"
+        "        spec:\n          containers:\n          - {name: pytorch, image: 'img:1', "
+        "resources: {limits: {cpu: 4}}}\n", encoding="utf-8")
+    mpi = ROOT / "fixtures" / "mpijob-v2beta1" / "full.in.yaml"
+
+    def messages(mappings: Path) -> list[str]:
+        found = []
+        for args in (("convert", str(mpi)), ("validate", "tj.yaml"),
+                     ("convert", "torch.yaml", "--runtime", "gpu-torch", "--runtimes",
+                      "runtime.yaml")):
+            proc = _cli(tmp_path, mappings, *args, "--target", "2.4", "--report", "r.json")
+            assert "Traceback" not in proc.stderr
+            documents = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+            found += [f["message"] for d in documents["documents"] for f in d["findings"]
+                      if f["code"] in ("F520", "R216") or "replicated job 'extra'" in
+                      f["message"]]
+        return found
+
+    assert messages(_mappings(tmp_path / "as-23")) == [
+        "runtime torch-distributed has no replicated job 'extra'; on Trainer 2.4 it is added "
+        "as a new replicated job",
+        "runtime gpu-torch's node resources limits.nvidia.com/gpu are kept: on Trainer 2.4 "
+        "resourcesPerNode is merged per key"]
+    mappings = _mappings(tmp_path)
+    _edit(mappings / "targets" / "v2.4.yaml", lambda data: data.update(
+        mpiLauncherWaitsForWorkers=False, runtimePatchAddsJobs=False,
+        resourcesMergedPerKey=False))
+    assert messages(mappings) == [
+        "the launcher waited for ready workers; Trainer 2.4's MPI runtimes start launcher and "
+        "workers together",
+        "runtime torch-distributed has no replicated job 'extra'; on Trainer 2.4 it is rejected",
+        "runtime gpu-torch's node resources limits.nvidia.com/gpu are dropped: on Trainer 2.4 "
+        "resourcesPerNode replaces the runtime's resources"]

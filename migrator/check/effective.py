@@ -25,7 +25,6 @@ from typing import Any
 from migrator import paths
 from migrator.check import operators, quantity
 from migrator.knowledge.specs import MappingSpec, TargetSpec
-from migrator.knowledge.versions import V2_3, release
 from migrator.load import yamlio
 from migrator.results import Finding
 
@@ -170,7 +169,7 @@ def render(trainjob: Any, pods: dict[str, dict[str, Any]], policy: str,
         if job in env_jobs:
             _upsert_env(node, trainer.get("env") or [])
             if "resourcesPerNode" in trainer:
-                _resources(node, trainer["resourcesPerNode"], target.version)
+                _resources(node, trainer["resourcesPerNode"], target.resources_merged_per_key)
         if job == trainer_job and policy_spec is not None and "trainer" in spec:
             values = _plugin_values(trainer, nodes, slots)
             injected = [{"name": k, "value": _token(v, values)}
@@ -691,8 +690,8 @@ def _upsert_env(container: dict[str, Any], env: list[Any]) -> None:
         del container["env"]
 
 
-def _resources(container: dict[str, Any], resources: Any, version: str) -> None:
-    if release(version) < V2_3 or not isinstance(container.get("resources"), dict):
+def _resources(container: dict[str, Any], resources: Any, merged_per_key: bool) -> None:
+    if not merged_per_key or not isinstance(container.get("resources"), dict):
         container["resources"] = copy.deepcopy(resources)
         return
     merged = container["resources"]

@@ -22,7 +22,6 @@ from migrator.knowledge import catalog
 from migrator.knowledge.apimodels import model_for
 from migrator.knowledge.runtimeindex import Index, RuntimeInfo
 from migrator.knowledge.specs import CodeDoc, TargetSpec
-from migrator.knowledge.versions import V2_3
 from migrator.results import Finding, Severity
 
 LIMIT, SCHEMA, ADMISSION, RESOLUTION = "V601", "V602", "V603", "V604"
@@ -179,7 +178,7 @@ def _patch_rules(patch: Any, where: str, doc: Any, target: TargetSpec,
         job_name = job.get("name")
         job_where = f"{where}.trainingRuntimeSpec.template.spec.replicatedJobs[{j}]"
         if runtime is not None and job_name not in runtime:
-            effect = ("is added as a new replicated job" if target.release >= V2_3
+            effect = ("is added as a new replicated job" if target.runtime_patch_adds_jobs
                       else "is rejected")
             problems.append((RESOLUTION, f"{job_where}.name", f"runtime {ref.get('name')} has no "
                              f"replicated job {job_name!r}; on Trainer {target.version} it "

@@ -200,6 +200,9 @@ class TargetSpec(Spec):
     patchable_pod_fields: list[str]
     patchable_container_fields: list[str]
     honours_managed_by: bool
+    resources_merged_per_key: bool  # resourcesPerNode merges into the runtime's, key by key
+    runtime_patch_adds_jobs: bool  # a runtimePatches job the runtime lacks is added
+    mpi_launcher_waits_for_workers: bool  # the shipped MPI runtimes start workers first
     managed_by: list[str] = Field(min_length=1)  # the values spec.managedBy accepts
     limits: Limits
     policies: dict[str, PolicySpec]

@@ -16,7 +16,6 @@ from migrator.convert.rules.transforms import (
     is_scaling,
     transform,
 )
-from migrator.knowledge.versions import V2_3
 
 __all__ = ["TRANSFORMS"]  # the full registry: run-policy and framework transforms
 
@@ -101,7 +100,7 @@ def _wait_for_workers(call: Call) -> None:
         companion.depends_on["launcher"] = [("node", "Ready")]
         call.ledger.mapped(call.path, f"TrainingRuntime/{companion.name}: spec.template.spec."
                            "replicatedJobs[name=launcher].dependsOn")
-    elif call.target.release < V2_3:
+    elif not call.target.mpi_launcher_waits_for_workers:
         call.ledger.report("F520", call.path, "the launcher waited for ready workers; Trainer "
                            f"{call.target.release}'s MPI runtimes start launcher and workers "
                            "together")

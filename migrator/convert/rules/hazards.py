@@ -6,7 +6,6 @@ from migrator import paths
 from migrator.check import effective
 from migrator.convert.draft import Draft
 from migrator.convert.rules.context import RuleContext
-from migrator.knowledge.versions import V2_3
 
 ID = "version-hazards"
 
@@ -25,8 +24,8 @@ def apply(ctx: RuleContext, draft: Draft) -> None:
                        if key not in (resources.get(section) or {})})
         if lost:
             effect = (f"are kept: on Trainer {target.release} resourcesPerNode is merged per key"
-                      if target.release >= V2_3 else f"are dropped: on Trainer {target.release} "
-                      "resourcesPerNode replaces the runtime's resources")
+                      if target.resources_merged_per_key else f"are dropped: on Trainer "
+                      f"{target.release} resourcesPerNode replaces the runtime's resources")
             ledger.report("R216", (*main.path, "resources"), f"runtime {draft.runtime_name}'s "
                           f"node resources {', '.join(lost)} {effect}", consume=False)
     if ctx.spec.framework == "mpi" and draft.companion is None and draft.trainer.get("env"):
