@@ -378,12 +378,6 @@ def kinds() -> tuple[str, ...]:
     return (_target(RELEASES[0]).kind, namespaced, cluster)
 
 
-def __getattr__(name: str) -> Any:
-    if name == "KINDS":  # scripts/gen_schemas.py
-        return kinds()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 @functools.cache
 def _runtime(version: str) -> type[BaseModel]:
     """The (Cluster)TrainingRuntime model of a release: the spec of the newest release in
