@@ -6,9 +6,10 @@ worker. At the first file that needs the converter it forks one process, the loa
 loads the converter (and converts that file once, to warm its lazily built parts) while
 this process goes on reading; the loader then forks the workers, which start warm: the
 converter is loaded once per run, not once per worker. The workers get small batches of the
-files to convert, by name (they read them again: no file text crosses a pipe), a few
-batches each so none waits for work; results are handed on as soon as they are next in
-order, and reading ahead stops at ``MAX_PENDING`` results held back for order or
+files to convert, by name (they read them again: no file text but standard input's crosses a
+pipe), a few batches each so none waits for work. Every file keeps its place in the order
+(its batch and index, or its settled result); results are handed on as soon as they are next
+in order, and reading ahead stops at ``MAX_PENDING`` results held back for order or
 ``AHEAD`` batches per worker not yet sent, so memory does not grow with the size of the run.
 A worker that dies is replaced; the files it held are redone one by one on a worker of their
 own, and a file that kills that one too is reported (Y105) instead of ending the run.
