@@ -218,3 +218,29 @@ def test_results_come_in_the_order_of_the_walk(tmp_path: Path, every: int) -> No
     serial = list(pipeline.process_paths(("mixed",), ConvertOptions(), jobs=1, found=found,
                                          render=False, keep_text=False))
     assert _texts(results) == _texts([f.slim() for f in serial])
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.9])
+def test_ctrl_c_ends_a_parallel_run_and_all_its_processes(tmp_path: Path, delay: float) -> None:
+    """Ctrl-C (SIGINT to the process group) at some moment of a -j 2 run: it ends (exit 130,
+    or done), and no process of it is left (R-J1: one in four such runs hung)."""
+    import subprocess
+    import sys
+
+    from tests.goldens import ROOT
+
+    _tree(tmp_path, count=120)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TRAINJOB_MIGRATE_NO_CACHE": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "migrator", "convert", "many", "-o", "out",
+                             "-q", "-j", "2"], cwd=tmp_path, env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    os.killpg(proc.pid, signal.SIGINT)
+    assert proc.wait(timeout=60) in (0, 1, 130)
+    for _ in range(200):  # the workers finish the batch in hand (its writes are whole)
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    pytest.fail("processes of the run are left")

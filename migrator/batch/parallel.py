@@ -23,6 +23,7 @@ import os
 import signal
 import socket
 import sys
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ HELD = 2  # batches sent to a worker and not answered yet: one in hand, one wait
 AHEAD = 8  # batches per worker made and not sent yet before this process stops reading
 MAX_PENDING = 4096  # results held back for order (bounds memory: slim results, batches)
 POLL_EVERY = 8  # files read between two looks at the workers' answers
+LOADER_GRACE = 10.0  # seconds the loader has to end once its workers have
 WARM_BYTES = 64 * 1024  # the loader converts the first file once only if it is this small
 
 
@@ -297,9 +299,19 @@ class _Workers:
         self._ask(asked)
 
     def _end_loader(self) -> None:
+        """Close the loader's socket and reap it. It ends as soon as its workers have (they
+        have, or hold no work); one that has not ended after ``LOADER_GRACE`` seconds is
+        killed (it writes nothing), so no unforeseen wait can hold the run forever."""
         self.control.close()
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(self.loader_pid, 0)
+        waited, pause = 0.0, 0.001
+        while not _ended(self.loader_pid, block=False):
+            if waited > LOADER_GRACE:
+                with contextlib.suppress(OSError):
+                    os.kill(self.loader_pid, signal.SIGKILL)
+                _ended(self.loader_pid, block=True)
+                return
+            time.sleep(pause)
+            waited, pause = waited + pause, min(pause * 2, 0.05)
 
     # -- work
 
