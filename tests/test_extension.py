@@ -503,8 +503,11 @@ def test_a_made_up_runtime_kind_and_labels_reach_companion_runtimes(tmp_path: Pa
     assert shipped.returncode == 0, shipped.stderr
     assert "kind: TrainingRuntime\n" in shipped.stdout
     assert "trainer.kubeflow.org/framework:" in shipped.stdout
-    proc = _cli(tmp_path, mappings, "convert", str(DATA / "mxjob.in.yaml"),
-                "--companion-runtimes", "--report", "r.json")
+    (tmp_path / "mx.yaml").write_text((DATA / "mxjob.in.yaml").read_text(
+        encoding="utf-8").replace("spec:\n", "spec:\n  runPolicy: {backoffLimit: 2}\n", 1),
+        encoding="utf-8")  # the companion's jobs carry it
+    proc = _cli(tmp_path, mappings, "convert", "mx.yaml", "--companion-runtimes",
+                "--report", "r.json")
     assert proc.returncode == 0, proc.stderr
     assert "TrainingRuntime" not in proc.stdout
     assert "\nkind: Runtime\n" in proc.stdout
@@ -513,6 +516,10 @@ def test_a_made_up_runtime_kind_and_labels_reach_companion_runtimes(tmp_path: Pa
     assert "trainer.kubeflow.org/framework" not in proc.stdout
     documents = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["documents"]
     assert [d["output"]["runtime"]["kind"] for d in documents] == ["Runtime"]
+    named = [m["to"].split(":")[0] for d in documents for m in d["mappings"]
+             if "Runtime/" in m["to"]]  # where the ledger says a field went
+    assert named, documents
+    assert set(named) == {"Runtime/mxjob-simple-legacy"}
     assert not [f for d in documents for f in d["findings"] if f["code"].startswith("V")]
 
 

@@ -72,6 +72,7 @@ class Companion:
 
     name: str
     policy: str
+    kind: str  # the namespaced runtime kind (mappings/kinds.yaml runtimeKinds)
     # mlPolicy.<policy> fields: mpi-nodes (runLauncherAsNode, numProcPerNode), frameworks
     # (sshAuthMountPath, mpiImplementation)
     policy_fields: dict[str, object] = field(default_factory=dict)
@@ -82,6 +83,11 @@ class Companion:
     depends_on: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     pod_fields: dict[str, object] = field(default_factory=dict)  # transforms; every pod
     pod_group: YamlMap | None = None  # transforms (schedulingPolicy → podGroupPolicy)
+
+    @property
+    def ref(self) -> str:
+        """``<kind>/<name>``: how ledger entries name the companion runtime."""
+        return f"{self.kind}/{self.name}"
 
     def job(self, name: str) -> JobFields:
         return self.job_fields.setdefault(name, JobFields())

@@ -72,6 +72,7 @@ def _new_draft(runtime: RuntimeSpec) -> Draft:
                   patch_job=runtime.trainer_job, patch_container=runtime.container,
                   job_order=tuple(j.name for j in runtime.jobs), runtime=runtime)
     if runtime.companion:
-        draft.companion = Companion(name=runtime.name, policy=runtime.policy)
+        draft.companion = Companion(name=runtime.name, policy=runtime.policy,
+                                    kind=runtime.kind)
     return draft
 

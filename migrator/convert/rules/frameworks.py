@@ -46,7 +46,7 @@ def mpi_ssh_path(call: Call) -> None:
                            "absolute path")
     elif companion is not None:
         companion.policy_fields["sshAuthMountPath"] = call.value
-        call.ledger.mapped(call.path, f"TrainingRuntime/{companion.name}: "
+        call.ledger.mapped(call.path, f"{companion.ref}: "
                            "spec.mlPolicy.mpi.sshAuthMountPath")
     elif _runtime_ssh_path(call.draft.runtime_doc) == call.value:
         call.ledger.default(call.path)  # the runtime (from --runtimes) mounts the keys there
@@ -98,7 +98,7 @@ def _wait_for_workers(call: Call) -> None:
     companion = call.draft.companion
     if companion is not None:
         companion.depends_on["launcher"] = [("node", "Ready")]
-        call.ledger.mapped(call.path, f"TrainingRuntime/{companion.name}: spec.template.spec."
+        call.ledger.mapped(call.path, f"{companion.ref}: spec.template.spec."
                            "replicatedJobs[name=launcher].dependsOn")
     elif not call.target.mpi_launcher_waits_for_workers:
         call.ledger.report("F520", call.path, "the launcher waited for ready workers; Trainer "

@@ -79,7 +79,7 @@ def _role_env(replica: Replica, main: Container, operator: operators.Operator,
             env.remove(existing)  # the operator appended its value last, so it won
         env.append(yamlio.new_map([("name", item.name), ("value", value)]))
         ledger.mappings.append((f"(legacy operator contract) {item.name}",
-                                f"TrainingRuntime/{companion.name if companion else ''}: "
+                                f"{companion.ref if companion else ''}: "
                                 f"replicatedJobs[name={replica.job}] container node env"))
     if not env:
         del node["env"]

@@ -100,7 +100,7 @@ def _shared_resources(worker: Replica, launcher_resources: Any, draft: Draft,
 def pod_patch_path(draft: Draft, job: str) -> str:
     """Where a pod field of replicated job ``job`` lands in the output (for the ledger)."""
     if draft.companion is not None:
-        return (f"TrainingRuntime/{draft.companion.name}: spec.template.spec."
+        return (f"{draft.companion.ref}: spec.template.spec."
                 f"replicatedJobs[name={job}].template.spec.template")
     return ("spec.runtimePatches[0].trainingRuntimeSpec.template.spec."
             f"replicatedJobs[name={job}].template.spec.template")

@@ -55,7 +55,7 @@ def _restart_policy(replica: Replica, spec: MappingSpec, draft: Draft, ledger: L
     elif value == "OnFailure":
         ledger.default(path)
     elif draft.companion is not None and value == "Never":
-        target = (f"TrainingRuntime/{draft.companion.name}: spec.template.spec.replicatedJobs"
+        target = (f"{draft.companion.ref}: spec.template.spec.replicatedJobs"
                   f"[name={replica.job}].template.spec.template.spec.restartPolicy")
         if given:
             ledger.mapped(path, target)

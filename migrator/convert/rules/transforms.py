@@ -93,7 +93,7 @@ def ttl_after_finished(call: Call) -> None:
                            "TrainJob equivalent and was not carried over")
         return
     companion.jobset["ttlSecondsAfterFinished"] = call.value
-    call.ledger.mapped(call.path, f"TrainingRuntime/{companion.name}: "
+    call.ledger.mapped(call.path, f"{companion.ref}: "
                        "spec.template.spec.ttlSecondsAfterFinished")
     call.ledger.report("R213", call.path, "ttlSecondsAfterFinished is carried by companion "
                        f"runtime {companion.name} (it deletes the JobSet, not the TrainJob)",
@@ -113,7 +113,7 @@ def backoff_limit(call: Call) -> None:
         return
     job = call.draft.patch_job
     companion.job(job)["backoffLimit"] = call.value
-    call.ledger.mapped(call.path, f"TrainingRuntime/{companion.name}: spec.template.spec."
+    call.ledger.mapped(call.path, f"{companion.ref}: spec.template.spec."
                        f"replicatedJobs[name={job}].template.spec.backoffLimit")
     call.ledger.report("R213", call.path, f"backoffLimit is carried by companion runtime "
                        f"{companion.name} as the {job!r} Job's backoffLimit (per Job, not per "
@@ -134,7 +134,7 @@ def scheduling_policy(call: Call) -> None:
         path = (*call.path, str(key))
         if key == "queue" and isinstance(value, str) and value:
             call.draft.jobset_annotations[VOLCANO_QUEUE] = value
-            where = (f"TrainingRuntime/{companion.name}: spec.template" if companion else
+            where = (f"{companion.ref}: spec.template" if companion else
                      "spec.runtimePatches[0].trainingRuntimeSpec.template")
             call.ledger.mapped(path, f"{where}.metadata.annotations.{VOLCANO_QUEUE}")
             call.ledger.report("R206", path, f"queue {value!r} was mapped to the JobSet "
@@ -142,7 +142,7 @@ def scheduling_policy(call: Call) -> None:
                                "runtime", consume=False)
         elif key == "scheduleTimeoutSeconds" and companion is not None and _non_negative(value):
             companion.pod_group = {"coscheduling": {"scheduleTimeoutSeconds": value}}
-            call.ledger.mapped(path, f"TrainingRuntime/{companion.name}: spec.podGroupPolicy."
+            call.ledger.mapped(path, f"{companion.ref}: spec.podGroupPolicy."
                                "coscheduling.scheduleTimeoutSeconds")
             call.ledger.report("R213", path, "gang scheduling (coscheduling, minMember = every "
                                f"pod) is carried by companion runtime {companion.name}; it "
@@ -150,7 +150,7 @@ def scheduling_policy(call: Call) -> None:
                                consume=False)
         elif key == "priorityClass" and companion is not None and isinstance(value, str):
             companion.pod_fields["priorityClassName"] = value
-            call.ledger.mapped(path, f"TrainingRuntime/{companion.name}: pod "
+            call.ledger.mapped(path, f"{companion.ref}: pod "
                                "spec.priorityClassName")
         else:
             call.ledger.report("R205", path, f"schedulingPolicy.{key} has no TrainJob "
