@@ -364,18 +364,45 @@ def _encode(file: FileResult) -> list[Any] | None:
 
 
 def _decode(name: str, relative: str, payload: Any) -> FileResult | None:
-    """The slim result of a cache entry, or None when the entry is not one."""
+    """The slim result of a cache entry, or None when the entry is not exactly what
+    ``_encode`` writes (a damaged or foreign entry is a miss, never a changed result)."""
     try:
         scanned, changed = payload[0], payload[1]
-        documents = [DocumentResult(
-            index=d[0], line=d[1], status=d[2], text="", source=d[3], output=d[4],
-            mappings=[(m[0], m[1]) for m in d[5]], values=d[6],
-            findings=[Finding(f[0], _SEVERITIES[f[1]], f[2], f[3], f[4], f[5], f[6])
-                      for f in d[7]], reportable=d[8])
-            for d in (payload[2] if len(payload) > 2 else [])]
-        if not isinstance(scanned, int) or not isinstance(changed, bool):
+        if not _is_int(scanned) or not isinstance(changed, bool) or len(payload) > 3:
             return None
+        documents = [_document(d) for d in (payload[2] if len(payload) > 2 else [])]
     except (TypeError, ValueError, IndexError, KeyError):
         return None
     return FileResult(name, relative, None, None, TextResult("", documents), scanned=scanned,
                       was_changed=changed)
+
+
+_STATUSES = frozenset(("converted", "unchanged", "skipped", "failed"))
+
+
+def _document(d: Any) -> DocumentResult:
+    """One document of an entry; ValueError when a field is not of its type."""
+    if type(d) is not list or len(d) != 9 or not _is_int(d[0]) or not _is_int(d[1]) or \
+            d[2] not in _STATUSES or type(d[3]) is not dict or \
+            (d[4] is not None and type(d[4]) is not dict) or type(d[5]) is not list or \
+            type(d[6]) is not dict or type(d[7]) is not list or type(d[8]) is not bool:
+        raise ValueError("not a cached document")
+    mappings = []
+    for m in d[5]:
+        if type(m) is not list or len(m) != 2 or type(m[0]) is not str or \
+                type(m[1]) is not str:
+            raise ValueError("not a cached mapping")
+        mappings.append((m[0], m[1]))
+    findings = []
+    for f in d[7]:
+        if type(f) is not list or len(f) != 7 or not all(type(x) is str for x in f[:5]) or \
+                not all(x is None or _is_int(x) for x in f[5:]):
+            raise ValueError("not a cached finding")
+        findings.append(Finding(f[0], _SEVERITIES[f[1]], f[2], f[3], f[4], f[5], f[6]))
+    return DocumentResult(index=d[0], line=d[1], status=d[2], text="", source=d[3],
+                          output=d[4], mappings=mappings, values=d[6], findings=findings,
+                          reportable=d[8])
+
+
+def _is_int(value: object) -> bool:
+    return type(value) is int
