@@ -613,3 +613,28 @@ def test_the_release_behaviour_comes_from_the_target_file(tmp_path: Path) -> Non
         "runtime torch-distributed has no replicated job 'extra'; on Trainer 2.4 it is rejected",
         "runtime gpu-torch's node resources limits.nvidia.com/gpu are dropped: on Trainer 2.4 "
         "resourcesPerNode replaces the runtime's resources"]
+
+
+def test_the_legacy_label_prefix_comes_from_data(tmp_path: Path) -> None:
+    """kinds.yaml ``legacyLabelPrefix``: env read from a label of the legacy operators'
+    prefix (a made-up one here) is reported as empty on TrainJob pods (C409)."""
+    source = (DATA / "mxjob.in.yaml").read_text(encoding="utf-8").replace(
+        "              imagePullPolicy: Always\n",
+        "              imagePullPolicy: Always\n              env:\n                - name: RANK\n"
+        "                  valueFrom:\n                    fieldRef:\n                      "
+        "fieldPath: metadata.labels['mxnet.example.org/replica-index']\n", 1)
+    assert "mxnet.example.org/replica-index" in source
+    (tmp_path / "mx.yaml").write_text(source, encoding="utf-8")
+    mappings = _mappings(tmp_path)
+
+    def c409() -> list[str]:
+        proc = _cli(tmp_path, mappings, "convert", "mx.yaml", "--report", "r.json")
+        assert "Traceback" not in proc.stderr
+        documents = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["documents"]
+        return [f["message"] for d in documents for f in d["findings"] if f["code"] == "C409"]
+
+    assert c409() == []
+    _edit(mappings / "kinds.yaml",
+          lambda data: data.update(legacyLabelPrefix="mxnet.example.org/"))
+    assert c409() == ["env RANK reads metadata.labels['mxnet.example.org/replica-index'], "
+                      "which TrainJob pods do not have"]

@@ -240,6 +240,7 @@ class KindIndex(Spec):
     candidate_markers: list[str] = Field(min_length=1)
     legacy_groups: list[str] = Field(min_length=1)
     legacy_managers: list[str] = Field(min_length=1)  # managedBy values of legacy operators
+    legacy_label_prefix: str = Field(min_length=1)  # labels the legacy operators set on pods
     prototypes: list[ApiKind] = []
     current: list[CurrentKind]
     embedding_kinds: list[str]

@@ -18,6 +18,7 @@ from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container
 from migrator.convert.rules.context import RuleContext
+from migrator.knowledge import catalog
 from migrator.knowledge.specs import MappingSpec, RuntimeSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
@@ -26,7 +27,6 @@ ID = "contract"
 TORCHRUN = re.compile(r"\btorchrun\b|torch\.distributed\.(?:run|launch)\b")
 TOPOLOGY_FLAGS = re.compile(r"--(?:nnodes|nproc[-_]per[-_]node|master[-_]addr|master[-_]port|"
                             r"rdzv[-_]endpoint|node[-_]rank)\b")
-LEGACY_LABEL = "training.kubeflow.org/"
 QUOTED_ENV = "C411"
 ACCELERATOR = re.compile(r"neuron|habana|gaudi|google\.com/tpu|/mig-", re.IGNORECASE)
 
@@ -127,7 +127,8 @@ def _rewrite_refs(item: Any, main: Container, draft: Draft, ledger: Ledger,
         ref["containerName"] = draft.patch_container
     field_ref = value_from.get("fieldRef")
     path = field_ref.get("fieldPath") if isinstance(field_ref, dict) else None
-    if isinstance(path, str) and LEGACY_LABEL in path and origin is not None:
+    if isinstance(path, str) and origin is not None and \
+            catalog.load().kinds.legacy_label_prefix in path:
         ledger.report("C409", (*main.path, "env", origin, "valueFrom", "fieldRef", "fieldPath"),
                       f"env {item.get('name')} reads {path}, which TrainJob pods do not have",
                       consume=False)
