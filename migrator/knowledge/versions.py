@@ -1,8 +1,9 @@
 """KNOWLEDGE: Trainer release numbers as one ordered value type (``TrainerVersion``).
 
-Code that depends on the release compares versions (``target.release >= V2_3``), never
-strings, so a new target file (say ``targets/v2.4.yaml``) gets the behaviour of the newest
-release before it without a code change.
+Releases sort as numbers, never strings (``--target`` choices, the newest release). What
+behaves differently between releases is a flag of the target file (mappings/targets), never
+a version comparison in code, so a new target file (say ``targets/v2.4.yaml``) needs no
+code change.
 """
 
 from __future__ import annotations
