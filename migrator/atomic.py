@@ -119,13 +119,16 @@ def _remove_leftovers(folder: int, name: str) -> None:
         base = _temp_base(name)
         if base not in found:
             return
-        for leftover in found.pop(base):
+    except OSError:
+        return  # a folder that cannot be listed keeps its leftovers; the write stands
+    for leftover in found.pop(base):
+        try:
             info = os.stat(leftover, dir_fd=folder, follow_symlinks=False)
             if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and \
                     info.st_nlink == 1 and info.st_mtime_ns < _STARTED_NS:
                 os.unlink(leftover, dir_fd=folder)
-    except OSError:
-        return  # a leftover that cannot be looked at or removed stays; the write stands
+        except OSError:
+            continue  # one that cannot be looked at or removed stays; the others go
 
 
 def _leftovers_in(names: list[str]) -> dict[str, list[str]]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from migrator.errors import ExitCode, MigratorError
+from migrator.errors import INTERRUPTED, ExitCode, MigratorError, exit_interrupted
 from migrator.report import REPORTERS, format_of, suffix_list
 from migrator.settings import (
     DEFAULT_MANAGER,
@@ -24,7 +24,6 @@ from migrator.settings import (
 from migrator.version import __version__
 
 COLORS = ("auto", "always", "never")
-INTERRUPTED = 130  # the shell's code for SIGINT
 
 
 class _Commands(click.Group):
@@ -273,8 +272,12 @@ def _run(mode: OutputMode, values: dict[str, Any]) -> None:
         from migrator.convert import document
 
         document.RAISE_INTERNAL_ERRORS = True
+    import signal
+
     from migrator.batch.runner import run
 
+    if signal.getsignal(signal.SIGINT) is exit_interrupted:  # set by migrator.__main__.run
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the run reports it
     try:
         code = run(settings)
     except MigratorError as exc:

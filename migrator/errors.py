@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import NoReturn
+
+INTERRUPTED = 130  # the shell's code for SIGINT
 
 
 class ExitCode(IntEnum):
@@ -19,3 +22,8 @@ class MigratorError(Exception):
 
 class MappingFileError(MigratorError):
     """A file in mappings/ is missing or invalid (a packaging or editing mistake)."""
+
+
+def exit_interrupted(signum: int, frame: object) -> NoReturn:
+    """SIGINT handler while nothing has been written: end the run quietly with 130."""
+    raise SystemExit(INTERRUPTED)
