@@ -176,9 +176,12 @@ def _object(name: str, api_version: str, kinds: tuple[str, ...], *,
     """The fields every Trainer object has: ``apiVersion`` and ``kind`` fixed to the target's
     (mappings/targets, mappings/kinds.yaml), metadata, status."""
     metadata: Any = (ObjectMeta, ...) if metadata_required else (ObjectMeta | None, None)
+    # Any: literals built from data are not type forms to a type checker (pydantic >= 2.14)
+    api_version_field: Any = (Literal[api_version], ...)
+    kind_field: Any = (Literal[kinds], ...)
     return create_model(name, __base__=Strict,
-                        api_version=(Literal[api_version], ...),
-                        kind=(Literal[kinds], ...),
+                        api_version=api_version_field,
+                        kind=kind_field,
                         metadata=metadata,  # required by the API server; absent in Katib trials
                         status=(Obj | None, None))
 
