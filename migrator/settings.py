@@ -51,6 +51,8 @@ def _target_versions() -> tuple[str, ...]:
 
 
 TARGETS = _target_versions()
+
+
 def flow_list(path: Path, key: str) -> tuple[str, ...]:
     """The one-line list ``key: [a, b]`` of a mappings file, read as text (no YAML parser at
     start-up); () when the file or key is missing. The catalog checks that this reading

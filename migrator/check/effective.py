@@ -599,14 +599,6 @@ def _names_as_ancestor(finding: str) -> bool:
     return rest.count(".") >= 1 or "[" in rest  # e.g. spec.initContainers, metadata.labels
 
 
-def _names(finding: str, source: str) -> bool:
-    """A finding at the source path, below it, or at an ancestor that is a field of the pod
-    template (never the whole template or the job)."""
-    if finding == source or finding.startswith((source + ".", source + "[")):
-        return True
-    return source.startswith((finding + ".", finding + "[")) and _names_as_ancestor(finding)
-
-
 def _lookup(tree: Any, path: str) -> Any:
     node = tree
     for part in path.split("."):

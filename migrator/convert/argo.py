@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from migrator.convert import snippets as notes
+from migrator.load import detect
 from migrator.load import textscan as scan
 from migrator.results import Finding
 
-KINDS = frozenset({"Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow"})
-GROUP = "argoproj.io"
 _SET = re.compile(r"^(?P<key>[^\s!=<>(),]+)\s+(?P<op>in|notin)\s*\((?P<values>[^()]*)\)$")
 _BINARY = re.compile(r"^(?P<key>[^\s!=<>(),]+)\s*(?P<op>==|=|!=|>|<)\s*(?P<value>[^\s,()]*)$")
 _KEY = re.compile(r"^(?P<key>[^\s!=<>(),]+)$")
@@ -219,9 +218,9 @@ def rewrite_conditions(resource: Any, at: str, trainjob: str,
     return findings
 
 
-_WORKFLOW = re.compile(r"^kind:[ \t]*[\"']?(?:Workflow|WorkflowTemplate|ClusterWorkflowTemplate|"
-                       r"CronWorkflow)[\"']?[ \t]*(?:#.*)?$", re.M)
-_API = re.compile(r"^apiVersion:[ \t]*[\"']?argoproj\.io/", re.M)
+_WORKFLOW = re.compile(r"^kind:[ \t]*[\"']?(?:" + "|".join(detect.ARGO_KINDS) +
+                       r")[\"']?[ \t]*(?:#.*)?$", re.M)
+_API = re.compile(r"^apiVersion:[ \t]*[\"']?" + re.escape(detect.ARGO_GROUP) + "/", re.M)
 _SUSPENDED = re.compile(r"^\s*suspend:\s*true\s*$", re.M)
 
 

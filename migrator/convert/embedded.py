@@ -54,7 +54,7 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
     converted = 0
     options = replace(options, companion_runtimes=False)
     target = catalog.target(options.target)
-    workflow = spec.api_group == argo.GROUP
+    workflow = spec.api_group == detect.ARGO_GROUP
     for path in _expand(root, spec.paths, strings=spec.strings):
         # an Argo manifest's {{...}} parameters are hidden while the job is converted
         masked = masking.mask(str(paths.get(root, path)), masking.ARGO_PARAMETER) \

@@ -29,13 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 from migrator.convert import kustomize
 from migrator.convert import snippets as notes
+from migrator.convert.routing import KUSTOMIZATIONS
 from migrator.load import detect
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
     from migrator.results import Finding, Status, TextResult
 
-NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+NAMES = KUSTOMIZATIONS
 TRANSLATED = "E809"
 UNTRANSLATABLE = "E810"
 MAX_FILES = 200

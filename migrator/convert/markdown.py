@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from migrator.convert import snippets as notes
+from migrator.convert.routing import MARKDOWN_SUFFIXES
 from migrator.load import detect, masking
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
     from migrator.results import DocumentResult, TextResult
 
-SUFFIXES = (".md", ".markdown", ".mdx")
 YAML_TAGS = frozenset({"yaml", "yml"})
 SHELL_TAGS = frozenset({"bash", "sh", "shell", "console", "zsh"})
 FRAGMENT = "E804"
@@ -62,7 +62,7 @@ class Block:
 
 
 def is_markdown(name: str) -> bool:
-    return name.lower().endswith(SUFFIXES)
+    return name.lower().endswith(MARKDOWN_SUFFIXES)
 
 
 def scan(text: str) -> tuple[list[str], list[Block]]:

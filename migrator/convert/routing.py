@@ -19,9 +19,9 @@ from migrator.settings import ConvertOptions
 if TYPE_CHECKING:
     from migrator.results import SourceText, TextResult
 
-# the readers' own constants (tests keep them equal: markdown.SUFFIXES, textscan's
-# SHELL_SUFFIXES and SNAPSHOT_SUFFIXES, kustomization.NAMES), here so that routing an
-# ordinary file imports none of those modules
+# which reader a file goes to, here so that routing an ordinary file imports none of the
+# readers (markdown and kustomization read these; load/textscan keeps its own shell and
+# snapshot suffixes below convert/, and a test keeps them equal)
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 SHELL_SUFFIXES = (".sh", ".bash", ".zsh")
 SNAPSHOT_SUFFIXES = (".snap",)

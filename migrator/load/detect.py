@@ -7,6 +7,9 @@ import re
 
 from migrator.settings import flow_list, mappings_dir
 
+# Argo Workflows objects whose `resource` templates may carry a manifest (convert/argo.py)
+ARGO_GROUP = "argoproj.io"
+ARGO_KINDS = ("Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow")
 TEMPLATE_MARKERS = (("{{", "Helm/Go template"), ("{%", "Jinja template"),
                     ("{#", "Jinja template"))
 

@@ -32,7 +32,6 @@ def nesting_bound(text: str, stop: int) -> int:
         2 * max(map(len, _LEADING.findall(text)), default=0)
     if quick <= stop:  # a level takes a bracket or a column of indentation (two levels at
         return quick   # most: a sequence may sit at its key's column)
-        return quick
     blocks: list[int] = []  # open block collections: their column (~column: a sequence)
     flow = 0  # open flow collections, across lines
     quote = ""  # an open quoted scalar, across lines

@@ -22,8 +22,7 @@ _WHOLE_VAR = re.compile(r"[^\S\n]*(?:- +|[^\s#:][^:#\n]*:[^\S\n]+)([\"']?)\$(?:\
 _LONE_VAR = re.compile(r"[^\S\n]*([\"']?)\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*)\1[^\S\n]*(?:#.*)?")
 _OPEN_KEY = re.compile(r"[^\S\n]*[^\s#:][^:#\n]*:[^\S\n]*")
 _ANY_KIND = re.compile(r"^kind:\s*[\"']?(\w+)", re.MULTILINE)
-_ARGO = re.compile(r"^kind:\s*[\"']?(Workflow|WorkflowTemplate|ClusterWorkflowTemplate|"
-                   r"CronWorkflow)\b", re.MULTILINE)
+_ARGO = re.compile(r"^kind:\s*[\"']?(" + "|".join(detect.ARGO_KINDS) + r")\b", re.MULTILINE)
 
 
 def dialect(text: str) -> str | None:

@@ -8,16 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from migrator.convert import kustomization, markdown, routing
+from migrator.convert import kustomization, routing
 from migrator.load import textscan
 from tests.goldens import ROOT
 
 
 def test_the_routers_constants_are_the_readers() -> None:
-    assert routing.MARKDOWN_SUFFIXES == markdown.SUFFIXES
     assert routing.SHELL_SUFFIXES == textscan.SHELL_SUFFIXES
     assert routing.SNAPSHOT_SUFFIXES == textscan.SNAPSHOT_SUFFIXES
-    assert routing.KUSTOMIZATIONS == kustomization.NAMES
 
 
 def _reference(name: str) -> bool:
