@@ -10,23 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.security.support import JOB
+
 ROOT = Path(__file__).resolve().parents[2]
-JOB = """\
-apiVersion: kubeflow.org/v1
-kind: PyTorchJob
-metadata:
-  name: demo
-spec:
-  pytorchReplicaSpecs:
-    Master:
-      replicas: 1
-      template:
-        spec:
-          containers:
-            - name: pytorch
-              image: pytorch/pytorch:2.1
-              command: ["python", "train.py"]
-"""
 
 
 def _check(tmp_path: Path, *extra: str) -> tuple[int, str, str, str]:
