@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from migrator.batch import helm
-from migrator.convert import routing
+from migrator.convert import filekinds, routing
 from migrator.load import sources
 from migrator.results import DocumentResult, FileResult, Finding, Severity, TextResult
 from migrator.settings import ConvertOptions
@@ -43,7 +43,7 @@ STALE_DAYS = 30  # entries of other configurations unused this long are removed
 # thousands of files then parses several times faster than one of integer lists; the ctime
 # as its distance from the mtime, mostly 0, keeps the entry small)
 Stamp = str
-KUSTOMIZATIONS = routing.KUSTOMIZATIONS
+KUSTOMIZATIONS = filekinds.KUSTOMIZATIONS
 _SEVERITIES = {severity.value: severity for severity in Severity}  # faster than Severity(x)
 # a file's place: its folder's absolute path and whether its files are cached (not beside a
 # kustomization), remembered per folder as the run names it

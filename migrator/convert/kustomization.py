@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from migrator.convert import kustomize
 from migrator.convert import snippets as notes
-from migrator.convert.routing import KUSTOMIZATIONS
+from migrator.convert.filekinds import KUSTOMIZATIONS
 from migrator.load import detect
 from migrator.settings import ConvertOptions
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from migrator.convert import snippets as notes
-from migrator.convert.routing import MARKDOWN_SUFFIXES
+from migrator.convert.filekinds import MARKDOWN_SUFFIXES
 from migrator.load import detect, masking
 from migrator.settings import ConvertOptions
 

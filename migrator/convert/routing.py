@@ -14,18 +14,17 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from migrator.convert.filekinds import (
+    KUSTOMIZATIONS,
+    MARKDOWN_SUFFIXES,
+    SHELL_SUFFIXES,
+    SNAPSHOT_SUFFIXES,
+)
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
     from migrator.results import SourceText, TextResult
 
-# which reader a file goes to, here so that routing an ordinary file imports none of the
-# readers (markdown and kustomization read these; load/textscan keeps its own shell and
-# snapshot suffixes below convert/, and a test keeps them equal)
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
-SHELL_SUFFIXES = (".sh", ".bash", ".zsh")
-SNAPSHOT_SUFFIXES = (".snap",)
-KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 SUFFIXES = MARKDOWN_SUFFIXES + SHELL_SUFFIXES + SNAPSHOT_SUFFIXES
 _PATCH_SUFFIXES = (".yaml", ".yml", ".json")
 _beside: dict[str, bool] | None = None  # folder -> holds a kustomization (within a run)

@@ -8,14 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from migrator.convert import kustomization, routing
+from migrator.convert import filekinds, kustomization, routing
 from migrator.load import textscan
 from tests.goldens import ROOT
 
 
 def test_the_routers_constants_are_the_readers() -> None:
-    assert routing.SHELL_SUFFIXES == textscan.SHELL_SUFFIXES
-    assert routing.SNAPSHOT_SUFFIXES == textscan.SNAPSHOT_SUFFIXES
+    assert filekinds.SHELL_SUFFIXES == textscan.SHELL_SUFFIXES
+    assert filekinds.SNAPSHOT_SUFFIXES == textscan.SNAPSHOT_SUFFIXES
 
 
 def _reference(name: str) -> bool:
