@@ -164,7 +164,7 @@ def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     target = catalog.target(options.target)
     ledger = Ledger(root, catalog.codes, line_offset=chunk.line - 1)
     if root.get("kind") == target.kind:
-        doc = upgrade.upgrade_trainjob(root, ledger, options.manager, target.api_version)
+        doc = upgrade.upgrade_trainjob(root, ledger, options.manager, target)
     else:
         doc = upgrade.upgrade_runtime(root, ledger, target.api_version, prototype=prototype)
     plain_doc = yamlio.plain(doc)

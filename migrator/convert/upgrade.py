@@ -16,7 +16,7 @@ from migrator.convert import emit
 from migrator.convert.ledger import Ledger
 from migrator.convert.rules.transforms import gpu_count
 from migrator.knowledge import catalog
-from migrator.knowledge.specs import UpgradeSpec
+from migrator.knowledge.specs import TargetSpec, UpgradeSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
 
@@ -26,9 +26,10 @@ def _data() -> UpgradeSpec:
     return catalog.load().upgrade
 
 
-def upgrade_trainjob(root: Any, ledger: Ledger, manager: str, api_version: str) -> Any:
-    """The 2.2-shaped TrainJob for a prototype or pre-2.2 TrainJob ``root``; ``api_version``
-    is the target's (mappings/targets/)."""
+def upgrade_trainjob(root: Any, ledger: Ledger, manager: str, target: TargetSpec) -> Any:
+    """The 2.2-shaped TrainJob for a prototype or pre-2.2 TrainJob ``root``, for ``target``
+    (mappings/targets/: its apiVersion, and the pod fields its runtime patches carry)."""
+    api_version = target.api_version
     doc = yamlio.clone(root)
     _api_version(doc, ledger, api_version)
     ledger.default(("kind",))
@@ -61,7 +62,8 @@ def upgrade_trainjob(root: Any, ledger: Ledger, manager: str, api_version: str) 
                 ledger.default(path)
         elif op in ("overrides", "flat-overrides"):
             del spec[key]
-            _overrides(value, path, spec, patch, ledger, data, flat=op == "flat-overrides")
+            _overrides(value, path, spec, patch, ledger, data, _pod_fields(target),
+                       flat=op == "flat-overrides")
         elif op == "initializer" and rule is not None and rule.to is not None:
             del spec[key]
             _initializer(spec, rule.to, value)
@@ -240,8 +242,14 @@ class _Patch:
         return emit.runtime_patch(manager, metadata, list(self.jobs.items()))
 
 
+def _pod_fields(target: TargetSpec) -> frozenset[str]:
+    """What an override's pod spec may set in a runtime patch: the target's patchable pod
+    fields, and its containers and init containers (``patchContainerFields`` of each)."""
+    return frozenset((*target.patchable_pod_fields, "containers", "initContainers"))
+
+
 def _overrides(value: Any, path: FieldPath, spec: Any, patch: _Patch, ledger: Ledger,
-               data: UpgradeSpec, *, flat: bool) -> None:
+               data: UpgradeSpec, pod_fields: frozenset[str], *, flat: bool) -> None:
     if not isinstance(value, list):
         ledger.report("K103", path, f"{path[-1]} must be a list")
         return
@@ -261,7 +269,7 @@ def _overrides(value: Any, path: FieldPath, spec: Any, patch: _Patch, ledger: Le
         _api_moves(fields, base, spec, ledger, data)
         for position, job in enumerate(targets):
             _override_job(_job_name(job, fields, data), override, fields, base, where, spec,
-                          patch, ledger, data, flat=flat, first=position == 0)
+                          patch, ledger, data, pod_fields, flat=flat, first=position == 0)
         ledger.default(where)
     count = f"{len(value)} entr{'y' if len(value) == 1 else 'ies'}"
     ledger.report("T702", path, f"{path[-1]} ({count}) folded into one runtimePatches entry")
@@ -277,8 +285,8 @@ def _job_name(job: str, fields: Any, data: UpgradeSpec) -> str:
 
 
 def _override_job(job: str, override: Any, fields: Any, base: FieldPath, where: FieldPath,
-                  spec: Any, patch: _Patch, ledger: Ledger, data: UpgradeSpec, *, flat: bool,
-                  first: bool) -> None:
+                  spec: Any, patch: _Patch, ledger: Ledger, data: UpgradeSpec,
+                  pod_fields: frozenset[str], *, flat: bool, first: bool) -> None:
     """Apply one override to job ``job``; moves to the Trainer API happen for the first job."""
     quiet = ledger if first else _Silent(ledger)
     pod = patch.pod(job)
@@ -295,12 +303,12 @@ def _override_job(job: str, override: Any, fields: Any, base: FieldPath, where: 
         if key == "targetJobs":
             continue
         target = f"...replicatedJobs[name={job}].template.spec.template.spec.{key}"
-        if key in ("containers", "initContainers") and key in data.patch_pod_fields:
+        if key in ("containers", "initContainers"):
             _containers(job, str(key), item, path, pod_spec, spec, quiet, data)
         elif key in data.named_lists and isinstance(item, list):
             _merge_named(pod_spec.setdefault(key, yamlio.new_seq()), item)
             ledger.mapped(path, target)
-        elif key in data.patch_pod_fields:
+        elif key in pod_fields:
             pod_spec[key] = yamlio.clone(item)  # later overrides win; tolerations replace
             ledger.mapped(path, target)
         else:

@@ -294,7 +294,6 @@ class UpgradeSpec(Spec):
     prototype_group: str
     default_controllers: list[str]
     removed_runtime_fields: list[RemovedField]
-    patch_pod_fields: list[str]
     patch_container_fields: list[str]
     named_lists: list[str]
     prototype_jobs: dict[str, str]

@@ -359,6 +359,46 @@ def test_t707_says_mpi_trainer_env_reaches_the_launcher_only() -> None:
     assert "launcher" in messages
 
 
+OVERRIDE_POD_FIELDS = textwrap.dedent("""\
+    apiVersion: trainer.kubeflow.org/v1alpha1
+    kind: TrainJob
+    metadata: {name: up}
+    spec:
+      runtimeRef: {name: torch-distributed}
+      podTemplateOverrides:
+      - targetJobs: [{name: node}]
+        spec:
+          securityContext: {runAsUser: 1000, fsGroup: 2000}
+          terminationGracePeriodSeconds: 30
+          hostNetwork: true
+    """)
+
+
+@pytest.mark.parametrize("target", ["2.2", "2.3"])
+def test_override_pod_fields_follow_the_targets_runtime_patches(target: str) -> None:
+    """An override's pod securityContext is carried (every target's runtime patches take it);
+    terminationGracePeriodSeconds only where the target's patches take it (2.3); hostNetwork
+    nowhere. What is dropped is reported with T707."""
+    doc = convert(OVERRIDE_POD_FIELDS, target=target)
+    job = objects(doc)["TrainJob"]
+    [patch] = job["spec"]["runtimePatches"]
+    replicated = patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]
+    pod_spec = next(j for j in replicated if j["name"] == "node")["template"]["spec"][
+        "template"]["spec"]
+    assert pod_spec["securityContext"] == {"runAsUser": 1000, "fsGroup": 2000}
+    dropped = " ".join(f.message for f in doc.findings if f.code == "T707")
+    assert "securityContext" not in dropped
+    assert "'hostNetwork'" in dropped
+    assert "hostNetwork" not in pod_spec
+    if target == "2.3":
+        assert pod_spec["terminationGracePeriodSeconds"] == 30
+        assert "terminationGracePeriodSeconds" not in dropped
+    else:
+        assert "terminationGracePeriodSeconds" not in pod_spec
+        assert "'terminationGracePeriodSeconds'" in dropped
+    assert not [f for f in doc.findings if f.severity.value == "error"], doc.findings
+
+
 # 5. Outputs the API server would reject --------------------------------------------------
 
 POD_TEMPLATE_KIND = textwrap.dedent("""\
