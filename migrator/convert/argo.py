@@ -199,7 +199,10 @@ def rewrite_conditions(resource: Any, at: str, trainjob: str,
     findings: list[Finding] = []
     if not isinstance(resource, dict):
         return findings
-    suspended = bool(_SUSPENDED.search(trainjob) or "kueue.x-k8s.io/queue-name" in trainjob)
+    from migrator.knowledge import catalog  # here: detecting Argo workflows needs no catalog
+
+    queue_label = catalog.load().integrations.kueue.queue_label
+    suspended = bool(_SUSPENDED.search(trainjob) or queue_label in trainjob)
     for key in ("successCondition", "failureCondition"):
         expression = resource.get(key)
         if not isinstance(expression, str):

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from migrator.errors import MappingFileError
 from migrator.knowledge.specs import (
     CodeDoc,
+    IntegrationsSpec,
     KindIndex,
     MappingSpec,
     PodRules,
@@ -53,6 +54,7 @@ class Catalog:
     kinds: KindIndex
     codes: dict[str, CodeDoc]
     upgrade: UpgradeSpec
+    integrations: IntegrationsSpec
 
     def target(self, version: str) -> TargetSpec:
         return self.targets[version]
@@ -108,7 +110,10 @@ def _build(root: Path) -> Catalog:
     codes = {code: _model(CodeDoc, root / "codes.yaml", doc) for code, doc in raw_codes.items()}
     upgrade = _model(UpgradeSpec, root / "upgrade.yaml", _read_yaml(root / "upgrade.yaml"))
     _check_id(root / "upgrade.yaml", upgrade.id)
-    catalog = Catalog(legacy, targets, pod, kinds, codes, upgrade)
+    integrations = _model(IntegrationsSpec, root / "common" / "integrations.yaml",
+                          _read_yaml(root / "common" / "integrations.yaml"))
+    _check_id(root / "common" / "integrations.yaml", integrations.id)
+    catalog = Catalog(legacy, targets, pod, kinds, codes, upgrade, integrations)
     _check_codes(catalog)
     _check_targets(catalog)
     _check_kinds(catalog)
@@ -219,6 +224,10 @@ def _check_targets(catalog: Catalog) -> None:
                 if rules.job not in jobs:
                     raise MappingFileError(f"{spec.id}: role {role} maps to job {rules.job!r}, "
                                            f"which the {needed.policy} policy lacks")
+        rejected = sorted(set(catalog.integrations.external_managers) - set(target.managed_by))
+        if rejected:
+            raise MappingFileError(f"target {target.id}: managedBy lacks {rejected}, which "
+                                   "integrations.yaml carries from legacy jobs")
 
 
 def _check_id(path: Path, spec_id: str) -> None:

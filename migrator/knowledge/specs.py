@@ -285,6 +285,31 @@ class UpgradeLabels(Spec):
     framework: str
 
 
+class KueueLabels(Spec):
+    queue_label: str = Field(min_length=1)
+    priority_label: str = Field(min_length=1)
+
+    @property
+    def all(self) -> tuple[str, str]:
+        return self.queue_label, self.priority_label
+
+
+class CreatedBy(Spec):
+    label: str = Field(min_length=1)
+    value: str = Field(min_length=1)
+
+
+class IntegrationsSpec(Spec):
+    """mappings/common/integrations.yaml: other tools' labels, annotations and controllers."""
+
+    id: str
+    kueue: KueueLabels
+    external_managers: list[str]
+    volcano_queue_annotation: str = Field(min_length=1)
+    last_applied_annotation: str = Field(min_length=1)
+    created_by: CreatedBy
+
+
 class UpgradeSpec(Spec):
     """mappings/upgrade.yaml: how prototype and pre-2.2 Trainer manifests reach the 2.2 shape."""
 

@@ -22,8 +22,6 @@ from migrator.knowledge.specs import RuntimeSpec, TargetSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
 
-CREATED_BY_LABEL = "app.kubernetes.io/created-by"
-CREATED_BY = "trainjob-migrator"
 JOB_RESTART_POLICIES = ("Never", "OnFailure")
 POD_TEMPLATE_FIELDS = ("metadata", "spec")
 MPI_DEFAULTS = (("numProcPerNode", 1), ("mpiImplementation", "OpenMPI"),
@@ -95,8 +93,9 @@ def build(draft: Draft, runtime: RuntimeSpec, target: TargetSpec, num_nodes: int
         meta["namespace"] = draft.namespace
     framework = "plain" if companion.policy == "plain" else companion.policy
     loaded = catalog.load()
+    created_by = loaded.integrations.created_by
     meta["labels"] = yamlio.new_map([(loaded.upgrade.labels.framework, framework),
-                                     (CREATED_BY_LABEL, CREATED_BY)])
+                                     (created_by.label, created_by.value)])
     spec = yamlio.new_map([("mlPolicy", _ml_policy(companion, num_nodes))])
     if companion.pod_group is not None:
         spec["podGroupPolicy"] = yamlio.from_plain(companion.pod_group)

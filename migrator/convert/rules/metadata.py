@@ -9,15 +9,14 @@ from typing import Any
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.rules.context import RuleContext
+from migrator.knowledge import catalog
 from migrator.load import yamlio
 
 ID = "metadata"
 NAME_RE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 SERVER_FIELDS = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
                  "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds")
 OWNERSHIP_FIELDS = ("ownerReferences", "finalizers")
-KUEUE_LABELS = ("kueue.x-k8s.io/queue-name", "kueue.x-k8s.io/priority-class")
 
 
 def apply(ctx: RuleContext, draft: Draft) -> None:
@@ -66,15 +65,17 @@ def _annotations(metadata: Any, draft: Draft, ledger: Ledger) -> None:
         if "annotations" in metadata:
             ledger.default(("metadata", "annotations"))
         return
+    integrations = catalog.load().integrations
+    last_applied, kueue_labels = integrations.last_applied_annotation, integrations.kueue.all
     kept = yamlio.clone(annotations)
-    if LAST_APPLIED in kept:
-        del kept[LAST_APPLIED]
-        ledger.report("M103", ("metadata", "annotations", LAST_APPLIED),
+    if last_applied in kept:
+        del kept[last_applied]
+        ledger.report("M103", ("metadata", "annotations", last_applied),
                       "the last-applied-configuration annotation was dropped")
     for key in annotations:
-        if key in KUEUE_LABELS:
+        if key in kueue_labels:
             _kueue_label(str(key), kept, draft, ledger)
-        elif key != LAST_APPLIED:
+        elif key != last_applied:
             ledger.mapped(("metadata", "annotations", str(key)), f"metadata.annotations.{key}")
     if kept:
         draft.annotations = kept

@@ -33,8 +33,6 @@ class Call:
 Transform = Callable[[Call], None]
 TRANSFORMS: dict[str, Transform] = {}
 
-MULTIKUEUE = "kueue.x-k8s.io/multikueue"
-VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"
 GPU_MARK = "gpu"
 
 
@@ -57,10 +55,11 @@ def active_deadline(call: Call) -> None:
 
 @transform("managed-by")
 def managed_by(call: Call) -> None:
-    if call.value is None or call.value in catalog.load().kinds.legacy_managers:
+    known = catalog.load()
+    if call.value is None or call.value in known.kinds.legacy_managers:
         call.ledger.report("R209", call.path, f"managedBy {call.value!r} named the legacy "
                            "operator; the TrainJob uses Trainer's default controller")
-    elif call.value == MULTIKUEUE:
+    elif call.value in known.integrations.external_managers:
         call.draft.managed_by = call.value
         call.ledger.mapped(call.path, "spec.managedBy")
         if not call.target.honours_managed_by:
@@ -130,15 +129,16 @@ def scheduling_policy(call: Call) -> None:
         call.ledger.report("R212", call.path, "schedulingPolicy must be a mapping")
         return
     companion = call.draft.companion
+    volcano_queue = catalog.load().integrations.volcano_queue_annotation
     for key, value in call.value.items():
         path = (*call.path, str(key))
         if key == "queue" and isinstance(value, str) and value:
-            call.draft.jobset_annotations[VOLCANO_QUEUE] = value
+            call.draft.jobset_annotations[volcano_queue] = value
             where = (f"{companion.ref}: spec.template" if companion else
                      "spec.runtimePatches[0].trainingRuntimeSpec.template")
-            call.ledger.mapped(path, f"{where}.metadata.annotations.{VOLCANO_QUEUE}")
+            call.ledger.mapped(path, f"{where}.metadata.annotations.{volcano_queue}")
             call.ledger.report("R206", path, f"queue {value!r} was mapped to the JobSet "
-                               f"annotation {VOLCANO_QUEUE}; it only works with a volcano "
+                               f"annotation {volcano_queue}; it only works with a volcano "
                                "runtime", consume=False)
         elif key == "scheduleTimeoutSeconds" and companion is not None and _non_negative(value):
             companion.pod_group = {"coscheduling": {"scheduleTimeoutSeconds": value}}
