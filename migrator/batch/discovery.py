@@ -74,6 +74,10 @@ class Walk(FrozenValue):
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return discover(self.paths, self.selection)
 
+    def groups(self) -> Iterator[Folder]:
+        """The files grouped by folder (``groups``)."""
+        return groups(self.paths, self.selection)
+
     def changes(self) -> Walk:
         """This walk with ``--changed-since`` resolved (git asked now, once)."""
         if self.selection.changed_since is None or self.selection.only is not None:
@@ -84,6 +88,46 @@ class Walk(FrozenValue):
 def discover(paths: tuple[str, ...],
              selection: Selection = EVERY_FILE) -> Iterator[tuple[str, str]]:
     """Yield ``(path, relative)`` per input; ``relative`` is its place below an output dir."""
+    for folder in groups(paths, selection):
+        yield from folder.items()
+
+
+class Folder:
+    """The selected files of one walked folder, in walk order (``names``, with the
+    ``os.DirEntry`` of each: its stat needs no path built in Python), or one file named by
+    the run (``given``). A walked folder also keeps every entry of its listing (``listing``:
+    which files exist at all). ``path`` is the folder as the run names it (None for
+    standard input)."""
+
+    __slots__ = ("entries", "given", "listing", "names", "path", "prefix", "rel_prefix")
+
+    def __init__(self, path: str | None, prefix: str, rel_prefix: str, names: list[str],
+                 entries: list[os.DirEntry[str]] | None,
+                 listing: list[os.DirEntry[str]] | None,
+                 given: list[tuple[str, str]] | None = None) -> None:
+        self.path, self.prefix, self.rel_prefix = path, prefix, rel_prefix
+        self.names, self.entries, self.listing, self.given = names, entries, listing, given
+
+    def items(self) -> list[tuple[str, str]]:
+        """``(path, relative)`` of each file."""
+        if self.given is not None:
+            return self.given
+        prefix, rel_prefix = self.prefix, self.rel_prefix
+        return [(prefix + name, rel_prefix + name) for name in self.names]
+
+
+def one_file(name: str, relative: str) -> Folder:
+    """The group of one file of a run (``name`` as the run names it)."""
+    head, _, base = name.rpartition(os.sep)
+    if os.altsep is not None or (not head and name.startswith(os.sep)):
+        head, base = os.path.split(name)
+    return Folder(None if name == STDIN else head, "", "", [base], None, None,
+                  [(name, relative)])
+
+
+def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE) -> Iterator[Folder]:
+    """``discover``'s files grouped: one ``Folder`` per walked folder that has selected
+    files, one per file named by the run (and standard input)."""
     if selection.changed_since is not None and selection.only is None:
         selection = _with_changes(selection)
     globs = _Globs(selection)
@@ -91,20 +135,29 @@ def discover(paths: tuple[str, ...],
     seen: set[str] = set()  # files of the paths before the last one (a later one may repeat)
     for position, given in enumerate(paths):
         if given == STDIN:
-            yield STDIN, "stdin.yaml"
+            yield one_file(STDIN, "stdin.yaml")
             continue
         remember = position < len(paths) - 1
         root = Path(given)
         if root.is_dir():
             keyed = remember or only is not None or bool(seen)
-            for path, real, name, relative in _walk(root, selection, globs):
+            for folder, real in _walk(root, selection, globs):
                 if keyed:  # the file's realpath (its folder's is known: links not followed)
-                    key = os.path.join(real, name)
-                    if key in seen or (only is not None and key not in only):
-                        continue
-                    if remember:
-                        seen.add(key)
-                yield path, relative
+                    kept = []
+                    for index, name in enumerate(folder.names):
+                        key = os.path.join(real, name)
+                        if key in seen or (only is not None and key not in only):
+                            continue
+                        if remember:
+                            seen.add(key)
+                        kept.append(index)
+                    if len(kept) < len(folder.names):
+                        if not kept:
+                            continue
+                        entries = folder.entries or []
+                        folder.names = [folder.names[i] for i in kept]
+                        folder.entries = [entries[i] for i in kept]
+                yield folder
             continue
         name = str(root)
         key = os.path.join(os.path.realpath(os.path.dirname(name) or "."), root.name)
@@ -113,13 +166,12 @@ def discover(paths: tuple[str, ...],
             continue
         if remember:
             seen.add(key)
-        yield name, _relative_for_file(root)
+        yield one_file(name, _relative_for_file(root))
 
 
-def _walk(root: Path, selection: Selection,
-          globs: _Globs) -> Iterator[tuple[str, str, str, str]]:
-    """``(path, realpath of its folder, name, relative)`` of each selected file below
-    ``root``, sorted, folders first-to-last as ``os.walk`` (top-down) visits them.
+def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Folder, str]]:
+    """Each folder below ``root`` that has selected files (sorted, folders first-to-last as
+    ``os.walk`` (top-down) visits them), with its realpath.
 
     One ``scandir`` per folder and no system call per file (an entry's type comes with the
     listing): a folder's realpath is its parent's plus its name (folder links are never
@@ -148,9 +200,10 @@ def _walk(root: Path, selection: Selection,
             (folders if is_dir else files).append(entry)
         key = _key_of(os.path.normpath(os.path.join(base, rel_dir)), cwd) if globs.any \
             else ""
+        names = [entry.name for entry in files]
         rules = None
         if ignores is not None:
-            if any(entry.name == GITIGNORE for entry in files):
+            if GITIGNORE in names:
                 ignores.enter(real)
             rules = ignores.rules(real)
         prefix = os.path.join(dirpath, "")
@@ -168,17 +221,20 @@ def _walk(root: Path, selection: Selection,
             if not link:  # as os.walk: a folder link is listed, never walked into
                 below.append((prefix + name, rel_prefix + name, os.path.join(real, name)))
         stack.extend(reversed(below))
-        for entry in files:
-            name = entry.name
-            if not (globs.wanted(_join(key, name), name) if globs.any else
-                    name.endswith(YAML_SUFFIXES)):
-                continue
-            if rules and _ignored(rules, name, False):
-                continue
-            path = prefix + name
-            if entry.is_symlink() and not os.path.realpath(path).startswith(inside):
-                continue  # a link out of the walked folder is not followed (nor are folder links)
-            yield path, real, name, rel_prefix + name
+        if globs.any:
+            chosen = [entry for entry, name in zip(files, names, strict=True)
+                      if globs.wanted(_join(key, name), name)]
+        else:
+            chosen = [entry for entry, name in zip(files, names, strict=True)
+                      if name.endswith(YAML_SUFFIXES)]
+        if rules:
+            chosen = [entry for entry in chosen if not _ignored(rules, entry.name, False)]
+        # a link out of the walked folder is not followed (nor are folder links)
+        chosen = [entry for entry in chosen if not entry.is_symlink()
+                  or os.path.realpath(prefix + entry.name).startswith(inside)]
+        if chosen:
+            yield Folder(dirpath, prefix, rel_prefix, [entry.name for entry in chosen],
+                         chosen, entries), real
 
 
 class _Globs:

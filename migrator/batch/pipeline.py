@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from migrator.batch import discovery
 from migrator.batch.discovery import Selection
@@ -20,6 +20,10 @@ PARALLEL_THRESHOLD = 16  # files; below this one process is faster
 
 if TYPE_CHECKING:
     from migrator.batch.writer import Destination
+
+# what unchanged files without documents add to a run's counts (``process_counted``): files,
+# files changed, documents scanned
+Counts = tuple[int, int, int]
 
 
 def process_paths(paths: tuple[str, ...], options: ConvertOptions,
@@ -47,6 +51,32 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
     processed while the tree is walked; it must be iterable again (a list, or a
     ``discovery.Walk``): a kustomization asks which files are in the run.
     """
+    # without ``counting``, results only
+    yield from cast("Iterator[FileResult]", _process(
+        paths, options, selection, jobs, found, render, max_bytes, audit, keep_text,
+        destination, review, False))
+
+
+def process_counted(paths: tuple[str, ...], options: ConvertOptions,
+                    selection: Selection | None = None, jobs: int = 1,
+                    found: Iterable[tuple[str, str]] | None = None,
+                    render: bool = True,
+                    max_bytes: int = sources.MAX_BYTES,
+                    audit: bool = False, keep_text: bool = True,
+                    destination: Destination | None = None,
+                    review: bool = False) -> Iterator[FileResult | Counts]:
+    """``process_paths`` for a run that only counts files without documents: unchanged ones
+    taken from the results cache may come as ``Counts`` (files, files changed, documents
+    scanned; a folder's at a time, in no particular place among its results) instead of a
+    result per file."""
+    return _process(paths, options, selection, jobs, found, render, max_bytes, audit,
+                    keep_text, destination, review, True)
+
+
+def _process(paths: tuple[str, ...], options: ConvertOptions, selection: Selection | None,
+             jobs: int, found: Iterable[tuple[str, str]] | None, render: bool,
+             max_bytes: int, audit: bool, keep_text: bool, destination: Destination | None,
+             review: bool, counting: bool) -> Iterator[FileResult | Counts]:
     if found is None:
         found = discovery.Walk(paths, selection or Selection()).changes()
     if review:
@@ -55,12 +85,13 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
         explain.forget()
     with routing.run_of(paths, found):  # an overlay converts whole or not at all
         yield from _process_found(found, options, jobs, render, max_bytes, audit, keep_text,
-                                  destination, review)
+                                  destination, review, counting)
 
 
 def _process_found(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int,
                    render: bool, max_bytes: int, audit: bool, keep_text: bool,
-                   destination: Destination | None, review: bool) -> Iterator[FileResult]:
+                   destination: Destination | None, review: bool,
+                   counting: bool) -> Iterator[FileResult | Counts]:
     if destination is not None:  # overlays read their legacy bases: convert them first
         first, found = routing.kustomize_first(list(found))
         for name, relative in first:
@@ -85,6 +116,7 @@ def _process_found(found: Iterable[tuple[str, str]], options: ConvertOptions, jo
 
         cached = resultcache.open_for(options, render, audit, max_bytes)
         if cached is not None:
-            yield from cached.through(found, process)
+            yield from cached.counted(found, process) if counting else \
+                cached.through(found, process)
             return
     yield from process(found)

@@ -22,54 +22,68 @@ from __future__ import annotations
 
 import os
 import stat
+import struct
 import sys
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from migrator.batch import helm
+from migrator.batch import discovery, helm
 from migrator.convert import filekinds, routing
-from migrator.load import sources
 from migrator.results import DocumentResult, FileResult, Finding, Severity, TextResult
 from migrator.settings import ConvertOptions
 
-FORMAT = 3
+FORMAT = 4
 RACY_SECONDS = 2  # a file changed this recently may change again unseen within its mtime
 MAX_ENTRIES = 1_000_000  # files per entry; beyond this, files not seen in a run are dropped
 STALE_DAYS = 30  # entries of other configurations unused this long are removed
-# a file's stamp, "size mtime_ns ctime_ns-mtime_ns inode device" (one string: a JSON entry of
-# thousands of files then parses several times faster than one of integer lists; the ctime
-# as its distance from the mtime, mostly 0, keeps the entry small)
+# a file's stamp: its (mode, size, mtime_ns, ctime_ns, inode, device) packed as
+# little-endian integers, in hex (a folder's stamps are then made and compared as one
+# string, with no formatting per number)
 Stamp = str
+_PACK = struct.Struct("<IQqqQQ").pack
+STAMP_CHARS = 2 * struct.calcsize("<IQqqQQ")
+# what a file without documents adds to a run's counts (``through(..., counting=True)``):
+# files, files changed, documents scanned
+Counts = tuple[int, int, int]
 KUSTOMIZATIONS = filekinds.KUSTOMIZATIONS
+_FOLDED = tuple(f"\0{name.casefold()}\0" for name in KUSTOMIZATIONS)
+assert len(_FOLDED) == 3, "_beside_kustomization looks for three names"
 _SEVERITIES = {severity.value: severity for severity in Severity}  # faster than Severity(x)
-# a file's place: its folder's absolute path and whether its files are cached (not beside a
-# kustomization), remembered per folder as the run names it
-Place = tuple[str, bool]
-# what a run plans for a file: name, relative, folder (absolute), base name, stamp (None:
-# not recorded) and the cached result (None: processed)
-Planned = tuple[str, str, str | None, str, Stamp | None, FileResult | tuple[int, bool] | None]
+_IN_PAYLOADS = "="  # the tail of a file whose result holds documents (in the payloads)
+# a folder's files, parsed (``_parse``): base name -> (stamp, tail or payload)
+Files = dict[str, tuple[Stamp, Any]]
 
 
 class ResultCache:
     """The cached results of one run configuration (one JSON entry).
 
-    ``folders`` maps a folder's absolute path to its files' records, by base name:
-    ``"<stamp> <documents scanned> <changed 0/1>"`` when a file's result holds no document
-    (most files of a repository), else ``[stamp, payload]`` (``_encode``)."""
+    ``folders`` maps a folder's absolute path to the records of its files, one JSON list
+    ``[names, stamps, tails, payloads]`` (format 4):
+
+    - ``names``: the files' base names in name order (as a walk lists them), joined by
+      ``/`` (which no base name holds);
+    - ``stamps``: their stamps (``STAMP_CHARS`` hex digits each), in the same order: a walked
+      folder whose files all have their recorded stamps is matched by comparing two strings;
+    - ``tails``: per file, ``"<documents scanned>:<changed 0/1>"`` when its result holds no
+      document (most files of a repository), else ``=``; joined by spaces;
+    - ``payloads``: base name -> the result of a file with documents (``_encode``).
+    """
 
     def __init__(self, folder: Path, name: str, folders: dict[str, Any]) -> None:
         self.folder, self.name, self.folders = folder, name, folders
         self.dirty = False
         self.hits = 0
+        self._files: dict[str, Files] = {}  # folders parsed to be looked up file by file
+        self._changed: set[str] = set()  # folders whose records are to be written again
 
-    def record_of(self, path: str) -> Any:
-        """The record of the file at absolute ``path`` (None when there is none)."""
+    def record_of(self, path: str) -> tuple[Stamp, Any] | None:
+        """The stamp and tail (or payload) of the file at absolute ``path`` (None when it
+        has no record)."""
         folder, base = routing.split(path)
-        records = self.folders.get(folder)
-        return records.get(base) if isinstance(records, dict) else None
+        return self._files_of(folder).get(base)
 
     def through(self, found: Iterable[tuple[str, str]],
                 process: Callable[[Iterable[tuple[str, str]]], Iterator[FileResult]]
@@ -77,75 +91,80 @@ class ResultCache:
         """The results of ``found`` in order: cached ones for unchanged files, ``process``
         (called once, with the other files in order) for the rest, which are recorded.
 
-        ``found`` is iterated as the run goes (a walk streams through): a file is stamped
-        when ``process`` or the caller reaches it, so memory holds only the files between
-        the two (``process``'s read-ahead), not the tree. A file met while nothing waits
-        for ``process`` is stamped and, when unchanged, yielded at once."""
-        source = iter(found)
-        plan: deque[Planned] = deque()
-        to_process: deque[tuple[str, str]] = deque()
-        places: dict[str, Place] = {}
-        tails: dict[str, tuple[int, bool]] = {}
-        # the files handed to ``process`` whose results have not come back, by name: their
-        # folder (absolute), base name and stamp
-        waiting: dict[str, tuple[str | None, str, Stamp | None]] = {}
-        folders = self.folders
-        seen = 0
-        racy = time.time_ns() - RACY_SECONDS * 10**9
+        ``found`` is iterated as the run goes (a walk streams through; a
+        ``discovery.Walk`` folder by folder): a folder is stamped when ``process`` or the
+        caller reaches it, so memory holds only the files between the two (``process``'s
+        read-ahead), not the tree."""
+        # without ``counting``, results only
+        return cast("Iterator[FileResult]", self._through(found, process, False))
 
-        def look(name: str, relative: str) -> Planned:
-            """Stamp a file and look it up."""
-            if name == sources.STDIN or name.startswith(helm.PREFIX):
-                return name, relative, None, name, None, None
-            folder, base = routing.split(name)
-            if base in ("", ".", ".."):
-                return name, relative, None, base, None, None  # not a file name: never cached
-            place = places.get(folder)
-            if place is None:
-                place = places[folder] = (os.path.abspath(folder or os.curdir),
-                                          not routing.beside_kustomization(folder))
-            absolute, cached = place
-            if not cached:
-                return name, relative, absolute, base, None, None
-            try:
-                info = os.stat(name)
-            except (OSError, ValueError):
-                return name, relative, absolute, base, None, None
-            if not stat.S_ISREG(info.st_mode):
-                return name, relative, absolute, base, None, None
-            mtime, ctime = info.st_mtime_ns, info.st_ctime_ns
-            stamp = f"{info.st_size} {mtime} {ctime - mtime} {info.st_ino} {info.st_dev}"
-            records = folders.get(absolute)
-            entry = records.get(base) if type(records) is dict else None
-            if type(entry) is str:
-                size = len(stamp)
-                if entry[size:size + 1] == " " and entry.startswith(stamp):
-                    tail = entry[size + 1:]
-                    hit = tails.get(tail) or _tail(tail, tails)
-                    if hit is not None:
-                        return name, relative, absolute, base, stamp, hit
-            elif entry is not None:
-                found_hit = _hit(name, relative, entry, stamp)
-                if found_hit is not None:
-                    return name, relative, absolute, base, stamp, found_hit
-            if max(mtime, ctime) >= racy:  # changed just before (or during) the run
-                return name, relative, absolute, base, None, None  # ("racily clean"): not
-                # recorded
-            return name, relative, absolute, base, stamp, None
+    def counted(self, found: Iterable[tuple[str, str]],
+                process: Callable[[Iterable[tuple[str, str]]], Iterator[FileResult]]
+                ) -> Iterator[FileResult | Counts]:
+        """``through``, except that unchanged files without documents come as ``Counts``
+        (one per folder, in no particular place among its results): a run that only
+        counts them builds no value per file."""
+        return self._through(found, process, True)
+
+    def _through(self, found: Iterable[tuple[str, str]],
+                 process: Callable[[Iterable[tuple[str, str]]], Iterator[FileResult]],
+                 counting: bool) -> Iterator[FileResult | Counts]:
+        folders: Iterator[discovery.Folder] = found.groups() \
+            if isinstance(found, discovery.Walk) else \
+            (discovery.one_file(name, relative) for name, relative in found)
+        # ready results and counts; None: the next result of ``process``
+        plan: deque[FileResult | Counts | None] = deque()
+        to_process: deque[tuple[str, str]] = deque()
+        # the files handed to ``process`` whose results have not come back, by name: their
+        # folder (absolute; None: not recorded), base name and stamp (None: forgotten)
+        waiting: dict[str, tuple[str | None, str, Stamp | None]] = {}
+        places: dict[str, tuple[str, bool]] = {}  # folder -> absolute path, cached
+        tails: dict[str, tuple[int, bool]] = {}
+        racy = time.time_ns() - RACY_SECONDS * 10**9
+        seen = hits = 0
+
+        def miss(name: str, relative: str, absolute: str | None, base: str,
+                 stamp: Stamp | None) -> None:
+            to_process.append((name, relative))
+            waiting[name] = absolute, base, stamp
+            plan.append(None)
 
         def advance() -> bool:
-            """Stamp the next file of ``found`` into ``plan`` (and ``to_process`` when it is
-            not cached); False at the end."""
-            nonlocal seen
-            item = next(source, None)
-            if item is None:
+            """Stamp the next folder of ``found`` into ``plan`` (and ``to_process``); False
+            at the end."""
+            nonlocal seen, hits
+            folder = next(folders, None)
+            if folder is None:
                 return False
-            seen += 1
-            planned = look(*item)
-            if planned[5] is None:
-                to_process.append(item)
-                waiting[item[0]] = planned[2:5]
-            plan.append(planned)
+            seen += len(folder.names)
+            path = folder.path
+            given = folder.given
+            if path is None or (given is not None and (
+                    given[0][0].startswith(helm.PREFIX) or folder.names[0] in ("", ".", ".."))):
+                for name, relative in folder.items():  # not a file name: never cached
+                    miss(name, relative, None, "", None)
+                return True
+            place = places.get(path)
+            if place is None:
+                place = places[path] = (os.path.abspath(path or os.curdir),
+                                        not _beside_kustomization(path, folder.listing))
+            absolute, cached = place
+            if not cached:
+                if absolute in self.folders:  # (files that depend on a kustomization)
+                    self._files[absolute] = {}
+                    self._changed.add(absolute)
+                for name, relative in folder.items():
+                    miss(name, relative, None, "", None)
+                return True
+            record = self.folders.get(absolute)
+            if folder.entries is not None and absolute not in self._files and \
+                    type(record) is list and len(record) == 4:
+                found_hits = self._whole(folder, record, absolute, plan, miss, tails, racy,
+                                         counting)
+                if found_hits >= 0:
+                    hits += found_hits
+                    return True
+            hits += self._each(folder, absolute, plan, miss, tails, racy, counting)
             return True
 
         def misses() -> Iterator[tuple[str, str]]:
@@ -154,75 +173,253 @@ class ResultCache:
                     yield to_process.popleft()
 
         fresh = process(misses())
-        hits = 0
-        while True:
-            if plan:
-                name, relative, absolute, base, stamp, hit = plan.popleft()
-            else:  # nothing read ahead: stamp the next file here
-                item = next(source, None)
-                if item is None:
-                    break
-                seen += 1
-                name, relative, absolute, base, stamp, hit = look(*item)
-                if hit is None:
-                    to_process.append(item)
-                    waiting[name] = absolute, base, stamp
-            if hit is not None:
-                hits += 1
-                yield hit if isinstance(hit, FileResult) else \
-                    FileResult(name, relative, None, None, TextResult(""), hit[0], hit[1])
+        while plan or advance():
+            if not plan:
+                continue
+            item = plan.popleft()
+            if item is not None:
+                yield item
                 continue
             result = next(fresh)
             # recorded under its own file's stamp, never under another's (a ``process`` that
             # broke the order would otherwise plant one file's result under another's name)
             absolute, base, stamp = waiting.pop(result.name, (None, "", None))
             if absolute is not None:
-                if stamp is not None:
-                    self._record(absolute, base, stamp, result)
-                else:
-                    self._forget(absolute, base)
+                self._note(absolute, base, stamp, result)
             yield result
         for absolute, base, _ in waiting.values():  # processed, no result under its name
             if absolute is not None:
-                self._forget(absolute, base)
+                self._note(absolute, base, None, None)
         self.hits += hits
         self.save(seen)
 
-    def _record(self, folder: str, base: str, stamp: Stamp, result: FileResult) -> None:
-        payload = _encode(result)
-        if payload is None:
-            self._forget(folder, base)
-            return
-        records = self.folders.get(folder)
-        if type(records) is not dict:
-            records = self.folders[folder] = {}
-        records[base] = f"{stamp} {payload[0]} {int(payload[1])}" if len(payload) == 2 else \
-            [stamp, payload]
-        self.dirty = True
+    def _whole(self, folder: discovery.Folder, record: list[Any], absolute: str,
+               plan: deque[FileResult | Counts | None],
+               miss: Callable[[str, str, str | None, str, Stamp | None], None],
+               tails: dict[str, tuple[int, bool]], racy: int, counting: bool) -> int:
+        """Plan a walked folder whose files all have their recorded stamps (one string
+        compared); the number of hits, or -1 (planned nothing) when it is not such a
+        folder."""
+        listed, stamps, recorded, payloads = record
+        names = folder.names
+        if type(listed) is not str or type(stamps) is not str or type(recorded) is not str \
+                or type(payloads) is not dict or "/".join(names) != listed:
+            return -1
+        entries = folder.entries
+        assert entries is not None
+        try:
+            infos = [entry.stat() for entry in entries]
+            fresh = b"".join([_PACK(info.st_mode, info.st_size, info.st_mtime_ns,
+                                    info.st_ctime_ns, info.st_ino, info.st_dev)
+                              for info in infos]).hex()
+        except (OSError, struct.error):
+            return -1
+        if fresh != stamps:  # (a recorded file is a regular file: so are these)
+            return -1
+        tokens = recorded.split(" ")
+        if len(tokens) != len(names):
+            return -1
+        prefix, rel_prefix = folder.prefix, folder.rel_prefix
+        hits = 0
+        if counting:
+            files = changed = scanned = 0
+            odd = []
+            for tail, times in Counter(tokens).items():
+                known = tails.get(tail) or _tail(tail, tails)
+                if known is None:
+                    odd.append(tail)
+                    continue
+                files += times
+                changed += times * known[1]
+                scanned += times * known[0]
+            if files:
+                plan.append((files, changed, scanned))
+                hits += files
+            if not odd:
+                return hits
+            chosen = [(index, tail) for index, tail in enumerate(tokens) if tail in odd]
+        else:
+            chosen = list(enumerate(tokens))
+        for index, tail in chosen:
+            base = names[index]
+            name, relative = prefix + base, rel_prefix + base
+            hit: FileResult | None = None
+            if tail == _IN_PAYLOADS:
+                hit = _decode(name, relative, payloads.get(base))
+            else:
+                known = tails.get(tail) or _tail(tail, tails)
+                if known is not None:
+                    hit = FileResult(name, relative, None, None, TextResult(""), known[0],
+                                     known[1])
+            if hit is not None:
+                hits += 1
+                plan.append(hit)
+                continue
+            info = infos[index]
+            miss(name, relative, absolute, base,
+                 None if max(info.st_mtime_ns, info.st_ctime_ns) >= racy else
+                 fresh[STAMP_CHARS * index:STAMP_CHARS * (index + 1)])
+        return hits
 
-    def _forget(self, folder: str, base: str) -> None:
-        records = self.folders.get(folder)
-        if type(records) is dict and base in records:
-            del records[base]
-            if not records:
-                del self.folders[folder]
-            self.dirty = True
+    def _each(self, folder: discovery.Folder, absolute: str,
+              plan: deque[FileResult | Counts | None],
+              miss: Callable[[str, str, str | None, str, Stamp | None], None],
+              tails: dict[str, tuple[int, bool]], racy: int, counting: bool) -> int:
+        """Plan a folder file by file (some files changed, or not a walked folder); the
+        number of hits."""
+        files = self._files_of(absolute)
+        if folder.listing is not None:  # files that no longer exist are forgotten
+            listed = {entry.name for entry in folder.listing}
+            gone = [base for base in files if base not in listed]
+            for base in gone:
+                del files[base]
+            if gone:
+                self._changed.add(absolute)
+        entries = folder.entries
+        counts = [0, 0, 0]
+        hits = 0
+        for index, (name, relative) in enumerate(folder.items()):
+            base = folder.names[index]
+            try:
+                info = entries[index].stat() if entries is not None else os.stat(name)
+            except (OSError, ValueError):
+                miss(name, relative, absolute, base, None)
+                continue
+            stamp = _stamp(info)
+            if stamp is None:
+                miss(name, relative, absolute, base, None)
+                continue
+            have = files.get(base)
+            if have is not None and have[0] == stamp:
+                value = have[1]
+                if type(value) is str:
+                    known = tails.get(value) or _tail(value, tails)
+                    if known is not None:
+                        hits += 1
+                        if counting:
+                            counts[0] += 1
+                            counts[1] += known[1]
+                            counts[2] += known[0]
+                        else:
+                            plan.append(FileResult(name, relative, None, None, TextResult(""),
+                                                   known[0], known[1]))
+                        continue
+                else:
+                    hit = _decode(name, relative, value)
+                    if hit is not None:
+                        hits += 1
+                        plan.append(hit)
+                        continue
+            # changed just before (or during) the run ("racily clean"): not recorded
+            miss(name, relative, absolute, base,
+                 None if max(info.st_mtime_ns, info.st_ctime_ns) >= racy else stamp)
+        if counts[0]:
+            plan.append((counts[0], counts[1], counts[2]))
+        return hits
+
+    def _files_of(self, absolute: str) -> Files:
+        """The files of a folder's record, parsed (and kept: from now on they are the
+        folder's record)."""
+        files = self._files.get(absolute)
+        if files is None:
+            files = self._files[absolute] = _parse(self.folders.get(absolute))
+        return files
+
+    def _note(self, absolute: str, base: str, stamp: Stamp | None,
+              result: FileResult | None) -> None:
+        """Record a processed file's result under its stamp (None: forget the file)."""
+        files = self._files_of(absolute)
+        payload = _encode(result) if stamp is not None and result is not None else None
+        if payload is None or stamp is None:
+            if base in files:
+                del files[base]
+                self._changed.add(absolute)
+            return
+        files[base] = (stamp, f"{payload[0]}:{int(payload[1])}" if len(payload) == 2 else
+                       payload)
+        self._changed.add(absolute)
 
     def save(self, seen: int) -> None:
         from migrator.knowledge import cache
 
+        for absolute in self._changed:
+            files = self._files[absolute]
+            if files:
+                self.folders[absolute] = _record(files)
+            else:
+                self.folders.pop(absolute, None)
+            self.dirty = True
+        self._changed.clear()
         if not self.dirty:
             return
-        count = sum(len(records) for records in self.folders.values())
+        count = sum(_count(record) for record in self.folders.values())
         if count > MAX_ENTRIES:  # keep the most recently added folders
             keep = max(seen, MAX_ENTRIES // 2)
             for folder in list(self.folders):
                 if count <= keep:
                     break
-                count -= len(self.folders.pop(folder))
+                count -= _count(self.folders.pop(folder))
+                self._files.pop(folder, None)
         cache.write_json(self.folder, self.name, {"format": FORMAT, "folders": self.folders})
         self.dirty = False
         _remove_stale(self.folder, self.name)
+
+
+def _beside_kustomization(path: str, listing: list[os.DirEntry[str]] | None) -> bool:
+    """``routing.beside_kustomization``; a walked folder whose listing has no entry named
+    like a kustomization in any case (the file system may ignore case) needs no look."""
+    if listing is not None:
+        names = "\0" + "\0".join([entry.name for entry in listing]).casefold() + "\0"
+        if _FOLDED[0] not in names and _FOLDED[1] not in names and _FOLDED[2] not in names:
+            return False
+    return routing.beside_kustomization(path)
+
+
+def _stamp(info: os.stat_result) -> Stamp | None:
+    """The stamp of a regular file (None: another kind of file, never recorded)."""
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    try:
+        return _PACK(info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns,
+                     info.st_ino, info.st_dev).hex()
+    except struct.error:  # a time beyond what 64 bits of nanoseconds hold
+        return None
+
+
+def _parse(record: Any) -> Files:
+    """A folder's record as base name -> (stamp, tail or payload); empty when the record
+    is not exactly what ``_record`` writes (a miss for each of its files)."""
+    if type(record) is not list or len(record) != 4:
+        return {}
+    listed, stamps, recorded, payloads = record
+    if type(listed) is not str or type(stamps) is not str or type(recorded) is not str or \
+            type(payloads) is not dict:
+        return {}
+    names = listed.split("/")
+    tokens = recorded.split(" ")
+    if len(tokens) != len(names) or len(stamps) != STAMP_CHARS * len(names):
+        return {}
+    files: Files = {}
+    for index, (base, tail) in enumerate(zip(names, tokens, strict=True)):
+        value = payloads.get(base) if tail == _IN_PAYLOADS else tail
+        if value is not None:
+            files[base] = (stamps[STAMP_CHARS * index:STAMP_CHARS * (index + 1)], value)
+    return files
+
+
+def _record(files: Files) -> list[Any]:
+    """A folder's record (``ResultCache``) of its parsed files."""
+    order = sorted(files)
+    payloads = {base: files[base][1] for base in order if type(files[base][1]) is not str}
+    return ["/".join(order), "".join(files[base][0] for base in order),
+            " ".join(_IN_PAYLOADS if base in payloads else files[base][1] for base in order),
+            payloads]
+
+
+def _count(record: Any) -> int:
+    """The number of files of a folder's record (for the size limit)."""
+    return record[2].count(" ") + 1 if type(record) is list and len(record) == 4 and \
+        type(record[2]) is str else 1
 
 
 def open_for(options: ConvertOptions, render: bool, audit: bool,
@@ -247,21 +444,13 @@ def open_for(options: ConvertOptions, render: bool, audit: bool,
 
 
 def _tail(tail: str, tails: dict[str, tuple[int, bool]]) -> tuple[int, bool] | None:
-    """``"<documents scanned> <changed 0/1>"`` of a record without documents, remembered in
+    """``"<documents scanned>:<changed 0/1>"`` of a file without documents, remembered in
     ``tails`` (a tree holds few different ones); None when it is not one."""
-    scanned, _, changed = tail.partition(" ")
+    scanned, _, changed = tail.partition(":")
     if not scanned.isdecimal() or not scanned.isascii() or changed not in ("0", "1"):
         return None
     tails[tail] = (int(scanned), changed == "1")
     return tails[tail]
-
-
-def _hit(name: str, relative: str, entry: Any, stamp: Stamp) -> FileResult | None:
-    """The cached result of a file with documents and this stamp, or None (changed, or not
-    an entry)."""
-    if isinstance(entry, list) and len(entry) == 2 and entry[0] == stamp:
-        return _decode(name, relative, entry[1])
-    return None
 
 
 def _code_stamps() -> list[bytes]:
@@ -395,10 +584,16 @@ def _document(d: Any) -> DocumentResult:
         mappings.append((m[0], m[1]))
     findings = []
     for f in d[7]:
-        if type(f) is not list or len(f) != 7 or not all(type(x) is str for x in f[:5]) or \
-                not all(x is None or _is_int(x) for x in f[5:]):
+        if type(f) is not list or len(f) != 7:
             raise ValueError("not a cached finding")
-        findings.append(Finding(f[0], _SEVERITIES[f[1]], f[2], f[3], f[4], f[5], f[6]))
+        code, severity, path, message, hint, line, column = f
+        if type(code) is not str or type(severity) is not str or type(path) is not str or \
+                type(message) is not str or type(hint) is not str or \
+                (line is not None and type(line) is not int) or \
+                (column is not None and type(column) is not int):
+            raise ValueError("not a cached finding")
+        findings.append(Finding(code, _SEVERITIES[severity], path, message, hint, line,
+                                column))
     return DocumentResult(index=d[0], line=d[1], status=d[2], text="", source=d[3],
                           output=d[4], mappings=mappings, values=d[6], findings=findings,
                           reportable=d[8])

@@ -94,15 +94,21 @@ def _run(settings: RunSettings) -> int:
     # (stdout, diff), reviewed or annotated: it has nothing to suppress, print or fail
     quick = not reviewing and annotations is None and settings.mode not in ("stdout", "diff")
     totals = kept.counted
+    # without a bar to advance, unchanged files without documents may come as counts
+    counting = quick and not progress.enabled
     try:
-        for file in pipeline.process_paths(settings.paths, options, jobs=settings.jobs,
-                                           found=found, render=settings.mode != "check",
-                                           max_bytes=settings.max_bytes,
-                                           audit=settings.mode == "validate",
-                                           keep_text=settings.mode in ("stdout", "diff")
-                                           or reviewing,
-                                           destination=_destination(settings),
-                                           review=reviewing):
+        for file in (pipeline.process_counted if counting else pipeline.process_paths)(
+                settings.paths, options, jobs=settings.jobs, found=found,
+                render=settings.mode != "check", max_bytes=settings.max_bytes,
+                audit=settings.mode == "validate",
+                keep_text=settings.mode in ("stdout", "diff") or reviewing,
+                destination=_destination(settings), review=reviewing):
+            if type(file) is tuple:  # Kept.add of so many files without documents
+                totals["files"] += file[0]
+                totals["filesChanged"] += file[1]
+                totals["documentsScanned"] += file[2]
+                continue
+            assert isinstance(file, FileResult)
             result = file.result
             if quick and result is not None and not result.documents and \
                     file.unreadable is None and file.write_error is None and not file.written:
@@ -370,7 +376,6 @@ def _print(file: FileResult, settings: RunSettings, minimum: Severity,
         lines.print(terminal.unreadable_line(file.name, file.unreadable.reason), "error")
         return
     documents = [d for d in (file.result.documents if file.result else []) if d.reportable]
-    findings = [f for d in documents for f in terminal.ordered(d.findings)]
     if settings.mode == "validate":
         if not settings.quiet:
             for doc in documents:
@@ -395,8 +400,10 @@ def _print(file: FileResult, settings: RunSettings, minimum: Severity,
         if not settings.quiet:
             for doc in documents:
                 lines.print(terminal.document_line(file.name, doc))
-    for finding in findings:
-        if finding.severity.rank >= minimum.rank:
+    rank = minimum.rank
+    for doc in documents:  # each document's findings in order (a stable sort: the ones
+        # shown are in the order of all of them)
+        for finding in terminal.ordered([f for f in doc.findings if f.severity.rank >= rank]):
             lines.print(terminal.finding_line(file.name, finding), finding.severity.value)
 
 

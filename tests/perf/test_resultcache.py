@@ -61,10 +61,12 @@ def _entries(cache: Path) -> dict[str, list[object]]:
     """The files of the newest results entry (a change to the tool's code while a test runs
     starts a new one)."""
     entry = max(cache.glob("results-*.json"), key=lambda path: path.stat().st_mtime_ns)
+    from migrator.batch.resultcache import _parse
+
     folders = json.loads(entry.read_text(encoding="utf-8"))["folders"]
     assert isinstance(folders, dict)
-    return {os.path.join(folder, base): record for folder, records in folders.items()
-            for base, record in records.items()}
+    return {os.path.join(folder, base): list(record) for folder, records in folders.items()
+            for base, record in _parse(records).items()}
 
 
 def test_warm_results_equal_cold_results(tmp_path: Path) -> None:

@@ -1,27 +1,44 @@
-"""Results-cache entries (format 3): records grouped by folder; a file without documents is
-one string, others a [stamp, payload] pair; anything else in an entry is a miss, never an
-error."""
+"""Results-cache entries (format 4): one record per folder, ``[names, stamps, tails,
+payloads]``; a walked folder whose files all have their recorded stamps is matched by
+comparing two strings and, for a run that counts, gives its files without documents as
+counts; anything else in an entry is a miss, never an error."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import struct
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from migrator.batch import resultcache
+from migrator.batch import discovery, resultcache
 from migrator.results import FileResult, TextResult
 
 
-def _result(name: str) -> FileResult:
-    return FileResult(name, os.path.basename(name), result=TextResult(""), scanned=1,
+@pytest.fixture(autouse=True)
+def _no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files written by a test are recorded at once (tests/perf/test_resultcache.py holds
+    the window itself)."""
+    monkeypatch.setattr(resultcache, "RACY_SECONDS", -3600)
+
+
+def _result(name: str, scanned: int = 1) -> FileResult:
+    return FileResult(name, os.path.basename(name), result=TextResult(""), scanned=scanned,
                       was_changed=False)
 
 
-def _run(cache: resultcache.ResultCache, found: list[tuple[str, str]]) -> list[str]:
+def _cache(tmp_path: Path, folders: dict[str, Any] | None = None) -> resultcache.ResultCache:
+    """A cache whose entry is written into ``tmp_path/entry`` (records kept in memory)."""
+    (tmp_path / "entry").mkdir(exist_ok=True)
+    return resultcache.ResultCache(tmp_path / "entry", "results-test.json",
+                                   {} if folders is None else folders)
+
+
+def _run(cache: resultcache.ResultCache, found: Iterable[tuple[str, str]]) -> list[str]:
     """The names ``process`` was asked for (the misses)."""
     asked: list[str] = []
 
@@ -35,82 +52,106 @@ def _run(cache: resultcache.ResultCache, found: list[tuple[str, str]]) -> list[s
     return asked
 
 
-def test_entries_round_trip_and_garbage_is_a_miss(tmp_path: Path) -> None:
+def _files(folder: Path, count: int) -> list[str]:
+    """``count`` files in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
     names = []
-    old = time.time() - 60  # older than the racy window: recorded
-    for index in range(4):
-        path = tmp_path / f"m{index}.yaml"
+    old = time.time() - 60
+    for index in range(count):
+        path = folder / f"m{index}.yaml"
         path.write_text("kind: ConfigMap\n", encoding="utf-8")
         os.utime(path, (old, old))
         names.append(str(path))
+    return names
+
+
+def test_entries_round_trip_and_garbage_is_a_miss(tmp_path: Path) -> None:
+    names = _files(tmp_path / "tree", 4)
     found = [(name, os.path.basename(name)) for name in names]
-    cache = resultcache.ResultCache(tmp_path, "results-test.json", {})
-    cache.save = lambda seen: None  # type: ignore[method-assign]  # keep it in memory
-    if any(time.time_ns() - os.stat(n).st_ctime_ns < resultcache.RACY_SECONDS * 10**9
-           for n in names):
-        time.sleep(resultcache.RACY_SECONDS + 0.3)  # ctime cannot be set back
+    cache = _cache(tmp_path)
     assert _run(cache, found) == names
-    folder = os.path.abspath(tmp_path)
+    folder = os.path.abspath(tmp_path / "tree")
     assert set(cache.folders) == {folder}
-    entries = cache.folders[folder]
+    listed, stamps, tails, payloads = cache.folders[folder]
     bases = [os.path.basename(n) for n in names]
-    assert all(isinstance(entries[b], str) for b in bases)
-    assert all(cache.record_of(os.path.abspath(n)) == entries[b]
-               for n, b in zip(names, bases, strict=True))
-    assert entries[bases[0]].endswith(" 1 0")
-    info = os.stat(names[0])
-    assert entries[bases[0]].split()[:3] == [str(info.st_size), str(info.st_mtime_ns),
-                                             str(info.st_ctime_ns - info.st_mtime_ns)]
+    assert listed == "/".join(bases)
+    infos = [os.stat(name) for name in names]
+    assert stamps == "".join(struct.pack("<IQqqQQ", i.st_mode, i.st_size, i.st_mtime_ns,
+                                         i.st_ctime_ns, i.st_ino, i.st_dev).hex()
+                             for i in infos)
+    assert len(stamps) == 4 * resultcache.STAMP_CHARS
+    assert tails == "1:0 1:0 1:0 1:0"
+    assert payloads == {}
+    record = cache.record_of(os.path.abspath(names[0]))
+    assert record is not None
+    assert record[1] == "1:0"
     assert _run(cache, found) == []  # all hits
+    assert _run(_cache(tmp_path, {folder: [listed, stamps, tails, payloads]}), found) == []
     hit = next(cache.through(found[:1], lambda files: iter(())))
     assert hit == _result(names[0])
-    stamp = entries[bases[1]]
-    garbage: list[object] = ["1 2 3", "x y z 1 0", [1, 2], {"a": 1}, None, stamp + " 0",
-                             stamp.rsplit(" ", 2)[0] + " 1 2", stamp.rsplit(" ", 2)[0] + " x 0",
-                             stamp.rsplit(" ", 2)[0] + " \u0661 0",
-                             stamp.rsplit(" ", 2)[0] + "1 1 0"]
+    garbage: list[object] = ["1:0 1:0 x:0 1:0", "1:0 1:0 1 1:0", "1:0 1:0 1:2 1:0",
+                             "1:0 1:0 \u0661:0 1:0", "1:0 1:0 1:0", "1:0 1:0 = 1:0",
+                             "1:0 1:0 1:0 1:0 1:0"]
     for value in garbage:
-        entries[bases[1]] = value
-        assert _run(cache, found) == [names[1]], value
-    stamp = entries[bases[2]]
-    assert isinstance(stamp, str)
-    entries[bases[2]] = [stamp.rsplit(" ", 2)[0], "not a payload"]
-    assert _run(cache, found) == [names[2]]
-    cache.folders[folder] = ["not", "records"]
-    assert _run(cache, found) == names  # a folder that is not records: all misses
-    assert isinstance(cache.folders[folder], dict)
+        asked = _run(_cache(tmp_path, {folder: [listed, stamps, value, {}]}), found)
+        assert asked in ([names[2]], names), value
+    width = resultcache.STAMP_CHARS
+    changed = stamps[:width] + stamps[width:2 * width].swapcase() + stamps[2 * width:]
+    assert _run(_cache(tmp_path, {folder: [listed, changed, tails, {}]}), found) == [names[1]]
+    damaged: list[object] = [["not", "records"], [listed, stamps, tails], None, "x",
+                             [listed, stamps, tails, []], [listed, stamps, None, {}],
+                             [1, stamps, tails, {}], [listed + "/x", stamps, tails, {}],
+                             [listed, stamps[1:], tails, {}], [listed, stamps, tails, {}, 1]]
+    for broken in damaged:
+        assert _run(_cache(tmp_path, {folder: broken}), found) == names, broken
+    assert _run(_cache(tmp_path, {folder: [listed, stamps, "1:0 1:0 = 1:0", {bases[2]: "x"}]}),
+                found) == [names[2]]
+
+
+def test_a_walked_folder_is_matched_whole_and_counted(tmp_path: Path) -> None:
+    """A walk (``discovery.Walk``) is matched folder by folder; a counting run gets the
+    folder's files without documents as one ``Counts``; a changed, added or removed file
+    changes only its own record."""
+    tree = tmp_path / "tree"
+    names = _files(tree / "a", 5) + _files(tree / "b", 3)
+    walk = discovery.Walk((str(tree),))
+    cache = _cache(tmp_path)
+    assert _run(cache, walk) == names
+    assert _run(cache, walk) == []
+    fresh = _cache(tmp_path, dict(cache.folders))
+    counted = list(fresh.counted(walk, lambda files: iter(())))
+    assert counted == [(5, 0, 5), (3, 0, 3)]
+    assert fresh.hits == 8
+    # a file replaced (a new inode), one removed, one added
+    os.unlink(names[1])
+    shutil.copy(names[0], names[1])
+    os.unlink(names[2])
+    extra = tree / "a" / "new.yaml"
+    shutil.copy(names[0], extra)
+    assert _run(cache, walk) == [names[1], str(extra)]
+    record = cache.folders[os.path.abspath(tree / "a")]
+    assert record[0] == "m0.yaml/m1.yaml/m3.yaml/m4.yaml/new.yaml"  # m2.yaml forgotten
+    assert _run(cache, walk) == []
 
 
 def test_a_result_is_recorded_under_its_own_file(tmp_path: Path) -> None:
     """A ``process`` that hands back results out of order (a bug elsewhere) must not plant
     one file's result under another's name: each result is recorded under its own file's
     stamp, and a file whose result never comes back is not recorded."""
-    old = time.time() - 60
-    names = []
-    for index in range(4):
-        path = tmp_path / f"m{index}.yaml"
-        path.write_text("kind: ConfigMap\n", encoding="utf-8")
-        os.utime(path, (old, old))
-        names.append(str(path))
+    names = _files(tmp_path / "tree", 4)
     found = [(name, os.path.basename(name)) for name in names]
-    cache = resultcache.ResultCache(tmp_path, "results-test.json", {})
-    cache.save = lambda seen: None  # type: ignore[method-assign]
-    if any(time.time_ns() - os.stat(n).st_ctime_ns < resultcache.RACY_SECONDS * 10**9
-           for n in names):
-        time.sleep(resultcache.RACY_SECONDS + 0.3)
+    cache = _cache(tmp_path)
 
     def swapped(files: Iterable[tuple[str, str]]) -> Iterator[FileResult]:
         taken = [name for name, _ in files]
         order = [taken[1], taken[0], taken[2], taken[2]]  # m3's result never comes back
         for name in order:
-            yield FileResult(name, os.path.basename(name), result=TextResult(""),
-                             scanned=int(name.endswith("m0.yaml")), was_changed=False)
+            yield _result(name, scanned=int(name.endswith("m0.yaml")))
 
     list(cache.through(found, swapped))
-    records = cache.folders[os.path.abspath(tmp_path)]
-    assert set(records) == {"m0.yaml", "m1.yaml", "m2.yaml"}
-    assert records["m0.yaml"].endswith(" 1 0")
-    assert records["m1.yaml"].endswith(" 0 0")
+    listed, _, tails, _ = cache.folders[os.path.abspath(tmp_path / "tree")]
+    assert listed == "m0.yaml/m1.yaml/m2.yaml"
+    assert tails == "1:0 0:0 0:0"
     assert _run(cache, found) == [names[3]]
 
 

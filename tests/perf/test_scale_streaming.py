@@ -94,9 +94,9 @@ def test_files_are_processed_while_the_tree_is_walked(tmp_path: Path, jobs: int,
     found = list(discovery.discover((str(tree),)))
     found.sort(key=lambda item: "jobs" in item[0])  # ordinary manifests first
     taken = [0]
-    stream = pipeline._process_found(_counted(found, taken), ConvertOptions(), jobs,
-                                     render=False, max_bytes=1 << 20, audit=False,
-                                     keep_text=False, destination=None, review=False)
+    stream = pipeline.process_paths((str(tree),), ConvertOptions(), jobs=jobs,
+                                    found=_counted(found, taken), render=False,
+                                    max_bytes=1 << 20, keep_text=False)
     first = next(stream)
     assert first.name == found[0][0]
     assert taken[0] <= pipeline.PARALLEL_THRESHOLD + 1 < len(found)

@@ -34,10 +34,9 @@ def _check(tmp_path: Path, *extra: str) -> tuple[int, str, str, str]:
 
 def _damage(entry: Path, index: int, value: Any) -> None:
     data = json.loads(entry.read_text(encoding="utf-8"))
-    for records in data["folders"].values():
-        for record in records.values():
-            if isinstance(record, list):
-                record[1][2][0][index] = value
+    for *_, payloads in data["folders"].values():  # format 4: [names, stamps, tails, payloads]
+        for payload in payloads.values():
+            payload[2][0][index] = value
     entry.write_text(json.dumps(data), encoding="utf-8")
 
 
