@@ -77,7 +77,9 @@ class ResultCache:
         self.dirty = False
         self.hits = 0
         self._files: dict[str, Files] = {}  # folders parsed to be looked up file by file
-        self._changed: set[str] = set()  # folders whose records are to be written again
+        # folders whose records are to be written again, in the order they changed (a set
+        # would write the entry in an order of its own each run)
+        self._changed: dict[str, None] = {}
 
     def record_of(self, path: str) -> tuple[Stamp, Any] | None:
         """The stamp and tail (or payload) of the file at absolute ``path`` (None when it
@@ -152,7 +154,7 @@ class ResultCache:
             if not cached:
                 if absolute in self.folders:  # (files that depend on a kustomization)
                     self._files[absolute] = {}
-                    self._changed.add(absolute)
+                    self._changed[absolute] = None
                 for name, relative in folder.items():
                     miss(name, relative, None, "", None)
                 return True
@@ -274,7 +276,7 @@ class ResultCache:
             for base in gone:
                 del files[base]
             if gone:
-                self._changed.add(absolute)
+                self._changed[absolute] = None
         entries = folder.entries
         counts = [0, 0, 0]
         hits = 0
@@ -333,11 +335,11 @@ class ResultCache:
         if payload is None or stamp is None:
             if base in files:
                 del files[base]
-                self._changed.add(absolute)
+                self._changed[absolute] = None
             return
         files[base] = (stamp, f"{payload[0]}:{int(payload[1])}" if len(payload) == 2 else
                        payload)
-        self._changed.add(absolute)
+        self._changed[absolute] = None
 
     def save(self, seen: int) -> None:
         from migrator.knowledge import cache
