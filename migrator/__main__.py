@@ -1,11 +1,15 @@
 """CLI: the entry point (``trainjob-migrate``, ``python -m migrator``): Ctrl-C while the
-command line is still loading ends the run quietly with exit code 130, then the CLI runs."""
+command line is still loading ends the run quietly with exit code 130; a plain ``check`` runs
+without click (migrator/launch.py), every other command line through click (migrator/cli.py)."""
 
 from __future__ import annotations
 
 import signal
+import sys
 
 from migrator.errors import INTERRUPTED, exit_interrupted
+
+FAST_PATH = True  # tests turn it off to run the same command line through click
 
 
 def run() -> None:
@@ -14,9 +18,22 @@ def run() -> None:
     try:
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, exit_interrupted)
-        from migrator.cli import main
+        start = None
+        if FAST_PATH:
+            from migrator.launch import UsageError, fast_check
+
+            start = fast_check(sys.argv[1:])
+        if start is None:
+            from migrator.cli import main
     except KeyboardInterrupt:  # landed before the handler was in place
         raise SystemExit(INTERRUPTED) from None
+    if start is not None:
+        try:
+            start()
+        except UsageError as exc:  # the run could not start: click shows it as its own
+            from migrator.cli import show_usage_error
+
+            show_usage_error(str(exc))
     main()
 
 

@@ -6,20 +6,19 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
-from migrator.errors import INTERRUPTED, ExitCode, MigratorError, exit_interrupted
-from migrator.report import REPORTERS, format_of, suffix_list
+from migrator import launch
+from migrator.errors import ExitCode, MigratorError
+from migrator.report import REPORTERS
 from migrator.settings import (
     DEFAULT_MANAGER,
-    RUNTIME_KINDS,
     SEVERITIES,
     TARGETS,
     ConvertOptions,
     OutputMode,
-    RunSettings,
 )
 from migrator.version import __version__
 
@@ -67,45 +66,48 @@ def main() -> None:
     """Migrate legacy Kubeflow training manifests to Kubeflow Trainer v2 TrainJobs."""
 
 
+def _option(dest: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The click option of an option declared in ``launch.OPTIONS`` (which the click-free
+    ``check`` reads too)."""
+    spec = launch.OPTIONS[dest]
+    if spec.kind == launch.SWITCH:
+        return click.option("/".join(spec.names), dest, default=None, help=spec.help)
+    if spec.kind == launch.FLAG:
+        return click.option(*spec.names, dest, is_flag=True, default=spec.default,
+                            help=spec.help)
+    if spec.kind == launch.CHOICE:
+        return click.option(*spec.names, dest, type=click.Choice(spec.choices), help=spec.help)
+    extra: dict[str, Any] = {} if spec.default is None else {"default": spec.default,
+                                                             "show_default": True}
+    return click.option(*spec.names, dest, type=click.IntRange(min=1), help=spec.help, **extra)
+
+
 def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
     """Options every file-processing command takes (convert, check, diff)."""
-    options = [
+    options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         click.argument("paths", nargs=-1, required=True),
         click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
                      help="Config file (default: the nearest .trainjob-migrate.yaml, or "
                      "pyproject.toml with [tool.trainjob-migrate], at or above the working "
                      "directory)."),
-        click.option("--target", type=click.Choice(TARGETS),
-                     help="Kubeflow Trainer version to convert for (default 2.2)."),
+        _option("target"),
         click.option("--runtime", help="Runtime name for every TrainJob's runtimeRef "
                      "(default: the target's runtime for the framework, e.g. torch-distributed)."),
-        click.option("--runtime-kind", type=click.Choice(RUNTIME_KINDS),
-                     help="Kind of the referenced runtime (default ClusterTrainingRuntime)."),
-        click.option("--companion-runtimes/--no-companion-runtimes", default=None,
-                     help="Generate a namespaced TrainingRuntime per job for what a TrainJob "
-                     "alone cannot express (TFJob, PaddleJob, MPI workers, sidecars, ...)."),
+        _option("runtime_kind"),
+        _option("companion_runtimes"),
         click.option("--manager", help="Manager key of the generated runtimePatches entry "
                      f"(default {DEFAULT_MANAGER})."),
-        click.option("--allow-lossy", is_flag=True, default=None,
-                     help="Convert documents even when an error finding says behaviour would "
-                     "change."),
+        _option("allow_lossy"),
         click.option("--include", multiple=True, help="Only files matching this glob in "
                      "directory walks (gitignore syntax; default *.yaml, *.yml). Repeatable."),
         click.option("--exclude", multiple=True, help="Skip files matching this glob "
                      "(gitignore syntax, also for named files). Repeatable."),
-        click.option("--no-gitignore", is_flag=True, help="Do not honour .gitignore files "
-                     "in directory walks."),
+        _option("no_gitignore"),
         click.option("--changed-since", metavar="GIT_REF",
                      help="Only files changed (or new) since GIT_REF."),
-        click.option("-j", "--jobs", type=click.IntRange(min=1),
-                     help="Parallel processes (default: the CPU count; 1 under pre-commit, "
-                     "which runs hooks in parallel itself). Output order and results do not "
-                     "depend on it."),
-        click.option("--helm", is_flag=True, help="Render each Helm chart met in PATHS with "
-                     "the local `helm template` and check the rendered manifests (never written "
-                     "back into the chart)."),
-        click.option("--max-file-size", type=click.IntRange(min=1), default=10 * 1024 * 1024,
-                     show_default=True, help="Refuse files larger than this many bytes."),
+        _option("jobs"),
+        _option("helm"),
+        _option("max_file_size"),
         click.option("--runtimes", "runtime_files", multiple=True,
                      type=click.Path(exists=True), help="TrainingRuntime / "
                      "ClusterTrainingRuntime YAML (file or directory, e.g. `kubectl get "
@@ -127,12 +129,10 @@ def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Suppress the findings listed in this baseline file."),
         click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write every finding of this run to a baseline file."),
-        click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary."),
-        click.option("-v", "--verbose", is_flag=True, help="Also print info findings."),
-        click.option("--debug", is_flag=True, help="Show tracebacks for internal errors."),
-        click.option("--no-cache", is_flag=True, help="Read and write no per-user cache "
-                     "(results of unchanged files, the validated catalog); the same as "
-                     "TRAINJOB_MIGRATE_NO_CACHE=1."),
+        _option("quiet"),
+        _option("verbose"),
+        _option("debug"),
+        _option("no_cache"),
     ]
     for option in reversed(options):
         func = option(func)
@@ -222,117 +222,37 @@ def _diff_command() -> click.Command:
 
 
 def _run(mode: OutputMode, values: dict[str, Any]) -> None:
-    for report in values["reports"]:
-        if format_of(str(report)) is None:
-            raise click.UsageError(f"report {report}: use a {suffix_list()} file name")
-    if values["report_format"] and mode in ("stdout", "diff"):
-        raise click.UsageError("--report-format prints to standard output, which this command "
-                               "uses for YAML; add -o DIR or --in-place, or use check")
-    if values["no_cache"]:
-        os.environ["TRAINJOB_MIGRATE_NO_CACHE"] = "1"  # worker processes inherit it
-    project = _project_config(values["config_path"],
-                              quiet=values["quiet"] or bool(os.environ.get("PRE_COMMIT")))
+    if _LATE:  # the click-free check's run could not start: say so as for any command line
+        raise click.UsageError(_LATE.pop())
     try:
-        options = ConvertOptions(
-            target=_pick(values["target"], project.target, "2.2"), runtime=values["runtime"],
-            runtime_kind=values["runtime_kind"],
-            manager=_pick(values["manager"], project.manager, DEFAULT_MANAGER),
-            allow_lossy=_pick(values["allow_lossy"], project.allow_lossy, False),
-            companion_runtimes=_pick(values["companion_runtimes"], project.companion_runtimes,
-                                     False),
-            runtimes=project.runtimes, runtime_files=values["runtime_files"],
-            crds=values["crds"])
-    except (ValueError, MigratorError) as exc:  # a bad target; no mappings folder
+        settings = launch.prepare(mode, values, _say)
+        launch.execute(settings, debug=values["debug"], say=_say)
+    except launch.UsageError as exc:
         raise click.UsageError(str(exc)) from None
-    _preload(options)
-    from migrator.report.terminal import color_wanted
 
-    color = values.get("color", "auto")
-    under_pre_commit = bool(os.environ.get("PRE_COMMIT"))  # it runs hooks in parallel itself
-    settings = RunSettings(
-        paths=values["paths"], options=options, mode=mode,
-        output_dir=values.get("output_dir"), reports=values["reports"],
-        fail_on=_pick(values.get("fail_on"), project.fail_on, "error"),
-        quiet=values["quiet"], verbose=values["verbose"],
-        include=values["include"] or project.include,
-        exclude=(*project.exclude, *values["exclude"]),
-        gitignore=not values["no_gitignore"] and project.gitignore is not False,
-        changed_since=values["changed_since"],
-        jobs=values["jobs"] or (1 if under_pre_commit else os.cpu_count() or 1),
-        backup=values.get("backup"), ignore=project.ignore,
-        baseline=values["baseline"] or project.baseline,
-        write_baseline=values["write_baseline"],
-        color=color_wanted(sys.stdout, color),
-        progress=mode not in ("stdout", "diff") and sys.stderr.isatty() and not values["quiet"],
-        terse=under_pre_commit,
-        github=os.environ.get("GITHUB_ACTIONS") == "true",
-        helm=values["helm"], max_bytes=values["max_file_size"],
-        report_format=values["report_format"])
-    if values["debug"]:
-        from migrator.convert import document
 
-        document.RAISE_INTERNAL_ERRORS = True
-    import signal
+def _say(line: str) -> None:
+    click.echo(line, err=True)
 
-    from migrator.batch.runner import run
 
-    if signal.getsignal(signal.SIGINT) is exit_interrupted:  # set by migrator.__main__.run
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # the run reports it
-    try:
-        code = run(settings)
-    except MigratorError as exc:
-        raise click.UsageError(str(exc)) from None
-    except KeyboardInterrupt:
-        click.echo("interrupted: files already written are complete, the rest are unchanged",
-                   err=True)
-        sys.exit(INTERRUPTED)
-    sys.exit(code)
+_LATE: list[str] = []
+
+
+def show_usage_error(message: str) -> NoReturn:
+    """Show ``message`` as the usage error of the command line in ``sys.argv`` (a click-free
+    ``check`` whose run could not start), exactly as click shows one raised by its command;
+    exit 2."""
+    _LATE.append(message)
+    main()
+    raise SystemExit(ExitCode.USAGE)  # (main() exits)
 
 
 def _preload(options: ConvertOptions) -> None:
     """Read --crd and --runtimes files up front: a bad one is a usage error, not a finding."""
-    if not options.crds and not options.runtime_files:
-        return
-    from migrator.check import crdschema
-    from migrator.knowledge import runtimeindex
-
     try:
-        for crd in options.crds:
-            crdschema.load(crd)
-        runtimeindex.from_files(options.runtime_files)
-    except MigratorError as exc:
+        launch.preload(options)
+    except launch.UsageError as exc:
         raise click.UsageError(str(exc)) from None
-
-
-def _project_config(explicit: Path | None, *, quiet: bool) -> Any:
-    """The config to apply (named, or found by the trusted search), said on standard error."""
-    from migrator import config
-
-    try:
-        if explicit is not None:
-            if not explicit.is_file():
-                raise click.UsageError(f"config file {explicit} does not exist")
-            found: Path | None = explicit
-        else:
-            search = config.search(Path.cwd())
-            for line in search.passed_over:
-                click.echo(f"warning: {line} (name it with --config to use it)", err=True)
-            found = search.path
-        if found is None:
-            return config.ProjectConfig()
-        loaded = config.load(found)
-    except MigratorError as exc:
-        raise click.UsageError(str(exc)) from None
-    if not quiet:
-        click.echo(f"using config {found}", err=True)
-    return loaded
-
-
-def _pick(cli_value: Any, config_value: Any, default: Any) -> Any:
-    """Command line first, then the config file, then the built-in default."""
-    if cli_value is not None:
-        return cli_value
-    return config_value if config_value is not None else default
 
 
 @main.lazy("explain-diff")
