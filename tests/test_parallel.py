@@ -199,6 +199,41 @@ def test_an_interrupted_run_ends_every_process(tmp_path: Path, monkeypatch: pyte
     assert _no_children_left()
 
 
+def test_this_process_reads_on_while_the_loader_loads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deadline: None) -> None:
+    """While the loader imports the converter this process reads and settles the files ahead
+    (beyond the ``AHEAD`` batches per worker it keeps waiting once workers are there): the
+    loader here finishes loading only once the last file has been read (or gives up after
+    20 s, and the test fails)."""
+    monkeypatch.setattr(parallel, "AHEAD", 1)
+    found = _tree(tmp_path)
+    candidates = sum(files.settled(name, relative, 10**7) is not None
+                     for name, relative in found)
+    assert candidates > parallel.AHEAD * 2 * parallel.BATCH  # more than it may queue later
+    last_read = tmp_path / "last-read"
+    seen = tmp_path / "seen-by-the-loader"
+    real_settled = files.settled
+
+    def settled(name: str, relative: str, max_bytes: int) -> Any:
+        if name == found[-1][0]:
+            last_read.touch()
+        return real_settled(name, relative, max_bytes)
+
+    def load() -> None:
+        waited = 0.0
+        while not last_read.exists() and waited < 20:
+            time.sleep(0.01)
+            waited += 0.01
+        seen.write_text(str(last_read.exists()))
+        _REAL_LOAD()
+
+    monkeypatch.setattr(files, "settled", settled)
+    monkeypatch.setattr(parallel, "_load_converter", load)
+    in_parallel, serial = _both(found, render=False, keep_text=False)
+    assert seen.read_text() == "True"
+    assert _texts(in_parallel) == _texts([f.slim() for f in serial])
+
+
 @pytest.mark.parametrize("every", [1, 3, 7, 20])
 def test_results_come_in_the_order_of_the_walk(tmp_path: Path, every: int) -> None:
     """Ordinary files after a Kubeflow file whose batch is still filling wait for it (they

@@ -9,8 +9,9 @@ converter is loaded once per run, not once per worker. The workers get small bat
 files to convert, by name (they read them again: no file text but standard input's crosses a
 pipe), a few batches each so none waits for work. Every file keeps its place in the order
 (its batch and index, or its settled result); results are handed on as soon as they are next
-in order, and reading ahead stops at ``MAX_PENDING`` results held back for order or
-``AHEAD`` batches per worker not yet sent, so memory does not grow with the size of the run.
+in order, and reading ahead stops at ``MAX_PENDING`` results held back for order or (once
+the workers are there) ``AHEAD`` batches per worker not yet sent, so memory does not grow with
+the size of the run.
 A worker that dies is replaced; the files it held are redone one by one on a worker of their
 own, and a file that kills that one too is reported (Y105) instead of ending the run.
 """
@@ -91,7 +92,8 @@ def run(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int, re
                 while pending:  # nothing is pending before the workers start
                     yield _settled(pending.popleft())
                 continue
-            if count % POLL_EVERY == 0 or workers.waiting() >= AHEAD * jobs:
+            if count % POLL_EVERY == 0 or (workers.waiting() >= AHEAD * jobs
+                                           and workers.arrived()):
                 workers.poll()
             yield from _hand_on(pending, workers, task)
         if workers is not None:
@@ -118,14 +120,17 @@ def _settled(item: FileResult | _Slot) -> FileResult:
 def _hand_on(pending: deque[FileResult | _Slot], workers: _Workers,
              task: _Task) -> Iterator[FileResult]:
     """Hand on the results that are next in order; stop reading ahead (wait for answers)
-    while too many batches wait for a worker or too many results are held back for order."""
+    while too many batches wait for a worker or too many results are held back for order.
+    Until the first worker has arrived this process reads on (up to ``MAX_PENDING``): the
+    loader is importing the converter on one CPU meanwhile, and every file read and settled
+    now is one this process does not read later, while the workers want both CPUs."""
     while True:
         while pending and _ready(pending[0]):
             yield from _results(pending.popleft(), task, workers)
         if len(pending) > MAX_PENDING:
             yield from _results(pending.popleft(), task, workers)
             continue
-        if workers.waiting() < AHEAD * workers.jobs:
+        if workers.waiting() < AHEAD * workers.jobs or not workers.arrived():
             return
         workers.poll(block=True)
 
@@ -318,6 +323,10 @@ class _Workers:
     def waiting(self) -> int:
         """Jobs made and not sent to a worker yet."""
         return len(self.queue)
+
+    def arrived(self) -> bool:
+        """A worker is there to take jobs (none before the loader has loaded the converter)."""
+        return bool(self.workers)
 
     def idle(self) -> bool:
         """A worker has nothing to do and nothing waits for one."""
