@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 import random
 import re
@@ -218,12 +217,10 @@ CASES: list[Case] = [
 ]
 
 
-def _files(folder: Path) -> dict[str, Any]:
-    """Every file below ``folder``: its bytes, or its decoded JSON for a cache entry (the
-    order of a results entry's folders may follow the order parallel workers finish in)."""
-    return {str(path.relative_to(folder)): json.loads(path.read_bytes())
-            if path.suffix == ".json" and path.parent.name.startswith("cache-")
-            else path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file below ``folder`` and its bytes."""
+    return {str(path.relative_to(folder)): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
 
 
 def _run(path: str, folder: Path, argv: list[str], extra: dict[str, str], stdin: str | None,
