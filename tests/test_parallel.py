@@ -180,6 +180,29 @@ def test_ending_while_the_loader_still_loads_ends_every_process(
     assert _no_children_left()
 
 
+def _stuck_loader(*args: Any) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:  # never ends by itself (as a loader stuck in a system call would not)
+        time.sleep(1)
+
+
+@pytest.mark.parametrize("pidfd", [True, False])
+def test_a_loader_that_does_not_end_is_killed_after_the_grace(
+        monkeypatch: pytest.MonkeyPatch, deadline: None, pidfd: bool) -> None:
+    """The end of a run waits for the loader at most ``LOADER_GRACE`` seconds, then kills
+    it; on a pidfd where there is one, else looking again and again."""
+    if not pidfd:
+        monkeypatch.delattr(os, "pidfd_open", raising=False)
+    elif not hasattr(os, "pidfd_open"):
+        pytest.skip("no os.pidfd_open here")
+    monkeypatch.setattr(parallel, "_loader", _stuck_loader)
+    monkeypatch.setattr(parallel, "LOADER_GRACE", 0.2)
+    task = parallel._Task(ConvertOptions(), True, 10**6, False, False, None)
+    workers = parallel._Workers(2, task, None)
+    workers.close()
+    assert _no_children_left()
+
+
 def test_an_interrupted_run_ends_every_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                deadline: None) -> None:
     """Interrupted (here: an error reading a file) while the loader still loads: the run

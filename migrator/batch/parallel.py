@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import select
 import signal
 import socket
 import sys
@@ -219,15 +220,20 @@ class _Worker:
         self.connection.send(job.call)
         self.held.append(job)
 
-    def close(self, wait: bool) -> None:
-        """End the worker: it finishes what it holds, then sees the end of its input. With
-        ``wait``, return only when it has ended (its writes are done)."""
-        try:
+    def finish(self) -> None:
+        """Tell the worker its input has ended: it finishes what it holds, then ends."""
+        with contextlib.suppress(OSError):
             sock = socket.socket(fileno=self.connection.fileno())
             try:
                 sock.shutdown(socket.SHUT_WR)
             finally:
                 sock.detach()
+
+    def close(self, wait: bool) -> None:
+        """End the worker (``finish``). With ``wait``, return only when it has ended (its
+        writes are done)."""
+        self.finish()
+        try:
             while wait:
                 self.connection.recv_bytes()
         except (EOFError, OSError):
@@ -308,15 +314,17 @@ class _Workers:
         have, or hold no work); one that has not ended after ``LOADER_GRACE`` seconds is
         killed (it writes nothing), so no unforeseen wait can hold the run forever."""
         self.control.close()
+        ended = _ended_within(self.loader_pid, LOADER_GRACE)
         waited, pause = 0.0, 0.001
-        while not _ended(self.loader_pid, block=False):
-            if waited > LOADER_GRACE:
+        while not ended:
+            if ended is not None or waited > LOADER_GRACE:
                 with contextlib.suppress(OSError):
                     os.kill(self.loader_pid, signal.SIGKILL)
                 _ended(self.loader_pid, block=True)
                 return
-            time.sleep(pause)
+            time.sleep(pause)  # no pidfd: look again
             waited, pause = waited + pause, min(pause * 2, 0.05)
+            ended = _ended(self.loader_pid, block=False) or None
 
     # -- work
 
@@ -414,7 +422,10 @@ class _Workers:
         """End every worker (each finishes the batch in hand; its writes are complete when
         this returns) and the loader (with ``abort``, at once: it writes nothing, and may
         still be loading the converter)."""
-        for worker in (*self.workers, *self.spare):
+        every = (*self.workers, *self.spare)
+        for worker in every:  # all told first: they end side by side, not one after another
+            worker.finish()
+        for worker in every:
             worker.close(wait=True)
         if abort:
             with contextlib.suppress(OSError):
@@ -480,6 +491,23 @@ def _ended(pid: int, block: bool) -> bool:
         return os.waitpid(pid, 0 if block else os.WNOHANG)[0] == pid
     except ChildProcessError:
         return True
+
+
+def _ended_within(pid: int, seconds: float) -> bool | None:
+    """Whether child ``pid`` ends (and is reaped) within ``seconds``, waited for on a pidfd:
+    woken the moment it ends, not at the next look. None where there is no pidfd (it has not
+    ended yet; the caller looks again)."""
+    if _ended(pid, block=False):  # (an unreaped child keeps its pid: the pidfd is its own)
+        return True
+    try:
+        descriptor = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # not Linux >= 5.3
+        return None
+    try:
+        select.select([descriptor], [], [], seconds)
+    finally:
+        os.close(descriptor)
+    return _ended(pid, block=False)
 
 
 def _load_converter() -> None:
