@@ -9,9 +9,9 @@ converter is loaded once per run, not once per worker. The workers get small bat
 files to convert, by name (they read them again: no file text but standard input's crosses a
 pipe), a few batches each so none waits for work. Every file keeps its place in the order
 (its batch and index, or its settled result); results are handed on as soon as they are next
-in order, and reading ahead stops at ``MAX_PENDING`` results held back for order or (once
-the workers are there) ``AHEAD`` batches per worker not yet sent, so memory does not grow with
-the size of the run.
+in order, and reading ahead stops at ``MAX_PENDING`` results held back for order or
+``AHEAD`` batches per worker not yet sent (not before the workers are there when the results
+held are slim), so memory does not grow with the size of the run.
 A worker that dies is replaced; the files it held are redone one by one on a worker of their
 own, and a file that kills that one too is reported (Y105) instead of ending the run.
 """
@@ -122,16 +122,18 @@ def _hand_on(pending: deque[FileResult | _Slot], workers: _Workers,
              task: _Task) -> Iterator[FileResult]:
     """Hand on the results that are next in order; stop reading ahead (wait for answers)
     while too many batches wait for a worker or too many results are held back for order.
-    Until the first worker has arrived this process reads on (up to ``MAX_PENDING``): the
-    loader is importing the converter on one CPU meanwhile, and every file read and settled
-    now is one this process does not read later, while the workers want both CPUs."""
+    Until the first worker has arrived a run that holds slim results (no file texts) reads
+    on, up to ``MAX_PENDING``: the loader is importing the converter on one CPU meanwhile,
+    and every file read and settled now is one this process does not read later, while the
+    workers want every CPU."""
     while True:
         while pending and _ready(pending[0]):
             yield from _results(pending.popleft(), task, workers)
         if len(pending) > MAX_PENDING:
             yield from _results(pending.popleft(), task, workers)
             continue
-        if workers.waiting() < AHEAD * workers.jobs or not workers.arrived():
+        if workers.waiting() < AHEAD * workers.jobs or (not task.keep_text
+                                                        and not workers.arrived()):
             return
         workers.poll(block=True)
 
