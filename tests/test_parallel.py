@@ -7,6 +7,7 @@ import os
 import shutil
 import signal
 import time
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -255,6 +256,39 @@ def test_this_process_reads_on_while_the_loader_loads(
     in_parallel, serial = _both(found, render=False, keep_text=False)
     assert seen.read_text() == "True"
     assert _texts(in_parallel) == _texts([f.slim() for f in serial])
+
+
+class _Held:
+    """A worker as ``_Workers._dispatch`` sees it: the jobs sent to it and not answered."""
+
+    def __init__(self) -> None:
+        self.held: list[Any] = []
+
+    def send(self, job: Any) -> None:
+        self.held.append(job)
+
+
+def test_the_last_jobs_go_to_the_first_worker_that_is_done() -> None:
+    """While the input lasts each worker holds a second job behind the one in hand (no wait
+    between two); once it has ended, the last jobs wait here for the first worker that is
+    done, instead of queueing behind a busy one while the other has nothing left."""
+    workers: Any = object.__new__(parallel._Workers)  # only what _dispatch reads
+    one, two = _Held(), _Held()
+    workers.jobs, workers.workers, workers.ended = 2, [one, two], False
+    workers.queue = deque(["a", "b", "c", "d"])
+    workers._dispatch()
+    assert (one.held, two.held) == (["a", "c"], ["b", "d"])
+    one.held, two.held = ["c"], ["d"]  # a and b answered
+    workers.queue.extend(["e", "f", "g"])
+    workers.ended = True
+    workers._dispatch()  # as before while as many jobs are left as workers; the last waits
+    assert (one.held, two.held, list(workers.queue)) == (["c", "e"], ["d", "f"], ["g"])
+    two.held = ["f"]  # d answered: two is busy with f
+    workers._dispatch()
+    assert list(workers.queue) == ["g"]
+    two.held = []  # f answered first: g goes to two, not behind e
+    workers._dispatch()
+    assert (one.held, two.held, list(workers.queue)) == (["c", "e"], ["g"], [])
 
 
 @pytest.mark.parametrize("every", [1, 3, 7, 20])

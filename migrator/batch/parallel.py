@@ -98,6 +98,7 @@ def run(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int, re
                 workers.poll()
             yield from _hand_on(pending, workers, task)
         if workers is not None:
+            workers.ended = True
             if batch is not None and not batch.sent:
                 workers.submit(batch)
             while pending:
@@ -257,6 +258,7 @@ class _Workers:
         self.workers: list[_Worker] = []
         self.spare: list[_Worker] = []  # started for a file redone alone
         self.queue: deque[_Job] = deque()  # made, not sent yet
+        self.ended = False  # the input has ended: the jobs queued are the last ones
         self.asked = 0  # workers asked of the loader, not received yet
         self.restarts = 0
         self.loader_pid = 0
@@ -350,7 +352,10 @@ class _Workers:
 
     def _dispatch(self) -> None:
         while self.queue:
-            free = [w for w in self.workers if len(w.held) < HELD]
+            # the last jobs of a run go to the first worker that is done, not behind the job
+            # in hand of a busy one (while another worker, done first, would wait idle)
+            limit = 1 if self.ended and len(self.queue) < self.jobs else HELD
+            free = [w for w in self.workers if len(w.held) < limit]
             if not free:
                 return
             worker = min(free, key=lambda w: len(w.held))
