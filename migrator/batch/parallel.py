@@ -9,11 +9,12 @@ converter is loaded once per run, not once per worker. The workers get small bat
 files to convert, by name (they read them again: no file text but standard input's crosses a
 pipe), a few batches each so none waits for work. Every file keeps its place in the order
 (its batch and index, or its settled result); results are handed on as soon as they are next
-in order, and reading ahead stops at ``MAX_PENDING`` results held back for order or
-``AHEAD`` batches per worker not yet sent (not before the workers are there when the results
-held are slim), so memory does not grow with the size of the run.
-A worker that dies is replaced; the files it held are redone one by one on a worker of their
-own, and a file that kills that one too is reported (Y105) instead of ending the run.
+in order, and reading ahead stops at ``MAX_PENDING`` (slim: ``MAX_SLIM``) results held back
+for order or ``AHEAD`` batches per worker not yet sent (not before the workers are there
+when the results held are slim: this process reads on while the loader loads), so memory
+does not grow with the size of the run. A worker that dies is replaced; the files it held
+are redone one by one on a worker of their own, and a file that kills that one too is
+reported (Y105) instead of ending the run.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ if TYPE_CHECKING:
 BATCH = 4  # files per batch sent to a worker (those that need the converter)
 HELD = 2  # batches sent to a worker and not answered yet: one in hand, one waiting
 AHEAD = 8  # batches per worker made and not sent yet before this process stops reading
-MAX_PENDING = 4096  # results held back for order (bounds memory: slim results, batches)
+MAX_PENDING = 4096  # results held back for order (bounds memory: results with texts)
+MAX_SLIM = 16384  # the same for slim results (a few hundred bytes each, no file text)
 POLL_EVERY = 8  # files read between two looks at the workers' answers
 LOADER_GRACE = 10.0  # seconds the loader has to end once its workers have
 WARM_BYTES = 64 * 1024  # the loader converts the first file once only if it is this small
@@ -124,13 +126,13 @@ def _hand_on(pending: deque[FileResult | _Slot], workers: _Workers,
     """Hand on the results that are next in order; stop reading ahead (wait for answers)
     while too many batches wait for a worker or too many results are held back for order.
     Until the first worker has arrived a run that holds slim results (no file texts) reads
-    on, up to ``MAX_PENDING``: the loader is importing the converter on one CPU meanwhile,
+    on, up to ``MAX_SLIM``: the loader is importing the converter on one CPU meanwhile,
     and every file read and settled now is one this process does not read later, while the
     workers want every CPU."""
     while True:
         while pending and _ready(pending[0]):
             yield from _results(pending.popleft(), task, workers)
-        if len(pending) > MAX_PENDING:
+        if len(pending) > (MAX_PENDING if task.keep_text else MAX_SLIM):
             yield from _results(pending.popleft(), task, workers)
             continue
         if workers.waiting() < AHEAD * workers.jobs or (not task.keep_text
