@@ -7,6 +7,7 @@ Ctrl-C keeps its meaning on both paths."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import random
@@ -272,6 +273,40 @@ def test_an_ordinary_check_imports_no_click_nor_converter(workspace: Path,
                                      tmp_path / "cache")
         assert code == 0, err
         assert modules == "", argv
+
+
+@pytest.mark.parametrize("raised", [KeyboardInterrupt, EOFError, BrokenPipeError])
+def test_the_rare_ends_of_a_run_are_click_s(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                            raised: type[BaseException]) -> None:
+    """What escapes the run (Ctrl-C before its handler, end of input, a closed pipe) ends the
+    process as click's main ends it: "Aborted!" or a quiet exit 1."""
+    from migrator import cli
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ok.yaml").write_text(CONFIGMAP, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TRAINJOB_MIGRATE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("PRE_COMMIT", raising=False)
+
+    def escaping(settings: Any, *, debug: bool, say: Any) -> None:
+        raise raised(errno.EPIPE, "Broken pipe") if raised is BrokenPipeError else raised()
+
+    monkeypatch.setattr(launch, "execute", escaping)
+    ends = {}
+    for path in ("fast", "click"):
+        err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+        monkeypatch.setattr(sys, "stderr", err)
+        monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding="utf-8"))
+        monkeypatch.setattr(sys, "argv", ["trainjob-migrate", "check", "ok.yaml"])
+        start = launch.fast_check(sys.argv[1:]) if path == "fast" else cli.main
+        assert start is not None
+        with pytest.raises(SystemExit) as end:
+            start()
+        err.flush()
+        ends[path] = (end.value.code, err.buffer.getvalue(),
+                      hasattr(sys.stdout, "wrapped"), hasattr(sys.stderr, "wrapped"))
+    assert ends["fast"] == ends["click"]
+    assert ends["fast"][0] == 1
 
 
 # ---------------------------------------------------------------------------- Ctrl-C
