@@ -83,7 +83,9 @@ def _option(dest: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 
 def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Options every file-processing command takes (convert, check, diff)."""
+    """Options every file-processing command takes (convert, check, diff). Those the
+    click-free ``check`` reads are declared in ``launch.OPTIONS``; a new option's absent value
+    goes into ``launch.UNREAD`` too (tests/test_cli_fastpath.py holds both to click)."""
     options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         click.argument("paths", nargs=-1, required=True),
         click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
