@@ -29,6 +29,8 @@ STDIN = "-"
 GITIGNORE = ".gitignore"
 IGNORE_BYTES = 1 << 20  # a .gitignore is read up to this size
 _NAME = attrgetter("name")  # a folder entry's name (the sort key of a listing)
+# what ends a folder name that ``os.path.join`` would not add a separator to
+_SEPARATORS = (os.sep, os.altsep) if os.altsep else os.sep
 
 
 class SelectionError(MigratorError):
@@ -95,18 +97,17 @@ def discover(paths: tuple[str, ...],
 class Folder:
     """The selected files of one walked folder, in walk order (``names``, with the
     ``os.DirEntry`` of each: its stat needs no path built in Python), or one file named by
-    the run (``given``). A walked folder also keeps every entry of its listing (``listing``:
-    which files exist at all). ``path`` is the folder as the run names it (None for
-    standard input)."""
+    the run (``given``). A walked folder also keeps the names of every entry of its listing
+    (``listed``, sorted: which files exist at all). ``path`` is the folder as the run names
+    it (None for standard input)."""
 
-    __slots__ = ("entries", "given", "listing", "names", "path", "prefix", "rel_prefix")
+    __slots__ = ("entries", "given", "listed", "names", "path", "prefix", "rel_prefix")
 
     def __init__(self, path: str | None, prefix: str, rel_prefix: str, names: list[str],
-                 entries: list[os.DirEntry[str]] | None,
-                 listing: list[os.DirEntry[str]] | None,
+                 entries: list[os.DirEntry[str]] | None, listed: list[str] | None,
                  given: list[tuple[str, str]] | None = None) -> None:
         self.path, self.prefix, self.rel_prefix = path, prefix, rel_prefix
-        self.names, self.entries, self.listing, self.given = names, entries, listing, given
+        self.names, self.entries, self.listed, self.given = names, entries, listed, given
 
     def items(self) -> list[tuple[str, str]]:
         """``(path, relative)`` of each file."""
@@ -190,24 +191,22 @@ def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Fol
                 entries = sorted(listing, key=_NAME)
         except OSError:
             continue  # as os.walk: a folder that cannot be listed is passed over
-        folders: list[os.DirEntry[str]] = []
-        files: list[os.DirEntry[str]] = []
-        for entry in entries:
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            (folders if is_dir else files).append(entry)
+        listed = [entry.name for entry in entries]
+        try:  # (an entry's type comes with the listing: an error is rare)
+            folders = [entry for entry in entries if entry.is_dir()]
+        except OSError:
+            folders = [entry for entry in entries if _is_dir(entry)]
+        files = [entry for entry in entries if not _is_dir(entry)] if folders else entries
         key = _key_of(os.path.normpath(os.path.join(base, rel_dir)), cwd) if globs.any \
             else ""
-        names = [entry.name for entry in files]
         rules = None
         if ignores is not None:
-            if GITIGNORE in names:
+            if GITIGNORE in listed:  # (only a file of that name has rules: ``enter``)
                 ignores.enter(real)
             rules = ignores.rules(real)
-        prefix = os.path.join(dirpath, "")
-        rel_prefix = "" if rel_dir == "." else os.path.join(rel_dir, "")
+        prefix = dirpath if dirpath.endswith(_SEPARATORS) else dirpath + os.sep
+        rel_prefix = "" if rel_dir == "." else rel_dir + os.sep
+        real_prefix = real if real.endswith(_SEPARATORS) else real + os.sep
         below = []
         for entry in folders:
             name = entry.name
@@ -219,22 +218,35 @@ def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Fol
             except OSError:
                 link = True
             if not link:  # as os.walk: a folder link is listed, never walked into
-                below.append((prefix + name, rel_prefix + name, os.path.join(real, name)))
+                below.append((prefix + name, rel_prefix + name, real_prefix + name))
         stack.extend(reversed(below))
+        # a link out of the walked folder is not followed (nor are folder links)
         if globs.any:
-            chosen = [entry for entry, name in zip(files, names, strict=True)
-                      if globs.wanted(_join(key, name), name)]
+            chosen = [entry for entry in files if globs.wanted(_join(key, entry.name),
+                                                               entry.name)
+                      and (not entry.is_symlink() or _inside(prefix + entry.name, inside))]
         else:
-            chosen = [entry for entry, name in zip(files, names, strict=True)
-                      if name.endswith(YAML_SUFFIXES)]
+            chosen = [entry for entry in files if entry.name.endswith(YAML_SUFFIXES)
+                      and (not entry.is_symlink() or _inside(prefix + entry.name, inside))]
         if rules:
             chosen = [entry for entry in chosen if not _ignored(rules, entry.name, False)]
-        # a link out of the walked folder is not followed (nor are folder links)
-        chosen = [entry for entry in chosen if not entry.is_symlink()
-                  or os.path.realpath(prefix + entry.name).startswith(inside)]
         if chosen:
             yield Folder(dirpath, prefix, rel_prefix, [entry.name for entry in chosen],
-                         chosen, entries), real
+                         chosen, listed), real
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """Whether a listed entry is a folder (False when that cannot be told, as os.walk)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _inside(path: str, inside: str) -> bool:
+    """Whether the link at ``path`` leads inside the folder ``inside`` (ending in a
+    separator)."""
+    return os.path.realpath(path).startswith(inside)
 
 
 class _Globs:

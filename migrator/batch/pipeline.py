@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, cast
 
 from migrator.batch import discovery
 from migrator.batch.discovery import Selection
-from migrator.batch.files import process_file
 from migrator.convert import routing
 from migrator.load import sources
 from migrator.results import FileResult
@@ -93,12 +92,16 @@ def _process_found(found: Iterable[tuple[str, str]], options: ConvertOptions, jo
                    destination: Destination | None, review: bool,
                    counting: bool) -> Iterator[FileResult | Counts]:
     if destination is not None:  # overlays read their legacy bases: convert them first
+        from migrator.batch.files import process_file
+
         first, found = routing.kustomize_first(list(found))
         for name, relative in first:
             yield process_file(name, relative, options, render, max_bytes, audit, destination,
                                review)
 
     def process(files: Iterable[tuple[str, str]]) -> Iterator[FileResult]:
+        from migrator.batch.files import process_file  # here: a warm run processes no file
+
         walked = iter(files)
         head = list(itertools.islice(walked, PARALLEL_THRESHOLD))
         if jobs <= 1 or len(head) < PARALLEL_THRESHOLD or not hasattr(os, "fork"):

@@ -9,8 +9,14 @@ result depends on another file (those beside a kustomization) are not cached. JS
 decoded into plain result values: nothing in the cache can run code. It lives in the private
 per-user folder of ``knowledge.cache`` (0700, refused when another user could write it).
 
-Choice: a file is unchanged when its (size, mtime_ns, ctime_ns, inode, device) are the ones
-recorded; its content is not hashed (a warm run then reads nothing but the cache). Writing a
+Format 4 (``ResultCache``): a folder's records are kept together, so that a walked folder
+whose files all have their recorded stamps is matched by comparing two strings (its names and
+its packed stamps) and its files without documents reach a counting run as counts, with no
+value built per file; the texts of findings and mappings live once in the entry's table
+(``Strings``). An entry of another format is a miss.
+
+Choice: a file is unchanged when its (mode, size, mtime_ns, ctime_ns, inode, device) are the
+ones recorded; its content is not hashed (a warm run then reads nothing but the cache). Writing a
 file always updates its ctime, which no tool can set back. A file changed within
 ``RACY_SECONDS`` of being processed is not recorded (its timestamps may not tell a second
 change apart: "racily clean" in git's terms), so it is processed again next time. Results are
@@ -25,8 +31,10 @@ import stat
 import struct
 import sys
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from itertools import starmap
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, cast
 
@@ -44,6 +52,8 @@ STALE_DAYS = 30  # entries of other configurations unused this long are removed
 # string, with no formatting per number)
 Stamp = str
 _PACK = struct.Struct("<IQqqQQ").pack
+_STAMPED = attrgetter("st_mode", "st_size", "st_mtime_ns", "st_ctime_ns", "st_ino", "st_dev")
+_STAT = os.DirEntry.stat
 STAMP_CHARS = 2 * struct.calcsize("<IQqqQQ")
 # what a file without documents adds to a run's counts (``through(..., counting=True)``):
 # files, files changed, documents scanned
@@ -52,6 +62,7 @@ KUSTOMIZATIONS = filekinds.KUSTOMIZATIONS
 _FOLDED = tuple(f"\0{name.casefold()}\0" for name in KUSTOMIZATIONS)
 assert len(_FOLDED) == 3, "_beside_kustomization looks for three names"
 _SEVERITIES = {severity.value: severity for severity in Severity}  # faster than Severity(x)
+_MAX_DIGITS = 18  # of a count in a tail (more is a damaged entry, never a file's documents)
 _IN_PAYLOADS = "="  # the tail of a file whose result holds documents (in the payloads)
 # a folder's files, parsed (``_parse``): base name -> (stamp, tail or payload)
 Files = dict[str, tuple[Stamp, Any]]
@@ -72,8 +83,10 @@ class ResultCache:
     - ``payloads``: base name -> the result of a file with documents (``_encode``).
     """
 
-    def __init__(self, folder: Path, name: str, folders: dict[str, Any]) -> None:
+    def __init__(self, folder: Path, name: str, folders: dict[str, Any],
+                 strings: list[str] | None = None) -> None:
         self.folder, self.name, self.folders = folder, name, folders
+        self.strings = Strings(strings)
         self.dirty = False
         self.hits = 0
         self._files: dict[str, Files] = {}  # folders parsed to be looked up file by file
@@ -149,7 +162,7 @@ class ResultCache:
             place = places.get(path)
             if place is None:
                 place = places[path] = (os.path.abspath(path or os.curdir),
-                                        not _beside_kustomization(path, folder.listing))
+                                        not _beside_kustomization(path, folder.listed))
             absolute, cached = place
             if not cached:
                 if absolute in self.folders:  # (files that depend on a kustomization)
@@ -210,10 +223,8 @@ class ResultCache:
         entries = folder.entries
         assert entries is not None
         try:
-            infos = [entry.stat() for entry in entries]
-            fresh = b"".join([_PACK(info.st_mode, info.st_size, info.st_mtime_ns,
-                                    info.st_ctime_ns, info.st_ino, info.st_dev)
-                              for info in infos]).hex()
+            infos = list(map(_STAT, entries))  # (no Python code per file)
+            fresh = b"".join(starmap(_PACK, map(_STAMPED, infos))).hex()
         except (OSError, struct.error):
             return -1
         if fresh != stamps:  # (a recorded file is a regular file: so are these)
@@ -226,11 +237,12 @@ class ResultCache:
         if counting:
             files = changed = scanned = 0
             odd = []
-            for tail, times in Counter(tokens).items():
+            for tail in set(tokens):  # (a folder holds few different tails)
                 known = tails.get(tail) or _tail(tail, tails)
                 if known is None:
                     odd.append(tail)
                     continue
+                times = tokens.count(tail)
                 files += times
                 changed += times * known[1]
                 scanned += times * known[0]
@@ -247,7 +259,8 @@ class ResultCache:
             name, relative = prefix + base, rel_prefix + base
             hit: FileResult | None = None
             if tail == _IN_PAYLOADS:
-                hit = _decode(name, relative, payloads.get(base))
+                hit = _decode(name, relative, payloads.get(base), self.strings.table,
+                              self.strings.findings)
             else:
                 known = tails.get(tail) or _tail(tail, tails)
                 if known is not None:
@@ -270,8 +283,8 @@ class ResultCache:
         """Plan a folder file by file (some files changed, or not a walked folder); the
         number of hits."""
         files = self._files_of(absolute)
-        if folder.listing is not None:  # files that no longer exist are forgotten
-            listed = {entry.name for entry in folder.listing}
+        if folder.listed is not None:  # files that no longer exist are forgotten
+            listed = set(folder.listed)
             gone = [base for base in files if base not in listed]
             for base in gone:
                 del files[base]
@@ -307,7 +320,8 @@ class ResultCache:
                                                    known[0], known[1]))
                         continue
                 else:
-                    hit = _decode(name, relative, value)
+                    hit = _decode(name, relative, value, self.strings.table,
+                                  self.strings.findings)
                     if hit is not None:
                         hits += 1
                         plan.append(hit)
@@ -331,7 +345,8 @@ class ResultCache:
               result: FileResult | None) -> None:
         """Record a processed file's result under its stamp (None: forget the file)."""
         files = self._files_of(absolute)
-        payload = _encode(result) if stamp is not None and result is not None else None
+        payload = _encode(result, self.strings) if stamp is not None and result is not None \
+            else None
         if payload is None or stamp is None:
             if base in files:
                 del files[base]
@@ -361,17 +376,42 @@ class ResultCache:
                 if count <= keep:
                     break
                 count -= _count(self.folders.pop(folder))
-                self._files.pop(folder, None)
-        cache.write_json(self.folder, self.name, {"format": FORMAT, "folders": self.folders})
+        self._compact()
+        cache.write_json(self.folder, self.name, {"format": FORMAT,
+                                                  "strings": self.strings.table,
+                                                  "folders": self.folders})
         self.dirty = False
         _remove_stale(self.folder, self.name)
 
 
-def _beside_kustomization(path: str, listing: list[os.DirEntry[str]] | None) -> bool:
+    def _compact(self) -> None:
+        """Renumber the texts of every payload into a table of only the texts in use (in
+        order of first use), dropping a folder with a payload that does not decode (checked
+        as a run reads it: a damaged payload is never renumbered into a well-formed one); the
+        records are parsed again when next looked up."""
+        table, memo, strings = self.strings.table, self.strings.findings, Strings()
+        for folder, record in list(self.folders.items()):
+            try:
+                if type(record) is not list or len(record) != 4 or type(record[3]) is not dict:
+                    raise ValueError("not a record")
+                if any(_decode("", "", payload, table, memo) is None
+                       for payload in record[3].values()):
+                    raise ValueError("not a payload")
+                payloads = {base: _renumber(payload, table, strings)
+                            for base, payload in record[3].items()}
+            except (ValueError, TypeError, IndexError, KeyError):
+                del self.folders[folder]
+                continue
+            self.folders[folder] = [*record[:3], payloads]
+        self.strings = strings
+        self._files.clear()
+
+
+def _beside_kustomization(path: str, listed: list[str] | None) -> bool:
     """``routing.beside_kustomization``; a walked folder whose listing has no entry named
     like a kustomization in any case (the file system may ignore case) needs no look."""
-    if listing is not None:
-        names = "\0" + "\0".join([entry.name for entry in listing]).casefold() + "\0"
+    if listed is not None:
+        names = "\0" + "\0".join(listed).casefold() + "\0"
         if _FOLDED[0] not in names and _FOLDED[1] not in names and _FOLDED[2] not in names:
             return False
     return routing.beside_kustomization(path)
@@ -382,8 +422,7 @@ def _stamp(info: os.stat_result) -> Stamp | None:
     if not stat.S_ISREG(info.st_mode):
         return None
     try:
-        return _PACK(info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns,
-                     info.st_ino, info.st_dev).hex()
+        return _PACK(*_STAMPED(info)).hex()
     except struct.error:  # a time beyond what 64 bits of nanoseconds hold
         return None
 
@@ -440,17 +479,21 @@ def open_for(options: ConvertOptions, render: bool, audit: bool,
                             *options.local_runtime_files))]
     name = f"results-{cache.key(parts)}.json"
     data = cache.read_json(folder, name)
-    folders = data.get("folders") if isinstance(data, dict) and data.get("format") == FORMAT \
-        else None
-    return ResultCache(folder, name, folders if isinstance(folders, dict) else {})
+    if isinstance(data, dict) and data.get("format") == FORMAT:
+        folders, strings = data.get("folders"), data.get("strings")
+        if type(folders) is dict and type(strings) is list and \
+                all(type(text) is str for text in strings):
+            return ResultCache(folder, name, folders, strings)
+    return ResultCache(folder, name, {})
 
 
 def _tail(tail: str, tails: dict[str, tuple[int, bool]]) -> tuple[int, bool] | None:
     """``"<documents scanned>:<changed 0/1>"`` of a file without documents, remembered in
     ``tails`` (a tree holds few different ones); None when it is not one."""
     scanned, _, changed = tail.partition(":")
-    if not scanned.isdecimal() or not scanned.isascii() or changed not in ("0", "1"):
-        return None
+    if not scanned.isdecimal() or not scanned.isascii() or len(scanned) > _MAX_DIGITS or \
+            changed not in ("0", "1"):
+        return None  # (int() refuses thousands of digits: a damaged entry)
     tails[tail] = (int(scanned), changed == "1")
     return tails[tail]
 
@@ -528,9 +571,37 @@ def _remove_stale(folder: Path, keep: str) -> None:
 # --------------------------------------------------------------------- results as JSON data
 
 
-def _encode(file: FileResult) -> list[Any] | None:
-    """A slim result as JSON data, or None when it is not to be cached (unreadable, written,
-    rendered, or holding values JSON does not carry exactly)."""
+class Strings:
+    """The entry's table of the texts of findings and mappings (a few hundred different ones
+    repeat over thousands of findings): a payload names them by their place in it."""
+
+    def __init__(self, table: list[str] | None = None) -> None:
+        self.table: list[str] = [] if table is None else table
+        self._places: dict[str, int] | None = None
+        # findings made from the table, by their record (``_decode``'s memo)
+        self.findings: dict[tuple[Any, ...], Finding] = {}
+
+    def place(self, text: str) -> int:
+        """``text``'s place in the table (added when new)."""
+        if type(text) is not str:
+            raise TypeError("not a text")
+        places = self._places
+        if places is None:
+            places = self._places = {}
+            for index, entry in enumerate(self.table):
+                places.setdefault(entry, index)
+        known = places.get(text)
+        if known is not None:
+            return known
+        index = places[text] = len(self.table)
+        self.table.append(text)
+        return index
+
+
+def _encode(file: FileResult, strings: Strings) -> list[Any] | None:
+    """A slim result as JSON data (its texts placed in ``strings``), or None when it is not
+    to be cached (unreadable, written, rendered, or holding values JSON does not carry
+    exactly)."""
     import json
 
     if file.unreadable is not None or file.write_error is not None or file.virtual \
@@ -540,28 +611,35 @@ def _encode(file: FileResult) -> list[Any] | None:
     assert slim.result is not None
     if not slim.result.documents:
         return [slim.documents_scanned, bool(slim.changed)]
-    documents = [[d.index, d.line, d.status, d.source, d.output, [list(m) for m in d.mappings],
-                  d.values, [[f.code, f.severity.value, f.path, f.message, f.hint, f.line,
-                              f.column] for f in d.findings], d.reportable]
-                 for d in slim.result.documents]
-    payload = [slim.documents_scanned, bool(slim.changed), documents]
+    place = strings.place
     try:
+        # mappings and findings flat: (source, target) pairs, seven fields per finding
+        documents = [[d.index, d.line, d.status, d.source, d.output,
+                      [place(text) for mapping in d.mappings for text in mapping], d.values,
+                      [field for f in d.findings for field in (
+                          place(f.code), place(f.severity.value), place(f.path),
+                          place(f.message), place(f.hint), f.line, f.column)], d.reportable]
+                     for d in slim.result.documents]
+        payload = [slim.documents_scanned, bool(slim.changed), documents]
         again = json.loads(json.dumps(payload, allow_nan=False))
-        if _decode(file.name, file.relative, again) != slim:
+        if _decode(file.name, file.relative, again, strings.table) != slim:
             return None  # a value JSON does not carry exactly (a date, a tuple): not cached
-    except (TypeError, ValueError, RecursionError):
+    except (TypeError, ValueError, RecursionError, IndexError):
         return None
     return payload
 
 
-def _decode(name: str, relative: str, payload: Any) -> FileResult | None:
-    """The slim result of a cache entry, or None when the entry is not exactly what
-    ``_encode`` writes (a damaged or foreign entry is a miss, never a changed result)."""
+def _decode(name: str, relative: str, payload: Any, strings: list[str],
+            memo: dict[tuple[Any, ...], Finding] | None = None) -> FileResult | None:
+    """The slim result of a cache entry (its texts in the table ``strings``), or None when
+    the entry is not exactly what ``_encode`` writes (a damaged or foreign entry is a miss,
+    never a changed result). ``memo``: findings already made from ``strings``."""
     try:
         scanned, changed = payload[0], payload[1]
         if not _is_int(scanned) or not isinstance(changed, bool) or len(payload) > 3:
             return None
-        documents = [_document(d) for d in (payload[2] if len(payload) > 2 else [])]
+        documents = [_document(d, strings, memo)
+                     for d in (payload[2] if len(payload) > 2 else [])]
     except (TypeError, ValueError, IndexError, KeyError):
         return None
     return FileResult(name, relative, None, None, TextResult("", documents), scanned=scanned,
@@ -569,36 +647,67 @@ def _decode(name: str, relative: str, payload: Any) -> FileResult | None:
 
 
 _STATUSES = frozenset(("converted", "unchanged", "skipped", "failed"))
+_INTS = frozenset((int,))
+_INTS_OR_NONE = frozenset((int, type(None)))
 
 
-def _document(d: Any) -> DocumentResult:
-    """One document of an entry; ValueError when a field is not of its type."""
+def _document(d: Any, strings: list[str],
+              memo: dict[tuple[Any, ...], Finding] | None) -> DocumentResult:
+    """One document of an entry; ValueError (or IndexError: a text not in ``strings``) when
+    a field is not of its type. ``memo`` keeps the findings made from ``strings`` (a frozen
+    value: one serves every file with the same finding)."""
     if type(d) is not list or len(d) != 9 or not _is_int(d[0]) or not _is_int(d[1]) or \
             d[2] not in _STATUSES or type(d[3]) is not dict or \
             (d[4] is not None and type(d[4]) is not dict) or type(d[5]) is not list or \
             type(d[6]) is not dict or type(d[7]) is not list or type(d[8]) is not bool:
         raise ValueError("not a cached document")
-    mappings = []
-    for m in d[5]:
-        if type(m) is not list or len(m) != 2 or type(m[0]) is not str or \
-                type(m[1]) is not str:
-            raise ValueError("not a cached mapping")
-        mappings.append((m[0], m[1]))
+    places = d[5]  # source, target, source, target, ...
+    if len(places) % 2 or not _INTS.issuperset(map(type, places)) or \
+            (places and min(places) < 0):
+        raise ValueError("not a cached mapping")
+    texts = [strings[place] for place in places]
+    mappings = list(zip(texts[::2], texts[1::2], strict=True))
+    flat = d[7]  # code, severity, path, message, hint, line, column, code, ...
+    if len(flat) % 7 or not _INTS_OR_NONE.issuperset(map(type, flat)):
+        raise ValueError("not a cached finding")
     findings = []
-    for f in d[7]:
-        if type(f) is not list or len(f) != 7:
-            raise ValueError("not a cached finding")
-        code, severity, path, message, hint, line, column = f
-        if type(code) is not str or type(severity) is not str or type(path) is not str or \
-                type(message) is not str or type(hint) is not str or \
-                (line is not None and type(line) is not int) or \
-                (column is not None and type(column) is not int):
-            raise ValueError("not a cached finding")
-        findings.append(Finding(code, _SEVERITIES[severity], path, message, hint, line,
-                                column))
+    each = iter(flat)
+    for key in zip(each, each, each, each, each, each, each, strict=True):
+        finding = memo.get(key) if memo is not None else None  # (no bools: checked above)
+        if finding is None:
+            code, severity, path, message, hint, line, column = key
+            if code is None or severity is None or path is None or message is None or \
+                    hint is None or (code | severity | path | message | hint) < 0:
+                raise ValueError("not a cached finding")
+            finding = Finding(strings[code], _SEVERITIES[strings[severity]], strings[path],
+                              strings[message], strings[hint], line, column)
+            if memo is not None:
+                memo[key] = finding
+        findings.append(finding)
     return DocumentResult(index=d[0], line=d[1], status=d[2], text="", source=d[3],
                           output=d[4], mappings=mappings, values=d[6], findings=findings,
                           reportable=d[8])
+
+
+def _renumber(payload: Any, table: list[str], strings: Strings) -> list[Any]:
+    """A payload whose texts are places in ``table``, with them placed in ``strings``
+    instead (a new list; ValueError or IndexError when it is not a payload)."""
+    if type(payload) is not list or len(payload) != 3 or type(payload[2]) is not list:
+        raise ValueError("not a payload")
+    place = strings.place
+    documents = []
+    for d in payload[2]:
+        if type(d) is not list or len(d) != 9 or type(d[5]) is not list or \
+                type(d[7]) is not list:
+            raise ValueError("not a cached document")
+        if len(d[7]) % 7 or not _INTS_OR_NONE.issuperset(map(type, d[5] + d[7])) or \
+                any(value is not None and value < 0 for value in d[5] + d[7]):
+            raise ValueError("not a cached document")
+        mappings = [place(table[index]) for index in d[5]]
+        findings = [value if at % 7 > 4 else place(table[value])
+                    for at, value in enumerate(d[7])]
+        documents.append([*d[:5], mappings, d[6], findings, d[8]])
+    return [payload[0], payload[1], documents]
 
 
 def _is_int(value: object) -> bool:

@@ -186,3 +186,42 @@ def test_the_entry_follows_the_mappings_folder_the_run_reads(
     assert entry() != in_second
     monkeypatch.setenv("TRAINJOB_MIGRATE_MAPPINGS", str(tmp_path / "missing"))
     assert entry() not in (default, in_first, in_second)
+
+
+def test_texts_live_in_one_table_of_the_texts_in_use(tmp_path: Path) -> None:
+    """Findings' and mappings' texts are places in the entry's table (``strings``); the table
+    written holds only the texts the entry uses, each once, and reads back to the same
+    results."""
+    from migrator import convert_text
+
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures"
+    source = (fixtures / "pytorchjob" / "minimal.in.yaml").read_text(encoding="utf-8")
+    other = (fixtures / "tfjob" / "no-companion.in.yaml").read_text(encoding="utf-8")
+    names = _files(tmp_path / "tree", 3)
+    converted = {names[0]: convert_text(source), names[1]: convert_text(source),
+                 names[2]: convert_text(other)}
+
+    def process(files: Iterable[tuple[str, str]]) -> Iterator[FileResult]:
+        for name, relative in files:
+            yield FileResult(name, relative, result=converted[name], scanned=1,
+                             was_changed=False)
+
+    found = [(name, os.path.basename(name)) for name in names]
+    cache = _cache(tmp_path)
+    first = list(cache.through(found, process))
+    table = list(cache.strings.table)
+    assert len(table) == len(set(table))
+    texts = {t for r in first for d in (r.result.documents if r.result else [])
+             for f in d.findings
+             for t in (f.code, f.severity.value, f.path, f.message, f.hint)} | \
+        {t for r in first for d in (r.result.documents if r.result else [])
+         for m in d.mappings for t in m}
+    assert set(table) == texts
+    again = resultcache.ResultCache(cache.folder, cache.name, dict(cache.folders), table)
+    assert list(again.through(found, lambda files: iter(()))) == [r.slim() for r in first]
+    # the TFJob's file becomes one without documents: its texts leave the table
+    converted[names[2]] = TextResult("")
+    os.utime(names[2], (time.time() - 30, time.time() - 30))
+    list(cache.through(found, process))
+    assert len(cache.strings.table) < len(table)
+    assert set(cache.strings.table) < set(table)
