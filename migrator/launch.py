@@ -266,7 +266,11 @@ def project_config(explicit: Path | None, say: Callable[[str], None], *, quiet: 
                 raise UsageError(f"config file {explicit} does not exist")
             found: Path | None = explicit
         else:
-            search = config.search(Path.cwd())
+            try:
+                here = Path.cwd()
+            except OSError as exc:  # removed while the shell stayed in it
+                raise UsageError(f"the working directory: {exc.strerror}") from None
+            search = config.search(here)
             for line in search.passed_over:
                 say(f"warning: {line} (name it with --config to use it)")
             found = search.path
@@ -295,7 +299,8 @@ def fast_check(argv: Sequence[str]) -> Callable[[], NoReturn] | None:
     text stream click would write to as it is, and the settings are made without a usage
     problem, the run to call (its config lines not said yet); else None and nothing was said
     (click then does it all, and says what is wrong in its words). The run raises UsageError
-    when it cannot start (after the config lines: the caller has click show it)."""
+    when it cannot start (after the config lines: the caller has click show it). What it
+    prints is what click's path prints, but for the frames of a traceback (--debug)."""
     stream = sys.stderr
     if not _plain_text(stream):
         return None

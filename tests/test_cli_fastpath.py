@@ -2,7 +2,7 @@
 exactly what click reads or hands the command line to click, and a run through it is the run
 through click — same standard output, standard error, exit code and files written (the results
 cache included) — for plain, legacy, config, pre-commit, CI, hostile-name and error cases;
-Ctrl-C keeps its meaning on both paths."""
+Ctrl-C keeps its meaning on both paths. (Only a traceback, with --debug, shows other frames.)"""
 
 from __future__ import annotations
 
@@ -307,6 +307,29 @@ def test_the_rare_ends_of_a_run_are_click_s(monkeypatch: pytest.MonkeyPatch, tmp
                       hasattr(sys.stdout, "wrapped"), hasattr(sys.stderr, "wrapped"))
     assert ends["fast"] == ends["click"]
     assert ends["fast"][0] == 1
+
+
+def test_a_removed_working_directory_is_a_usage_error(tmp_path: Path) -> None:
+    """The config search starts in the working directory: when it is gone the command line
+    cannot be used (one line, exit 2) — on both paths, never a traceback (R-F1)."""
+    gone = tmp_path / "gone"
+    code = ("import os, sys\n"
+            f"os.mkdir({str(gone)!r}); os.chdir({str(gone)!r}); os.rmdir({str(gone)!r})\n"
+            "import migrator.__main__ as entry\n"
+            "entry.FAST_PATH = sys.argv[1] == 'fast'\n"
+            "sys.argv = ['trainjob-migrate', 'check', sys.argv[2]]\n"
+            "entry.run()\n")
+    (tmp_path / "ok.yaml").write_text(CONFIGMAP, encoding="utf-8")
+    ends = []
+    for path in ("fast", "click"):
+        proc = subprocess.run([sys.executable, "-c", code, path, str(tmp_path / "ok.yaml")],
+                              env={"PYTHONPATH": str(ROOT), "LC_ALL": "C.UTF-8",
+                                   "TRAINJOB_MIGRATE_CACHE_DIR": str(tmp_path / "cache")},
+                              capture_output=True, text=True, timeout=120, check=False)
+        ends.append((proc.returncode, proc.stdout, proc.stderr))
+    assert ends[0] == ends[1]
+    assert ends[0][0] == 2
+    assert ends[0][2].endswith("Error: the working directory: No such file or directory\n")
 
 
 # ---------------------------------------------------------------------------- Ctrl-C
