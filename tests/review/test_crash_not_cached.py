@@ -57,3 +57,38 @@ def test_a_crashed_file_is_converted_again_on_the_next_run(tmp_path: Path) -> No
     truth = _check(tmp_path, "--no-cache")
     assert "Y105" not in truth[1]
     assert _check(tmp_path) == truth
+
+
+# the converter has a bug on documents naming "boom": Y105 "internal error" (--debug raises it)
+BUGGY = """
+import sys
+import migrator.batch.resultcache as resultcache
+import migrator.convert.document as document
+resultcache.RACY_SECONDS = -3600
+real = document._process
+def _process(chunk, *args, **kwargs):
+    if "boom" in chunk.text:
+        raise RuntimeError("a bug")
+    return real(chunk, *args, **kwargs)
+document._process = _process
+sys.argv = ["trainjob-migrate", *sys.argv[1:]]
+from migrator.cli import main
+main()
+"""
+
+
+def test_debug_shows_the_internal_error_on_a_warm_run(tmp_path: Path) -> None:
+    (tmp_path / "boom.yaml").write_text(JOB.replace("name: ", "name: boom", 1),
+                                        encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT),
+           "TRAINJOB_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("TRAINJOB_MIGRATE_NO_CACHE", None)
+
+    def check(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", BUGGY, "check", "-j", "1", "boom.yaml",
+                               *extra], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              check=False, timeout=120)
+
+    assert "Y105" in check().stdout  # recorded, if anything is
+    debug = check("--debug")
+    assert "RuntimeError: a bug" in debug.stderr, debug.stdout + debug.stderr
