@@ -140,7 +140,7 @@ def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE) -> Iterato
             continue
         remember = position < len(paths) - 1
         root = Path(given)
-        if root.is_dir():
+        if os.path.isdir(root):  # (False when it cannot be told: read, and reported, as a file)
             keyed = remember or only is not None or bool(seen)
             for folder, real in _walk(root, selection, globs):
                 if keyed:  # the file's realpath (its folder's is known: links not followed)
@@ -327,7 +327,7 @@ def _ignored(rules: list[tuple[str, Any]], name: str, directory: bool) -> bool:
 
 def _git_root(folder: Path) -> Path | None:
     for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
+        if os.path.exists(candidate / ".git"):  # (False, never an error, when unreadable)
             return candidate
     return None
 

@@ -62,6 +62,7 @@ KUSTOMIZATIONS = filekinds.KUSTOMIZATIONS
 _FOLDED = tuple(f"\0{name.casefold()}\0" for name in KUSTOMIZATIONS)
 assert len(_FOLDED) == 3, "_beside_kustomization looks for three names"
 _SEVERITIES = {severity.value: severity for severity in Severity}  # faster than Severity(x)
+NOT_CACHED = "Y105"  # a result with this finding (a crash, an internal error) is not recorded
 _MAX_DIGITS = 18  # of a count in a tail (more is a damaged entry, never a file's documents)
 _IN_PAYLOADS = "="  # the tail of a file whose result holds documents (in the payloads)
 # a folder's files, parsed (``_parse``): base name -> (stamp, tail or payload)
@@ -472,8 +473,12 @@ def open_for(options: ConvertOptions, render: bool, audit: bool,
     folder = cache.private_folder()
     if folder is None:
         return None
+    try:
+        cwd = os.getcwd()
+    except OSError:  # (removed while we run: part of the key, so no cache)
+        return None
     parts = [f"format {FORMAT} render {render} audit {audit} max {max_bytes}".encode(),
-             repr(options).encode(), os.getcwd().encode("utf-8", "surrogateescape"),
+             repr(options).encode(), cwd.encode("utf-8", "surrogateescape"),
              sys.version.encode(), *_code_stamps(),
              *_file_stamps((*options.runtime_files, *options.crds,
                             *options.local_runtime_files))]
@@ -611,6 +616,8 @@ def _encode(file: FileResult, strings: Strings) -> list[Any] | None:
     assert slim.result is not None
     if not slim.result.documents:
         return [slim.documents_scanned, bool(slim.changed)]
+    if any(f.code == NOT_CACHED for d in slim.result.documents for f in d.findings):
+        return None  # a crash or an internal error: done again (and shown with --debug)
     place = strings.place
     try:
         # mappings and findings flat: (source, target) pairs, seven fields per finding
