@@ -18,6 +18,9 @@ def run() -> None:
     try:
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, exit_interrupted)
+        import migrator.launch
+
+        migrator.launch.PROCESS_ENTRY = True
         start = None
         if FAST_PATH:
             from migrator.launch import UsageError, fast_check
