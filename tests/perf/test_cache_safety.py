@@ -58,7 +58,8 @@ def test_entries_are_json_and_validated_when_read(cache_dir: Path) -> None:
     built = catalog.load()
     (entry,) = cache_dir.glob("catalog-*.json")
     data = json.loads(entry.read_text(encoding="utf-8"))
-    assert set(data) == {"legacy", "targets", "pod", "kinds", "codes", "upgrade"}
+    assert set(data) == {"legacy", "targets", "pod", "kinds", "codes", "upgrade",
+                         "integrations"}
     catalog.load.cache_clear()
     assert catalog.load() == built
     # valid JSON that does not validate as a catalog is rebuilt, not trusted
