@@ -4,7 +4,10 @@ Found by walking up from the working directory (the first directory holding eith
 wins; a pyproject.toml without the table is passed over) as far as the repository root and
 only through folders the user controls (``search``), or named with ``--config``.
 Command-line options override it. Unknown keys are errors, so typos do not go unnoticed.
-The config is validated by hand (it is small) so that reading it never imports pydantic.
+The config is validated by hand (it is small) so that reading it never imports pydantic, and
+what the YAML parser made of a ``.trainjob-migrate.yaml`` is kept in the private per-user
+cache (JSON, keyed by the file's path, checked against a digest of its text, validated again
+like a parsed file) so that a hook run does not import a YAML parser for it.
 """
 
 from __future__ import annotations
@@ -296,16 +299,62 @@ def _prefixed(fail: Any, where: str) -> Any:
 
 
 def _yaml(path: Path) -> Any:
+    try:
+        text = _text(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc}") from None
+    data = _parsed(path, text)
+    if data is not None and not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping")
+    return data
+
+
+CACHE_FORMAT = b"config 1"
+
+
+def _parsed(path: Path, text: str) -> Any:
+    """The YAML data of the config ``text`` read from ``path``: from the cache entry of
+    ``path`` when it was made from this very text, else parsed (and stored when the data is
+    plain JSON data, which comes back from JSON exactly as the parser made it)."""
+    from migrator.knowledge import cache
+
+    folder = cache.private_folder()
+    name = digest = None
+    if folder is not None:
+        name = f"config-{cache.key([CACHE_FORMAT, os.fsencode(os.path.abspath(path))])}.json"
+        digest = cache.key([CACHE_FORMAT, text.encode("utf-8", "surrogatepass")])
+        entry = cache.read_json(folder, name)
+        if isinstance(entry, dict) and entry.get("digest") == digest and \
+                "data" in entry and _plain(entry["data"]):
+            return entry["data"]
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
     try:
-        data = YAML(typ="safe", pure=True).load(_text(path))
-    except (OSError, UnicodeDecodeError, YAMLError, RecursionError) as exc:
+        data = YAML(typ="safe", pure=True).load(text)
+    except (YAMLError, RecursionError) as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from None
-    if data is not None and not isinstance(data, dict):
-        raise ConfigError(f"{path}: the config must be a mapping")
+    if folder is not None and name is not None and _plain(data):
+        cache.write_json(folder, name, {"digest": digest, "data": data})
     return data
+
+
+def _plain(data: Any, depth: int = 0) -> bool:
+    """Whether ``data`` is JSON data that JSON gives back unchanged: mappings with string
+    keys, lists, strings, booleans, integers, finite floats and null (a YAML date or a
+    number key is not; such a config is parsed every time)."""
+    if depth > 32:
+        return False
+    if data is None or isinstance(data, str | bool | int):
+        return True
+    if isinstance(data, float):
+        return data == data and data not in (float("inf"), float("-inf"))
+    if isinstance(data, list):
+        return all(_plain(item, depth + 1) for item in data)
+    if isinstance(data, dict):
+        return all(isinstance(key, str) and _plain(value, depth + 1)
+                   for key, value in data.items())
+    return False
 
 
 def _pyproject_table(path: Path) -> dict[str, Any] | None:

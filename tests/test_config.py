@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
+import ruamel.yaml
 
 from migrator import config
 from tests.goldens import FIXTURES
@@ -84,3 +86,51 @@ def test_find_skips_pyproject_without_table(tmp_path: Path) -> None:
     (inner / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     assert config.find(inner) == tmp_path / ".trainjob-migrate.yaml"
     assert config.load(tmp_path / ".trainjob-migrate.yaml").target == "2.3"
+
+
+CONFIG = """\
+target: '2.3'
+companion-runtimes: true
+fail-on: warning
+include: ['*.yaml', 'jobs/**/*.yml']
+ignore: [{paths: ['legacy/*'], codes: [F501]}]
+"""
+
+
+def test_a_config_read_again_comes_from_the_cache_as_parsed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second read of an unchanged config gives the same settings without a YAML
+    parser; a changed text is parsed again; a tampered or foreign entry is not used."""
+    monkeypatch.setenv("TRAINJOB_MIGRATE_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / ".trainjob-migrate.yaml"
+    path.write_text(CONFIG)
+    parsed = config.load(path)
+    (entry,) = (tmp_path / "cache").glob("config-*.json")
+
+    def refused(*_: object, **__: object) -> object:
+        raise AssertionError("the config was parsed again")
+    with monkeypatch.context() as patched:
+        patched.setattr(ruamel.yaml, "YAML", refused)
+        assert config.load(path) == parsed
+    path.write_text(CONFIG.replace("'2.3'", "'2.2'"))  # another text: parsed, not replayed
+    assert config.load(path).target == "2.2"
+    data = json.loads(entry.read_text())
+    data["data"]["target"] = "2.3"  # a wrong value under the right digest is validated again
+    data["data"]["bogus"] = 1
+    entry.write_text(json.dumps(data))
+    with pytest.raises(config.ConfigError, match="bogus: unknown setting"):
+        config.load(path)
+    data["data"] = {"target": {"no": "plain"}, "x": float("nan")}
+    entry.write_text(json.dumps(data))  # not plain JSON data: parsed again
+    assert config.load(path).target == "2.2"
+
+
+def test_a_config_json_cannot_hold_is_parsed_every_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRAINJOB_MIGRATE_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / ".trainjob-migrate.yaml"
+    path.write_text("target: 2.2\n1: 2020-01-01\n")  # a number key, a date
+    for _ in range(2):
+        with pytest.raises(config.ConfigError, match="1: unknown setting"):
+            config.load(path)
+    assert not list((tmp_path / "cache").glob("config-*.json"))
