@@ -96,7 +96,8 @@ def test_a_damaged_place_is_not_renumbered_into_another_text(tmp_path: Path) -> 
         truth = _check(case, "tree/sub/b.yaml")
 
         def bad_place(record: list[Any], damage: Any = damage) -> None:
-            _first_payload(record)[2][0][7][0][3] = damage  # the first finding's message
+            # format 4: a document's findings are one flat list of places (7 per finding)
+            _first_payload(record)[2][0][7][3] = damage  # the first finding's message
 
         _damage(entry, folder, bad_place)
         with (case / "tree" / "ok.yaml").open("a", encoding="utf-8") as changed:
