@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from migrator.convert.rules.frameworks import TRANSFORMS
-from migrator.errors import MappingFileError
 from migrator.knowledge import catalog
 from tests.goldens import ROOT
 
@@ -99,16 +97,3 @@ def test_default_runtime_catalog_matches_upstream(version: str, shared: Path) ->
         names = {job.name for job in target.policies[runtime.policy].jobs}
         assert target.policies[runtime.policy].trainer_job in names
 
-
-def test_an_external_manager_every_target_must_accept(tmp_path: Path) -> None:
-    """integrations.yaml's externalManagers are carried to spec.managedBy, so a target that
-    would reject one is a mapping error, not a TrainJob the API server refuses."""
-    root = tmp_path / "mappings"
-    shutil.copytree(catalog.mappings_dir(), root)
-    path = root / "common" / "integrations.yaml"
-    text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("externalManagers: [kueue.x-k8s.io/multikueue]",
-                                 "externalManagers: [kueue.x-k8s.io/multikueue, example.com/x]"),
-                    encoding="utf-8")
-    with pytest.raises(MappingFileError, match=r"managedBy lacks \['example.com/x'\]"):
-        catalog._build(root)

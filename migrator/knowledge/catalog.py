@@ -224,10 +224,6 @@ def _check_targets(catalog: Catalog) -> None:
                 if rules.job not in jobs:
                     raise MappingFileError(f"{spec.id}: role {role} maps to job {rules.job!r}, "
                                            f"which the {needed.policy} policy lacks")
-        rejected = sorted(set(catalog.integrations.external_managers) - set(target.managed_by))
-        if rejected:
-            raise MappingFileError(f"target {target.id}: managedBy lacks {rejected}, which "
-                                   "integrations.yaml carries from legacy jobs")
 
 
 def _check_id(path: Path, spec_id: str) -> None:
