@@ -332,7 +332,7 @@ def _parsed(path: Path, text: str) -> Any:
 
     try:
         data = YAML(typ="safe", pure=True).load(text)
-    except (YAMLError, RecursionError) as exc:
+    except (YAMLError, RecursionError, ValueError) as exc:  # ValueError: an int of 4,300+ digits
         raise ConfigError(f"{path}: cannot read config: {exc}") from None
     if folder is not None and name is not None and _plain(data):
         cache.write_json(folder, name, {"digest": digest, "data": data})
@@ -362,7 +362,8 @@ def _pyproject_table(path: Path) -> dict[str, Any] | None:
 
     try:
         data = tomllib.loads(_text(path))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:  # TOMLDecodeError
+        # is a ValueError, and so is an int of 4,300+ digits
         raise ConfigError(f"{path}: cannot read config: {exc}") from None
     tool = data.get("tool")
     table = tool.get(TABLE) if isinstance(tool, dict) else None
