@@ -21,6 +21,7 @@ def run() -> None:
         import migrator.launch
 
         migrator.launch.PROCESS_ENTRY = True
+        migrator.launch.standard_streams()
         start = None
         if FAST_PATH:
             from migrator.launch import UsageError, fast_check

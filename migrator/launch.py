@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
-from migrator.errors import INTERRUPTED, MigratorError, exit_interrupted
+from migrator.errors import INTERRUPTED, ExitCode, MigratorError, exit_interrupted
 from migrator.settings import (
     DEFAULT_MANAGER,
     RUNTIME_KINDS,
@@ -240,14 +240,68 @@ def execute(settings: RunSettings, *, debug: bool, say: Callable[[str], None]) -
 
     if signal.getsignal(signal.SIGINT) is exit_interrupted:  # set by migrator.__main__.run
         signal.signal(signal.SIGINT, signal.default_int_handler)  # the run reports it
+    import errno
+
     try:
         code = run(settings)
+        sys.stdout.flush()  # a full disk says so here, not after the exit code is chosen
     except MigratorError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt:
         say("interrupted: files already written are complete, the rest are unchanged")
         sys.exit(INTERRUPTED)
+    except OSError as exc:  # standard output or error cannot be written (full, closed)
+        if exc.errno == errno.EPIPE:  # a reader that stopped reading: the caller ends it
+            raise
+        import contextlib
+
+        with contextlib.suppress(OSError, ValueError):  # what is still buffered is dropped
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (no second
+            # error when the interpreter flushes it at exit)
+        with contextlib.suppress(OSError, ValueError):
+            say(f"error: cannot write the output: {exc.strerror or exc}; files already "
+                "written are complete, the rest are unchanged")
+        sys.exit(ExitCode.USAGE)
     sys.exit(code)
+
+
+def standard_streams() -> None:
+    """Give a process started with standard output or error closed a stand-in (Python sets
+    None): writing the results to a closed standard output is an error (exit 2, said on
+    standard error), what goes to a closed standard error is dropped, as shells do."""
+    if sys.stdout is None:
+        sys.stdout = cast(TextIO, _Closed(refuse=True))
+    if sys.stderr is None:
+        sys.stderr = cast(TextIO, _Closed(refuse=False))
+
+
+class _Closed:
+    """A standard stream the process started without: writing to it is an error (EBADF)
+    when ``refuse``, else does nothing."""
+
+    encoding = "utf-8"
+    errors = "strict"
+
+    def __init__(self, *, refuse: bool) -> None:
+        self.refuse = refuse
+
+    def write(self, text: str) -> int:
+        if self.refuse:
+            import errno
+
+            raise OSError(errno.EBADF, "standard output is closed")
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        import io
+
+        raise io.UnsupportedOperation("a closed standard stream has no descriptor")
 
 
 def preload(options: ConvertOptions) -> None:
