@@ -181,9 +181,13 @@ class SourceText(FrozenValue):
     bom: bool = False
     relative: str = ""
     raw: bytes = b""
+    # the file read, as its open handle's fstat gave it (``sources.read``; None for other
+    # texts): not compared (not in FIELDS), see ``FileResult.identity``
+    identity: tuple[int, ...] | None = None
 
     def __init__(self, name: str, text: str, newline: str = "\n", encoding: str = "utf-8",
-                 bom: bool = False, relative: str = "", raw: bytes = b"") -> None:
+                 bom: bool = False, relative: str = "", raw: bytes = b"",
+                 identity: tuple[int, ...] | None = None) -> None:
         _set(self, "name", name)
         _set(self, "text", text)
         _set(self, "newline", newline)
@@ -191,6 +195,7 @@ class SourceText(FrozenValue):
         _set(self, "bom", bom)
         _set(self, "relative", relative)
         _set(self, "raw", raw)
+        _set(self, "identity", identity)
 
     def encode(self, text: str) -> bytes:
         """Encode ``text`` (``\\n`` newlines) the way the source file was encoded."""
@@ -332,12 +337,17 @@ class FileResult(Value):
     virtual: bool = False  # rendered output (helm), never written back
     written: bool = False  # its conversion was written (to the output tree or in place)
     write_error: str | None = None  # why writing it failed (the input is unchanged)
+    # the file that was read, as its open handle's fstat gave it: (mode, size, mtime_ns,
+    # ctime_ns, inode, device); kept by ``slim``, not compared (not in FIELDS): the results
+    # cache records a result only under the stamp of the file it was made from
+    identity: tuple[int, ...] | None = None
 
     def __init__(self, name: str, relative: str, source: SourceText | None = None,
                  unreadable: Unreadable | None = None, result: TextResult | None = None,
                  scanned: int | None = None, was_changed: bool | None = None,
                  virtual: bool = False, written: bool = False,
-                 write_error: str | None = None) -> None:
+                 write_error: str | None = None,
+                 identity: tuple[int, ...] | None = None) -> None:
         self.name = name
         self.relative = relative
         self.source = source
@@ -348,6 +358,7 @@ class FileResult(Value):
         self.virtual = virtual
         self.written = written
         self.write_error = write_error
+        self.identity = identity
 
     @property
     def changed(self) -> bool:
@@ -387,7 +398,7 @@ class FileResult(Value):
                           TextResult("", documents) if self.result is not None else None,
                           scanned=self.documents_scanned, was_changed=self.changed,
                           virtual=self.virtual, written=self.written,
-                          write_error=self.write_error)
+                          write_error=self.write_error, identity=self.identity)
 
 
 class Verdict(Value):

@@ -39,7 +39,7 @@ def process_file(name: str, relative: str, options: ConvertOptions,
     assert read is not None  # routed files were handled above
     return store(FileResult(read.name, read.relative, source=read,
                             result=convert_or_audit(read.text, options, render, audit,
-                                                    review)),
+                                                    review), identity=read.identity),
                  destination)
 
 
@@ -72,15 +72,17 @@ def _routed(name: str, relative: str, options: ConvertOptions, render: bool,
     read = sources.read(name, relative, max_bytes)
     if isinstance(read, Unreadable):
         return FileResult(name, relative, unreadable=read)
+    identity = read.identity  # (``exact`` keeps it too)
     if audit or (not detect.is_candidate(read.text) and not routing.needs_no_group(name)):
-        return FileResult(name, relative, source=read, result=TextResult(read.text))
+        return FileResult(name, relative, source=read, result=TextResult(read.text),
+                          identity=identity)
     from migrator.convert.text import convert_text
 
     read = routing.exact(name, read)  # pages and scripts: line endings kept line by line
     result = routing.convert(name, read.text, options, render)
     if result is None:
         result = convert_text(read.text, options=options, render=render)
-    return FileResult(read.name, read.relative, source=read, result=result)
+    return FileResult(read.name, read.relative, source=read, result=result, identity=identity)
 
 
 def _audit(text: str, options: ConvertOptions) -> TextResult:
@@ -152,5 +154,6 @@ def settled(name: str, relative: str, max_bytes: int) -> FileResult | SourceText
     if isinstance(read, Unreadable):
         return FileResult(name, relative, unreadable=read)
     if not detect.is_candidate(read.text):
-        return FileResult(name, relative, source=read, result=TextResult(read.text))
+        return FileResult(name, relative, source=read, result=TextResult(read.text),
+                          identity=read.identity)
     return read

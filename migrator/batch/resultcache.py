@@ -344,9 +344,13 @@ class ResultCache:
 
     def _note(self, absolute: str, base: str, stamp: Stamp | None,
               result: FileResult | None) -> None:
-        """Record a processed file's result under its stamp (None: forget the file)."""
+        """Record a processed file's result under its stamp (None: forget the file) — only
+        when it was made from that very file: the name may have led to another file when it
+        was read (a folder swapped and back, a link retargeted), whose result must not be
+        replayed for this one."""
         files = self._files_of(absolute)
         payload = _encode(result, self.strings) if stamp is not None and result is not None \
+            and result.identity is not None and _identity_stamp(result.identity) == stamp \
             else None
         if payload is None or stamp is None:
             if base in files:
@@ -425,6 +429,14 @@ def _stamp(info: os.stat_result) -> Stamp | None:
     try:
         return _PACK(*_STAMPED(info)).hex()
     except struct.error:  # a time beyond what 64 bits of nanoseconds hold
+        return None
+
+
+def _identity_stamp(identity: tuple[int, ...]) -> Stamp | None:
+    """The stamp of a file read (``FileResult.identity``: the same fields as ``_STAMPED``)."""
+    try:
+        return _PACK(*identity).hex()
+    except struct.error:
         return None
 
 

@@ -49,12 +49,15 @@ def kind_of(mode: int) -> str:
 
 
 def read(name: str, relative: str = "", max_bytes: int = MAX_BYTES) -> SourceText | Unreadable:
-    """Read and decode one input (``-`` is standard input); larger inputs are refused."""
+    """Read and decode one input (``-`` is standard input); larger inputs are refused. A
+    file's text carries the identity of the file whose bytes were read
+    (``SourceText.identity``): the name may lead elsewhere a moment later."""
     if name == STDIN and sys.stdin is None:
         return Unreadable(name, "standard input is closed", relative)
+    read_as: list[Identity] = []
     try:
         data = _read_stream(sys.stdin.buffer, max_bytes) if name == STDIN \
-            else read_bytes(name, max_bytes)
+            else read_bytes(name, max_bytes, read_as)
     except NotRegular as exc:
         return Unreadable(name, str(exc), relative)
     except OSError as exc:
@@ -63,19 +66,35 @@ def read(name: str, relative: str = "", max_bytes: int = MAX_BYTES) -> SourceTex
         what = "standard input" if name == STDIN else "file"
         return Unreadable(name, f"{what} is larger than the {max_bytes}-byte cap "
                           "(--max-file-size)", relative)
-    return decode(name, data, relative)
+    source = decode(name, data, relative)
+    if read_as and isinstance(source, SourceText):
+        object.__setattr__(source, "identity", read_as[0])  # (set as its constructor does)
+    return source
 
 
-def read_bytes(name: str, max_bytes: int = MAX_BYTES) -> bytes | None:
+# a file as an open handle's fstat gives it: (mode, size, mtime_ns, ctime_ns, inode, device)
+Identity = tuple[int, int, int, int, int, int]
+
+
+def identity_of(info: os.stat_result) -> Identity:
+    return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino,
+            info.st_dev)
+
+
+def read_bytes(name: str, max_bytes: int = MAX_BYTES,
+               read_as: list[Identity] | None = None) -> bytes | None:
     """A regular file's bytes, or None when it holds more than ``max_bytes`` (checked before
     and while reading, so a file that grows is caught too). Raises NotRegular for anything
     but a regular file (links are followed), OSError when it cannot be read. Unbuffered: a
-    batch reads thousands of small files, and the plain system calls are cheaper."""
+    batch reads thousands of small files, and the plain system calls are cheaper.
+    ``read_as`` receives the identity of the file read (its handle's fstat)."""
     _require_regular(os.stat(name).st_mode)
     handle = os.open(name, _OPEN_FLAGS)
     try:
         info = os.fstat(handle)
         _require_regular(info.st_mode)  # the path may have changed since the stat
+        if read_as is not None:
+            read_as.append(identity_of(info))
         if info.st_size > max_bytes:
             return None
         parts: list[bytes] = []

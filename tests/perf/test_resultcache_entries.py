@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from migrator.batch import discovery, resultcache
+from migrator.load import sources
 from migrator.results import FileResult, TextResult
 
 
@@ -27,8 +28,9 @@ def _no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _result(name: str, scanned: int = 1) -> FileResult:
+    """A result made from the file ``name`` is now (its identity: what it was read as)."""
     return FileResult(name, os.path.basename(name), result=TextResult(""), scanned=scanned,
-                      was_changed=False)
+                      was_changed=False, identity=sources.identity_of(os.stat(name)))
 
 
 def _cache(tmp_path: Path, folders: dict[str, Any] | None = None) -> resultcache.ResultCache:
@@ -204,7 +206,7 @@ def test_texts_live_in_one_table_of_the_texts_in_use(tmp_path: Path) -> None:
     def process(files: Iterable[tuple[str, str]]) -> Iterator[FileResult]:
         for name, relative in files:
             yield FileResult(name, relative, result=converted[name], scanned=1,
-                             was_changed=False)
+                             was_changed=False, identity=sources.identity_of(os.stat(name)))
 
     found = [(name, os.path.basename(name)) for name in names]
     cache = _cache(tmp_path)
