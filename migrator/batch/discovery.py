@@ -161,7 +161,7 @@ def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE) -> Iterato
                 yield folder
             continue
         name = str(root)
-        key = os.path.join(os.path.realpath(os.path.dirname(name) or "."), root.name)
+        key = os.path.join(_realpath(os.path.dirname(name) or "."), root.name)
         if key in seen or (only is not None and key not in only) or \
                 globs.excluded(_key(root)):
             continue
@@ -182,7 +182,7 @@ def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Fol
     base = os.path.abspath(top)
     top_real = os.path.realpath(top)
     inside = os.path.join(top_real, "")
-    cwd = os.getcwd()
+    cwd = _cwd()
     stack = [(top, ".", top_real)]
     while stack:
         dirpath, rel_dir, real = stack.pop()
@@ -391,10 +391,31 @@ def _join(key: str, name: str) -> str:
 
 def _key(path: Path) -> str:
     """How globs see a path: relative to the working directory (absolute when outside it)."""
-    return _key_of(os.path.abspath(path), os.getcwd())
+    cwd = _cwd()
+    return _key_of(os.path.abspath(path) if cwd is not None else os.fspath(path), cwd)
 
 
-def _key_of(absolute: str, cwd: str) -> str:
+def _cwd() -> str | None:
+    """The working directory; None when it is gone (removed while we run): paths are then
+    seen as given, absolute ones as outside it."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
+def _realpath(path: str) -> str:
+    """``os.path.realpath``; the path as given when it cannot be resolved (a relative path
+    once the working directory is gone)."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return path
+
+
+def _key_of(absolute: str, cwd: str | None) -> str:
+    if cwd is None:
+        return absolute.replace(os.sep, "/")
     if absolute == cwd:
         return "."
     if absolute.startswith(cwd.rstrip(os.sep) + os.sep):
@@ -404,6 +425,10 @@ def _key_of(absolute: str, cwd: str) -> str:
 
 def _relative_for_file(path: Path) -> str:
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(Path(*path.resolve().parts[1:]))
+        resolved = path.resolve()
+    except OSError:  # (a relative path once the working directory is gone)
+        return os.fspath(path)
+    try:
+        return str(resolved.relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(Path(*resolved.parts[1:]))

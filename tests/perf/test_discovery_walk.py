@@ -133,3 +133,26 @@ def test_the_walk_asks_nothing_per_file(tmp_path: Path,
     found = list(discovery.discover((str(repo),), Selection(gitignore=False)))
     assert len(found) > 50
     assert len(calls) < 40  # folders and links only (the os.walk form: > 100)
+
+
+def test_a_removed_working_directory_is_no_error(tmp_path: Path) -> None:
+    """R-W7: with the working directory removed while the run starts, discovery sees paths as
+    given (globs match absolute ones as outside it) instead of raising."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.yaml").write_text("kind: ConfigMap\n", encoding="utf-8")
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    before = os.getcwd()
+    os.chdir(gone)
+    gone.rmdir()
+    try:
+        assert [r for _, r in discovery.discover((str(tree),))] == ["a.yaml"]
+        assert [n for n, _ in discovery.discover((str(tree / "a.yaml"),))] == \
+            [str(tree / "a.yaml")]
+        assert [n for n, _ in discovery.discover(("rel.yaml",))] == ["rel.yaml"]
+        excluded = Selection(exclude=(f"{tree.as_posix()}/a.yaml",))
+        assert list(discovery.discover((str(tree),), excluded)) == []
+        assert list(discovery.discover((str(tree / "a.yaml"),), excluded)) == []
+    finally:
+        os.chdir(before)
