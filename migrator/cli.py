@@ -225,16 +225,16 @@ def _diff_command() -> click.Command:
 
 def _run(mode: OutputMode, values: dict[str, Any]) -> None:
     if _LATE:  # the click-free check's run could not start: say so as for any command line
-        raise click.UsageError(_LATE.pop())
+        raise click.UsageError(launch.shown(_LATE.pop()))
     try:
         settings = launch.prepare(mode, values, _say)
         launch.execute(settings, debug=values["debug"], say=_say)
     except launch.UsageError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(launch.shown(str(exc))) from None
 
 
 def _say(line: str) -> None:
-    click.echo(line, err=True)
+    click.echo(launch.shown(line), err=True)
 
 
 _LATE: list[str] = []
@@ -254,7 +254,7 @@ def _preload(options: ConvertOptions) -> None:
     try:
         launch.preload(options)
     except launch.UsageError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(launch.shown(str(exc))) from None
 
 
 @main.lazy("explain-diff")
@@ -326,7 +326,7 @@ def _finding_codes() -> dict[str, Any]:
     try:
         return dict(load().codes)
     except MigratorError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(launch.shown(str(exc))) from None
 
 
 def run_main(argv: list[str] | None = None) -> Any:

@@ -26,6 +26,16 @@ class UsageError(Exception):
     """A command line or config the run cannot start with (cli.py shows it as click does)."""
 
 
+def shown(text: str) -> str:
+    """A line said before the run (a config's name and its problems, a usage error) as it is
+    printed: it may hold a config file's keys and values and folder names, which are input,
+    so control characters are escaped (no line break: no line that a CI runner reads as a
+    workflow command; no terminal escape sequence)."""
+    from migrator.report.safety import printable
+
+    return printable(text)
+
+
 # ---------------------------------------------------------------------------- the options
 
 FLAG = "flag"  # given: True; absent: the option's default (None where a config file may decide)
@@ -413,10 +423,11 @@ def _plain_text(stream: Any) -> bool:
 
 
 def _say(line: str) -> None:
-    """A line on standard error as ``click.echo(line, err=True)`` writes it there: escape
-    sequences removed when standard error is not a terminal."""
+    """A line on standard error as ``cli._say`` writes it there (``shown``, then
+    ``click.echo(line, err=True)``: escape sequences removed when standard error is not a
+    terminal)."""
     stream = sys.stderr
-    text = line + "\n"
+    text = shown(line) + "\n"
     if "\033" in text:
         try:
             terminal = stream.isatty()
