@@ -353,10 +353,15 @@ def tree_goals(args: argparse.Namespace, temp: Path, cli: list[str]) -> list[Res
         print("  warm check: this version has no results cache (--no-cache)")
 
     out = temp / "out"
+
+    def fresh_output(index: int) -> None:  # every convert run writes a new tree
+        shutil.rmtree(out, ignore_errors=True)
+
     serial, parallel, floor = compared([
         [*cli, "convert", str(tree), "-o", str(out / "j1"), "-q", "-j", "1"],
         [*cli, "convert", str(tree), "-o", str(out / "j2"), "-q", "-j", "2"],
-        [sys.executable, "-c", ROUND_TRIP, *map(str, legacy)]], args.repeat)
+        [sys.executable, "-c", ROUND_TRIP, *map(str, legacy)]], args.repeat,
+        before=fresh_output)
     shutil.rmtree(out, ignore_errors=True)
     inside = best_of(lambda: bare_round_trip(legacy))
     results.append(("convert -j1 / ruamel round trip", serial / floor, "<= 1.3",
