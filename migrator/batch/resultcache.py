@@ -518,7 +518,8 @@ def _tail(tail: str, tails: dict[str, tuple[int, bool]]) -> tuple[int, bool] | N
 def _code_stamps() -> list[bytes]:
     """What the results depend on besides the options: this package's code and the mapping
     data the run reads (``settings.mappings_dir()``: ``$TRAINJOB_MIGRATE_MAPPINGS`` when set;
-    each file's path, size and mtime), the tool version, ruamel.yaml and pydantic."""
+    each file's path, size and mtime), the tool version, ruamel.yaml, pydantic and jsonschema
+    (which validates against ``--crd``)."""
     import importlib.util
 
     from migrator.errors import MappingFileError
@@ -540,7 +541,7 @@ def _code_stamps() -> list[bytes]:
             found += [os.path.join(folder, entry) for entry in names
                       if entry.endswith((".py", ".yaml", ".yml", ".json"))]
         parts.extend(_file_stamp(path) for path in sorted(found))
-    for module in ("ruamel.yaml", "pydantic", "pydantic_core", "_ruamel_yaml"):
+    for module in ("ruamel.yaml", "pydantic", "pydantic_core", "_ruamel_yaml", "jsonschema"):
         try:
             spec = importlib.util.find_spec(module)
         except (ImportError, ValueError):

@@ -305,7 +305,7 @@ def _override_job(job: str, override: Any, fields: Any, base: FieldPath, where: 
         target = f"...replicatedJobs[name={job}].template.spec.template.spec.{key}"
         if key in ("containers", "initContainers"):
             _containers(job, str(key), item, path, pod_spec, spec, quiet, data)
-        elif key in data.named_lists and isinstance(item, list):
+        elif key in data.named_lists and key in pod_fields and isinstance(item, list):
             _merge_named(pod_spec.setdefault(key, yamlio.new_seq()), item)
             ledger.mapped(path, target)
         elif key in pod_fields:
