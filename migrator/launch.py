@@ -188,8 +188,9 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
                          "for YAML; add -o DIR or --in-place, or use check")
     if values["no_cache"]:
         os.environ["TRAINJOB_MIGRATE_NO_CACHE"] = "1"  # worker processes inherit it
+    under_pre_commit = bool(os.environ.get("PRE_COMMIT"))  # it runs hooks in parallel itself
     project = project_config(values["config_path"], say,
-                             quiet=values["quiet"] or bool(os.environ.get("PRE_COMMIT")))
+                             quiet=values["quiet"] or under_pre_commit)
     try:
         options = ConvertOptions(
             target=_pick(values["target"], project.target, "2.2"), runtime=values["runtime"],
@@ -206,7 +207,6 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
     from migrator.report.terminal import color_wanted
 
     color = values.get("color", "auto")
-    under_pre_commit = bool(os.environ.get("PRE_COMMIT"))  # it runs hooks in parallel itself
     return RunSettings(
         paths=values["paths"], options=options, mode=mode,
         output_dir=values.get("output_dir"), reports=values["reports"],
@@ -423,21 +423,10 @@ def _plain_text(stream: Any) -> bool:
 
 
 def _say(line: str) -> None:
-    """A line on standard error as ``cli._say`` writes it there (``shown``, then
-    ``click.echo(line, err=True)``: escape sequences removed when standard error is not a
-    terminal)."""
+    """A line on standard error as ``cli._say`` writes it there (``shown``: no escape
+    sequence is left for ``click.echo`` to strip)."""
     stream = sys.stderr
-    text = shown(line) + "\n"
-    if "\033" in text:
-        try:
-            terminal = stream.isatty()
-        except Exception:
-            terminal = False
-        if not terminal:
-            import re
-
-            text = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", text)
-    stream.write(text)
+    stream.write(shown(line) + "\n")
     stream.flush()
 
 

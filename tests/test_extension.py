@@ -82,6 +82,12 @@ def _scattered_jobs(tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text(
         f"# Train\n\n```yaml\n{job}```\n\nMore workers:\n\n```yaml\nspec:\n"
         "  mxReplicaSpecs:\n    Worker:\n      replicas: 4\n```\n", encoding="utf-8")
+    _shell_and_overlay(tmp_path, job)
+
+
+def _shell_and_overlay(tmp_path: Path, job: str) -> None:
+    """The MXJob ``job`` in a shell heredoc (run.sh) and as the base of a kustomization whose
+    patch targets kind MXJob (kust/)."""
     (tmp_path / "run.sh").write_text(f"#!/bin/sh\nkubectl apply -f - <<EOF\n{job}EOF\n",
                                      encoding="utf-8")
     (tmp_path / "kust").mkdir()
@@ -456,18 +462,11 @@ def test_a_made_up_group_is_found_wherever_a_job_is_written_out(tmp_path: Path) 
     mappings, job = _made_up_group(tmp_path)
     (tmp_path / "README.md").write_text(
         f"# Train\n\n```bash\nkubectl apply -f - <<EOF\n{job}EOF\n```\n", encoding="utf-8")
-    (tmp_path / "run.sh").write_text(f"#!/bin/sh\nkubectl apply -f - <<EOF\n{job}EOF\n",
-                                     encoding="utf-8")
+    _shell_and_overlay(tmp_path, job)
     indented = "".join(f"    {line}\n" for line in job.splitlines())
     (tmp_path / "cm.yaml").write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: templates\ndata:\n"
         f"  job.yaml: |\n{indented}", encoding="utf-8")
-    (tmp_path / "kust").mkdir()
-    (tmp_path / "kust" / "job.yaml").write_text(job, encoding="utf-8")
-    (tmp_path / "kust" / "kustomization.yaml").write_text(
-        "resources: [job.yaml]\npatches:\n  - target: {kind: MXJob, name: mxjob-simple}\n"
-        "    patch: |-\n      - op: replace\n        path: /spec/mxReplicaSpecs/Worker/replicas\n"
-        "        value: 4\n", encoding="utf-8")
     (tmp_path / "old.yaml").write_text(job.replace("mxnet.example.org/v1",
                                                    "mxnet.example.org/v2"), encoding="utf-8")
     files = ("README.md", "run.sh", "cm.yaml", "kust", "old.yaml")

@@ -322,15 +322,14 @@ class _Workers:
         self.control.close()
         ended = _ended_within(self.loader_pid, LOADER_GRACE)
         waited, pause = 0.0, 0.001
-        while not ended:
-            if ended is not None or waited > LOADER_GRACE:
-                with contextlib.suppress(OSError):
-                    os.kill(self.loader_pid, signal.SIGKILL)
-                _ended(self.loader_pid, block=True)
-                return
-            time.sleep(pause)  # no pidfd: look again
+        while ended is None and waited <= LOADER_GRACE:  # no pidfd: look again
+            time.sleep(pause)
             waited, pause = waited + pause, min(pause * 2, 0.05)
-            ended = _ended(self.loader_pid, block=False) or None
+            ended = True if _ended(self.loader_pid, block=False) else None
+        if not ended:
+            with contextlib.suppress(OSError):
+                os.kill(self.loader_pid, signal.SIGKILL)
+            _ended(self.loader_pid, block=True)
 
     # -- work
 

@@ -34,12 +34,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import starmap
-from operator import attrgetter
 from pathlib import Path
 from typing import Any, cast
 
 from migrator.batch import discovery, helm
 from migrator.convert import filekinds, routing
+from migrator.load import sources
 from migrator.results import DocumentResult, FileResult, Finding, Severity, TextResult
 from migrator.settings import ConvertOptions
 
@@ -52,7 +52,7 @@ STALE_DAYS = 30  # entries of other configurations unused this long are removed
 # string, with no formatting per number)
 Stamp = str
 _PACK = struct.Struct("<IQqqQQ").pack
-_STAMPED = attrgetter("st_mode", "st_size", "st_mtime_ns", "st_ctime_ns", "st_ino", "st_dev")
+_STAMPED = sources.identity_of
 _STAT = os.DirEntry.stat
 STAMP_CHARS = 2 * struct.calcsize("<IQqqQQ")
 # what a file without documents adds to a run's counts (``through(..., counting=True)``):
@@ -388,7 +388,6 @@ class ResultCache:
         self.dirty = False
         _remove_stale(self.folder, self.name)
 
-
     def _compact(self) -> None:
         """Renumber the texts of every payload into a table of only the texts in use (in
         order of first use), dropping a folder with a payload that does not decode (checked
@@ -424,19 +423,14 @@ def _beside_kustomization(path: str, listed: list[str] | None) -> bool:
 
 def _stamp(info: os.stat_result) -> Stamp | None:
     """The stamp of a regular file (None: another kind of file, never recorded)."""
-    if not stat.S_ISREG(info.st_mode):
-        return None
-    try:
-        return _PACK(*_STAMPED(info)).hex()
-    except struct.error:  # a time beyond what 64 bits of nanoseconds hold
-        return None
+    return _identity_stamp(_STAMPED(info)) if stat.S_ISREG(info.st_mode) else None
 
 
 def _identity_stamp(identity: tuple[int, ...]) -> Stamp | None:
-    """The stamp of a file read (``FileResult.identity``: the same fields as ``_STAMPED``)."""
+    """The stamp of a file's identity (``sources.identity_of``; ``FileResult.identity``)."""
     try:
         return _PACK(*identity).hex()
-    except struct.error:
+    except struct.error:  # a time beyond what 64 bits of nanoseconds hold
         return None
 
 

@@ -13,7 +13,9 @@ import codecs
 import os
 import stat
 import sys
-from typing import BinaryIO
+from collections.abc import Callable
+from operator import attrgetter
+from typing import BinaryIO, cast
 
 from migrator.load import stream
 from migrator.results import BOMS, SourceText, Unreadable
@@ -76,9 +78,10 @@ def read(name: str, relative: str = "", max_bytes: int = MAX_BYTES) -> SourceTex
 Identity = tuple[int, int, int, int, int, int]
 
 
-def identity_of(info: os.stat_result) -> Identity:
-    return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino,
-            info.st_dev)
+# A file as its stat shows it: kind, size, times, inode, device (what the results cache
+# stamps a file by, and checks the file that was read against).
+identity_of = cast("Callable[[os.stat_result], Identity]", attrgetter(
+    "st_mode", "st_size", "st_mtime_ns", "st_ctime_ns", "st_ino", "st_dev"))
 
 
 def read_bytes(name: str, max_bytes: int = MAX_BYTES,
