@@ -66,3 +66,44 @@ def test_storing_a_new_entry_removes_older_ones(cache_dir: Path) -> None:
     assert cache.cached("thing", "b", lambda: [2], list) == [2]
     assert [p.name for p in cache_dir.glob("thing-*")] == ["thing-b.json"]
     assert cache.cached("thing", "b", lambda: [3], list) == [2]  # served from the cache
+
+
+def test_cached_json_builds_stores_and_reuses(cache_dir: Path) -> None:
+    built: list[int] = []
+
+    def build() -> dict[str, object]:
+        built.append(1)
+        return {"items": [1, 2.5, "x", None, True]}
+
+    def use(data: object) -> tuple[object, ...]:
+        assert isinstance(data, dict)
+        return tuple(data["items"])
+
+    assert cache.cached_json("prog", "a", build, use) == (1, 2.5, "x", None, True)
+    assert cache.cached_json("prog", "a", build, use) == (1, 2.5, "x", None, True)
+    assert len(built) == 1  # the second one came from the entry
+    assert cache.cached_json("prog", "b", build, use) == (1, 2.5, "x", None, True)
+    assert [p.name for p in cache_dir.glob("prog-*")] == ["prog-b.json"]
+
+
+def test_cached_json_rebuilds_what_use_rejects(cache_dir: Path) -> None:
+    def use(data: object) -> int:
+        assert isinstance(data, int)
+        return data
+
+    cache_dir.mkdir(mode=0o700)
+    for damaged in (b"not JSON", b'"a string"', b"[1, {}]", b"\xff"):
+        (cache_dir / "prog-a.json").write_bytes(damaged)
+        (cache_dir / "prog-a.json").chmod(0o600)
+        assert cache.cached_json("prog", "a", lambda: 7, use) == 7
+        assert (cache_dir / "prog-a.json").read_bytes() == b"7"
+
+
+def test_cached_json_without_a_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRAINJOB_MIGRATE_NO_CACHE", "1")
+    assert cache.cached_json("prog", "a", lambda: [1], len) == 1
+    assert not cache_dir.exists()
+
+
+def test_digest_follows_extra_parts(cache_dir: Path) -> None:
+    assert catalog.digest(b"a") == catalog.digest(b"a") != catalog.digest(b"b")

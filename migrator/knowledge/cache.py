@@ -145,6 +145,28 @@ def remove_others(folder: Path, prefix: str, keep: str) -> None:
                 pass
 
 
+def cached_json(kind: str, digest: str, build: Callable[[], Any],
+                use: Callable[[Any], T]) -> T:
+    """``use(data)`` of the JSON entry ``kind``/``digest``; ``build()`` (JSON data: dicts
+    with str keys, lists, str, int, float, bool, None) makes and stores the entry when it is
+    absent, unreadable or ``use`` rejects it (raises anything). Storing a new entry removes
+    older entries of the same kind; with no usable cache folder it is ``use(build())``."""
+    folder = private_folder()
+    if folder is None:
+        return use(build())
+    name = f"{kind}-{digest}.json"
+    data = read_json(folder, name)
+    if data is not None:
+        try:
+            return use(data)
+        except Exception:  # any entry the caller cannot use is rebuilt
+            pass
+    built = build()
+    if write_json(folder, name, built):
+        remove_others(folder, f"{kind}-", name)
+    return use(built)
+
+
 def cached(kind: str, digest: str, build: Callable[[], T], expected: type[T]) -> T:
     """The entry ``kind``/``digest``, built (and stored) when it is absent or unusable.
 

@@ -70,19 +70,51 @@ def load() -> Catalog:
     return cache.cached("catalog", cache.key(_inputs(root)), lambda: _build(root), Catalog)
 
 
+def digest(*extra: bytes) -> str:
+    """A cache key that changes with the mapping data, the knowledge code, the Python, tool,
+    pydantic and ruamel.yaml installs (what the catalog is built from) and ``extra`` (say,
+    the bytes of the caller's own code), without importing pydantic."""
+    from migrator.knowledge import cache
+
+    return cache.key([*_inputs(mappings_dir()), *extra])
+
+
 def _inputs(root: Path) -> list[bytes]:
     """Everything a built catalog depends on: the data files, the code, the versions."""
     import sys
 
-    import pydantic
-
     from migrator.knowledge import specs
     from migrator.version import __version__
 
-    parts = [__version__.encode(), sys.version.encode(), pydantic.VERSION.encode(),
+    parts = [__version__.encode(), sys.version.encode(), *_install_stamps(),
              Path(__file__).read_bytes(), Path(specs.__file__).read_bytes()]
     for path in sorted(root.rglob("*.yaml")):
         parts += [path.relative_to(root).as_posix().encode(), path.read_bytes()]
+    return parts
+
+
+def _install_stamps() -> list[bytes]:
+    """Where pydantic, pydantic-core and ruamel.yaml are installed, with each package file's
+    size and times (an upgrade rewrites them), found without importing the packages."""
+    import importlib.util
+    import os
+
+    parts = []
+    for module in ("pydantic", "pydantic_core", "ruamel.yaml"):
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            spec = None
+        origin = spec.origin if spec is not None else None
+        if not origin:
+            parts.append(f"{module} missing".encode())
+            continue
+        try:
+            info = os.stat(origin)
+            stamp = f"{origin} {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns}"
+        except OSError:
+            stamp = f"{origin} unreadable"
+        parts.append(stamp.encode("utf-8", "surrogateescape"))
     return parts
 
 
