@@ -11,15 +11,14 @@ Three layers, each with its own finding code:
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from typing import Any
-
-from pydantic import ValidationError
 
 from migrator import paths
 from migrator.check import podschema
-from migrator.knowledge import catalog
-from migrator.knowledge.apimodels import model_for
+from migrator.knowledge import catalog, shapes
 from migrator.knowledge.runtimeindex import Index, RuntimeInfo
 from migrator.knowledge.specs import CodeDoc, TargetSpec
 from migrator.results import Finding, Severity
@@ -51,19 +50,16 @@ def check(doc: Any, target: TargetSpec, codes: dict[str, CodeDoc],
         problems.append((SCHEMA, "kind", f"the tool has no model of a Trainer {target.version} "
                          f"{kind}, so it cannot be validated"))
         return _findings(problems, codes)
-    try:
-        model.model_validate(doc)
-    except ValidationError as exc:
-        for error in exc.errors():
-            where = paths.render(tuple(error["loc"]))
-            code = LIMIT if error["type"] in LIMIT_ERRORS else SCHEMA
-            last = str(error["loc"][-1]) if error["loc"] else str(kind)
-            if error["type"] == "extra_forbidden":
-                message = (f"unknown field {last!r}: the Trainer {target.version} {kind} API has "
-                           "no such field")
-            else:
-                message = f"{last}: {error['msg'][0].lower()}{error['msg'][1:]}"
-            problems.append((code, where, message))
+    for error_type, loc, msg, _ in model(doc):
+        where = paths.render(loc)
+        code = LIMIT if error_type in LIMIT_ERRORS else SCHEMA
+        last = str(loc[-1]) if loc else str(kind)
+        if error_type == "extra_forbidden":
+            message = (f"unknown field {last!r}: the Trainer {target.version} {kind} API has "
+                       "no such field")
+        else:
+            message = f"{last}: {msg[0].lower()}{msg[1:]}"
+        problems.append((code, where, message))
     meta = doc.get("metadata")
     if not embedded and not (isinstance(meta, dict) and (meta.get("name") or
                                                          meta.get("generateName"))):
@@ -76,6 +72,84 @@ def check(doc: Any, target: TargetSpec, codes: dict[str, CodeDoc],
         problems += _runtime_rules(doc)
         problems += _runtime_templates(doc, target.version)
     return _findings(problems, codes)
+
+
+Model = Callable[[Any], list[shapes.Error]]  # a document → its errors, as pydantic has them
+
+
+def model_for(version: str, kind: str) -> Model | None:
+    """The strict model of ``kind`` in Trainer ``version`` (``apimodels``), or None when there
+    is none: a function of a document to the errors pydantic would report. The models run
+    as compiled programs (cached: no pydantic); pydantic itself judges what they cannot."""
+    models = _checkers()
+    if version in models:
+        checker = models[version].get(kind)
+        return None if checker is None else functools.partial(_errors, checker, version, kind)
+    return _pydantic_model(version, kind)
+
+
+def _errors(checker: shapes.Checker, version: str, kind: str, doc: Any) -> list[shapes.Error]:
+    found = checker.errors(doc)
+    if found is None:
+        model = _pydantic_model(version, kind)
+        return model(doc) if model is not None else []
+    return found
+
+
+def _pydantic_model(version: str, kind: str) -> Model | None:
+    from migrator.knowledge import apimodels
+
+    model = apimodels.model_for(version, kind)
+    if model is None:
+        return None
+
+    def errors(doc: Any) -> list[shapes.Error]:
+        from pydantic import ValidationError
+
+        try:
+            model.model_validate(doc)
+        except ValidationError as exc:
+            return [(e["type"], tuple(e["loc"]), e["msg"], e.get("input"))
+                    for e in exc.errors()]
+        return []
+    return errors
+
+
+_LOADED: dict[int, tuple[Any, dict[str, dict[str, shapes.Checker]]]] = {}
+
+
+def _checkers() -> dict[str, dict[str, shapes.Checker]]:
+    """Trainer version → kind → the checker of its model (the compiled ``apimodels``), for
+    the catalog loaded now (the models are built from its target files)."""
+    from pathlib import Path
+
+    from migrator.knowledge import cache
+
+    loaded = catalog.load()
+    known = _LOADED.get(0)
+    if known is not None and known[0] is loaded:
+        return known[1]
+    here = Path(shapes.__file__).parent
+    digest = catalog.digest(*((here / name).read_bytes() for name in (
+        "apimodels.py", "shapes.py", "shapebuild.py")))
+    checkers = cache.cached_json("shapes-api", digest, _build, _use)
+    _LOADED[0] = (loaded, checkers)
+    return checkers
+
+
+def _build() -> Any:
+    from migrator.knowledge import apimodels
+
+    return apimodels.programs()
+
+
+def _use(data: Any) -> dict[str, dict[str, shapes.Checker]]:
+    models, kinds = data["models"], data["kinds"]
+    if not isinstance(models, dict) or not isinstance(kinds, dict):
+        raise shapes.ProgramError("not the Trainer models' programs")
+    loaded = {name: shapes.load(program) for name, program in models.items()}
+    return {version: {kind: loaded[name] for kind, name in named.items()}
+            for version, named in kinds.items()}
 
 
 def _findings(problems: list[tuple[str, str, str]], codes: dict[str, CodeDoc]) -> list[Finding]:

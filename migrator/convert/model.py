@@ -1,115 +1,80 @@
 """CONVERT: a legacy document, type-checked, as a typed intermediate model with provenance.
 
-The shape models check types the way the legacy API server did (``replicas: two`` or
-``containers`` written as a mapping are errors); the resulting ``LegacyJob`` keeps the loaded
-ruamel nodes (so comments travel) and the source path of every part.
+The shape models (``legacyshapes``) check types the way the legacy API server did (``replicas:
+two`` or ``containers`` written as a mapping are errors), through their compiled programs
+(``knowledge.shapes``, cached: no pydantic at run time); the resulting ``LegacyJob`` keeps the
+loaded ruamel nodes (so comments travel) and the source path of every part.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Annotated, Any
+from typing import Any, ClassVar
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    StrictInt,
-    StrictStr,
-    ValidationError,
-)
-
-from migrator.check import quantity
 from migrator.convert.ledger import Ledger
+from migrator.convert.shapefuncs import VALIDATORS
+from migrator.knowledge import shapes
 from migrator.knowledge.specs import MappingSpec
 from migrator.paths import FieldPath
+from migrator.results import FrozenValue, _set
 
 INVALID = "K103"
 TEMPLATE = "Y103"
 PLACEHOLDER = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_.]*\}?$")
+MAX_ERRORS = 5  # findings per invalid part
 
 
-class _Shape(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-def _quantity(value: Any) -> Any:
-    if quantity.parse(value) is None:
-        raise ValueError("not a Kubernetes quantity such as 2, 500m or 4Gi")
-    return value
-
-
-Quantity = Annotated[Any, BeforeValidator(_quantity)]
-
-
-class _ResourcesShape(_Shape):
-    limits: dict[str, Quantity] | None = None
-    requests: dict[str, Quantity] | None = None
-
-
-class _EnvShape(_Shape):
-    name: StrictStr
-
-
-class _ContainerShape(_Shape):
-    name: StrictStr
-    image: StrictStr | None = None
-    command: list[StrictStr] | None = None
-    args: list[StrictStr] | None = None
-    env: list[_EnvShape] | None = None
-    envFrom: list[dict[str, Any]] | None = None
-    resources: _ResourcesShape | None = None
-    volumeMounts: list[dict[str, Any]] | None = None
-
-
-class _PodSpecShape(_Shape):
-    containers: list[_ContainerShape] = Field(min_length=1)
-    volumes: list[dict[str, Any]] | None = None
-    tolerations: list[dict[str, Any]] | None = None
-    nodeSelector: dict[str, Any] | None = None
-
-
-class _TemplateShape(_Shape):
-    metadata: dict[str, Any] | None = None
-    spec: _PodSpecShape
-
-
-class _ReplicaShape(_Shape):
-    replicas: StrictInt | None = None
-    restartPolicy: StrictStr | None = None
-    template: _TemplateShape
-
-
-class _MetadataShape(_Shape):
-    name: StrictStr | None = None
-    generateName: StrictStr | None = None
-    namespace: StrictStr | None = None
-    labels: dict[str, StrictStr | None] | None = None
-    annotations: dict[str, StrictStr | None] | None = None
-
-
-class Node(BaseModel):
+class Node(FrozenValue):
     """A part of the source document: its loaded node and where it came from."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
-
+    __slots__ = ("node", "path")
+    FIELDS: ClassVar[tuple[str, ...]] = ("path", "node")
     path: FieldPath
     node: Any
 
+    def __init__(self, path: FieldPath, node: Any) -> None:
+        _set(self, "path", path)
+        _set(self, "node", node)
+
 
 class Container(Node):
+    """A container of a replica's pod template."""
+
+    __slots__ = ("index", "name")
+    FIELDS = ("path", "node", "name", "index")
     name: str
     index: int
 
+    def __init__(self, path: FieldPath, node: Any, name: str, index: int) -> None:
+        super().__init__(path, node)
+        _set(self, "name", name)
+        _set(self, "index", index)
+
 
 class PodTemplate(Node):
+    """A replica's pod template: its metadata, spec and containers."""
+
+    __slots__ = ("containers", "metadata", "spec")
+    FIELDS = ("path", "node", "metadata", "spec", "containers")
     metadata: Node | None
     spec: Node
     containers: list[Container]
 
+    def __init__(self, path: FieldPath, node: Any, metadata: Node | None, spec: Node,
+                 containers: list[Container]) -> None:
+        super().__init__(path, node)
+        _set(self, "metadata", metadata)
+        _set(self, "spec", spec)
+        _set(self, "containers", containers)
+
 
 class Replica(Node):
+    """A replica spec: its role, the TrainJob job it becomes, its count and template."""
+
+    __slots__ = ("job", "replicas", "replicas_given", "restart_policy", "role", "template")
+    FIELDS = ("path", "node", "role", "job", "replicas", "replicas_given", "restart_policy",
+              "template")
     role: str
     job: str
     replicas: int
@@ -117,17 +82,36 @@ class Replica(Node):
     restart_policy: str | None
     template: PodTemplate
 
+    def __init__(self, path: FieldPath, node: Any, role: str, job: str, replicas: int,
+                 replicas_given: bool, restart_policy: str | None,
+                 template: PodTemplate) -> None:
+        super().__init__(path, node)
+        _set(self, "role", role)
+        _set(self, "job", job)
+        _set(self, "replicas", replicas)
+        _set(self, "replicas_given", replicas_given)
+        _set(self, "restart_policy", restart_policy)
+        _set(self, "template", template)
 
-class LegacyJob(BaseModel):
+
+class LegacyJob(FrozenValue):
     """A legacy training job of any kind, as the mapping engine sees it."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
-
+    __slots__ = ("api_version", "kind", "metadata", "replicas", "root")
+    FIELDS = ("api_version", "kind", "metadata", "replicas", "root")
     api_version: str
     kind: str
     metadata: Node
     replicas: list[Replica]
     root: Any
+
+    def __init__(self, api_version: str, kind: str, metadata: Node, replicas: list[Replica],
+                 root: Any) -> None:
+        _set(self, "api_version", api_version)
+        _set(self, "kind", kind)
+        _set(self, "metadata", metadata)
+        _set(self, "replicas", replicas)
+        _set(self, "root", root)
 
     @property
     def name(self) -> str | None:
@@ -138,7 +122,7 @@ class LegacyJob(BaseModel):
 def parse(root: Any, spec: MappingSpec, ledger: Ledger) -> LegacyJob | None:
     """Build the model, or report K103 findings and return None."""
     metadata = root.get("metadata")
-    if not _valid(_MetadataShape, metadata if metadata is not None else {}, ("metadata",), ledger):
+    if not _valid("metadata", metadata if metadata is not None else {}, ("metadata",), ledger):
         return None
     specs_path = tuple(spec.replica_specs.path.split("."))
     holder = root
@@ -191,7 +175,7 @@ def _replica(key: Any, value: Any, path: FieldPath, spec: MappingSpec,
         allowed = ", ".join(spec.replica_specs.roles)
         ledger.report(INVALID, path, f"unknown replica type {key!r} (allowed: {allowed})")
         return None
-    if not _valid(_ReplicaShape, value, path, ledger):
+    if not _valid("replica", value, path, ledger):
         return None
     rules = spec.replica_specs.roles[role]
     given = value.get("replicas")
@@ -228,25 +212,56 @@ def _role(key: str, spec: MappingSpec) -> str | None:
     return None
 
 
-def _valid(shape: type[_Shape], value: Any, base: FieldPath, ledger: Ledger) -> bool:
-    try:
-        shape.model_validate(value)
-    except ValidationError as exc:
-        for error in exc.errors()[:5]:
-            loc = tuple(str(p) if isinstance(p, str) else p for p in error["loc"])
-            got = error.get("input")
-            if isinstance(got, str) and PLACEHOLDER.match(got.strip()):
-                ledger.report(TEMPLATE, (*base, *loc), f"placeholder {got!r} stands where the "
-                              "API needs a typed value; render the template (envsubst) first")
-            else:
-                ledger.report(INVALID, (*base, *loc), _describe(error))
-        return False
-    return True
+def _valid(shape: str, value: Any, base: FieldPath, ledger: Ledger) -> bool:
+    errors = _shape_errors(shape, value)
+    for _type, loc, msg, got in errors[:MAX_ERRORS]:
+        loc = tuple(str(p) if isinstance(p, str) else p for p in loc)
+        if isinstance(got, str) and PLACEHOLDER.match(got.strip()):
+            ledger.report(TEMPLATE, (*base, *loc), f"placeholder {got!r} stands where the "
+                          "API needs a typed value; render the template (envsubst) first")
+        else:
+            ledger.report(INVALID, (*base, *loc), _describe(loc, msg, got))
+    return not errors
 
 
-def _describe(error: Any) -> str:
-    where = ".".join(str(p) for p in error["loc"]) or "value"
-    got = error.get("input")
+def _shape_errors(shape: str, value: Any) -> list[shapes.Error]:
+    """pydantic's errors of the legacy shape ``shape``: from its compiled program (cached), or
+    from pydantic itself for a value only pydantic can judge."""
+    found = _checkers()[shape].errors(value)
+    if found is None:
+        from migrator.convert import legacyshapes
+
+        return legacyshapes.errors(shape, value)
+    return found
+
+
+@functools.cache
+def _checkers() -> dict[str, shapes.Checker]:
+    from pathlib import Path
+
+    from migrator.knowledge import cache, catalog
+
+    here = Path(__file__).parent
+    digest = catalog.digest(*(path.read_bytes() for path in (
+        here / "legacyshapes.py", here / "shapefuncs.py", Path(shapes.__file__),
+        Path(shapes.__file__).with_name("shapebuild.py"))))
+    return cache.cached_json("shapes-legacy", digest, _build, _use)
+
+
+def _build() -> Any:
+    from migrator.convert import legacyshapes
+
+    return legacyshapes.programs()
+
+
+def _use(data: Any) -> dict[str, shapes.Checker]:
+    if not isinstance(data, dict) or set(data) != {"metadata", "replica"}:
+        raise shapes.ProgramError("not the legacy shapes' programs")
+    return {name: shapes.load(program, VALIDATORS) for name, program in data.items()}
+
+
+def _describe(loc: tuple[Any, ...], msg: str, got: Any) -> str:
+    where = ".".join(str(p) for p in loc) or "value"
     shown = "a mapping" if isinstance(got, dict) else "a list" if isinstance(got, list) \
         else repr(got)
-    return f"{where}: {error['msg'].lower()} (got {shown})"
+    return f"{where}: {msg.lower()} (got {shown})"

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from pydantic.alias_generators import to_camel
 
+from migrator.knowledge import shapes
 from migrator.knowledge.specs import KindIndex, Limits, TargetSpec
 from migrator.knowledge.versions import release
 
@@ -290,9 +291,8 @@ class MLPolicy22(Strict):
 
     @model_validator(mode="after")
     def _one_source(self) -> MLPolicy22:
-        sources = [name for name in ml_policy_sources() if getattr(self, name) is not None]
-        if len(sources) > 1:
-            raise ValueError(f"only one ML policy source may be set, got {', '.join(sources)}")
+        shapes.one_ml_policy_source(ml_policy_sources(),
+                                    lambda name: getattr(self, name) is not None)
         return self
 
 
@@ -409,3 +409,28 @@ def model_for(version: str, kind: str) -> type[BaseModel] | None:
     if kind in _kinds().runtime_kinds:
         return _runtime(version)
     return None
+
+
+def after_rules() -> dict[Any, tuple[str, tuple[str, ...]]]:
+    """The models' ``model_validator`` functions, as ``shapebuild`` names them: the checker's
+    function (``shapes.AFTER``) and the fields it reads."""
+    return {MLPolicy22._one_source: ("one_ml_policy_source", ml_policy_sources())}
+
+
+def programs() -> dict[str, Any]:
+    """Every model of every target in the catalog, compiled for ``knowledge.shapes`` (at build
+    time): ``{"models": {name: program}, "kinds": {version: {kind: name}}}``."""
+    from migrator.knowledge import catalog, shapebuild
+
+    after = after_rules()
+    models: dict[str, Any] = {}
+    kinds_of: dict[str, dict[str, str]] = {}
+    for target in catalog.load().targets.values():
+        named = kinds_of.setdefault(target.version, {})
+        for kind in kinds():
+            model = model_for(target.version, kind)
+            if model is not None:
+                if model.__name__ not in models:
+                    models[model.__name__] = shapebuild.compile_model(model, after)
+                named[kind] = model.__name__
+    return {"models": models, "kinds": kinds_of}
