@@ -24,19 +24,23 @@ from typing import Any
 
 # the header: leading lines that are blank or hold only a comment
 _HEADER = re.compile(r"(?:[ ]*(?:#[^\n]*)?\n)*")
-# after the header, any of these needs the pure loader:
-_COMMENT = r"#"  # a comment (or a '#' in a value: cheap to be safe)
+# after the header, any of these needs the pure loader; each with a character it cannot match
+# without ("": none), so that most are never searched (``_pure_only``)
+_COMMENT = ("#", r"#")  # a comment (or a '#' in a value: cheap to be safe)
 _KEPT = (
-    r"\n[ ]*\n"                            # a blank line (kept by the round trip)
-    r"|(?:^|[\s\[{,:-])&[\w-]"             # an anchor (its name is kept by the round trip)
-    r"|(?:^|[\s\[{,:-])!"                   # a tag (explicit tags are kept as written)
-    r"|(?:^|[\s:-])>[-+0-9]*[ ]*(?:\n|$)"  # a folded block scalar (folds are kept)
-    r"|[\t\r\x85\u2028\u2029\ufeff%]"      # tabs, other line breaks, BOM, directives
+    ("\n", r"\n[ ]*\n"),                           # a blank line (kept by the round trip)
+    ("&", r"(?:^|[\s\[{,:-])&[\w-]"),             # an anchor (its name is kept)
+    ("!", r"(?:^|[\s\[{,:-])!"),                  # a tag (explicit tags are kept as written)
+    (">", r"(?:^|[\s:-])>[-+0-9]*[ ]*(?:\n|$)"),  # a folded block scalar (folds are kept)
+    ("", r"[\t\r\x85\u2028\u2029\ufeff%]"),        # tabs, other line breaks, BOM, directives
 )
-_PURE_ONLY = re.compile(_COMMENT + "|" + _KEPT)
 # without comments: still the pure loader where a comment stands in place of a value (``key:
 # # note``, ``- # note``): libyaml may place that empty value elsewhere (_has_empty_value)
-_PURE_ONLY_UNCOMMENTED = re.compile(_KEPT + r"|:[ ]+#|(?:^|\s)-[ ]+#")
+_IN_PLACE_OF_A_VALUE = ("#", r":[ ]+#|(?:^|\s)-[ ]+#")
+# by whether comments are needed
+_PURE_ONLY: dict[bool, tuple[tuple[str, re.Pattern[str]], ...]] = {
+    needed: tuple((character, re.compile(pattern)) for character, pattern in kinds)
+    for needed, kinds in ((True, (_COMMENT, *_KEPT)), (False, (*_KEPT, _IN_PLACE_OF_A_VALUE)))}
 _comments_needed = True
 
 
@@ -56,6 +60,11 @@ def without_comments() -> Iterator[None]:
     finally:
         _comments_needed = saved
 
+# ``_build`` takes trees at most this deep (a nesting bound): ruamel's construction takes some
+# four stack frames a level and fails on deeper trees (RecursionError, then the pure loader's
+# own Y104 message), which ``_build``, one frame a level, must not load where ruamel fails
+ONE_PASS_DEPTH = 100
+
 # a key with nothing after it on its line (its value starts on a later line, or it is empty);
 # group 1 is what stands before the key: indentation and sequence dashes
 _KEY_ONLY = re.compile(r"(?m)^((?:[ ]*-[ ]+)*[ ]*)[^\n]*:[ ]*$")
@@ -70,18 +79,19 @@ def load(text: str, pure_load: Callable[[str], Any]) -> Any | None:
         return None
     from migrator.load import nesting
 
-    if nesting.nesting_bound(text, nesting.MAX_SCANNED_DEPTH) > nesting.MAX_SCANNED_DEPTH:
+    bound = nesting.nesting_bound(text, nesting.MAX_SCANNED_DEPTH)
+    if bound > nesting.MAX_SCANNED_DEPTH:
         return None  # libyaml's recursion would crash; the pure loader reports it (Y104)
     header = _HEADER.match(text)
     body_start = header.end() if header else 0
     body = text[body_start:]
-    pure_only = _PURE_ONLY if _comments_needed else _PURE_ONLY_UNCOMMENTED
-    if pure_only.search(body) or _has_empty_value(body):
+    if _pure_only(body, _comments_needed) or _has_empty_value(body):
         return None
     try:
         loader = loader_class(str(text))  # libyaml takes exact str only, no subclasses
     except Exception:
         return None
+    loader.one_pass = bound <= ONE_PASS_DEPTH
     try:
         data = loader.get_single_data()
     except Exception:  # any problem, even one of ours: the pure loader decides
@@ -95,6 +105,14 @@ def load(text: str, pure_load: Callable[[str], Any]) -> Any | None:
             return None
         data.ca.comment = probe.ca.comment
     return data
+
+
+def _pure_only(body: str, comments: bool) -> bool:
+    """Whether ``body`` holds anything that needs the pure loader (``_PURE_ONLY``). Each
+    kind is searched alone, and only in a text with the character it needs: one alternation
+    of them all, tried at every character, was a tenth of the load of a document."""
+    return any((not character or character in body) and pattern.search(body) is not None
+               for character, pattern in _PURE_ONLY[comments])
 
 
 def _has_empty_value(body: str) -> bool:
@@ -118,7 +136,16 @@ def _has_empty_value(body: str) -> bool:
 @functools.cache
 def _loader_class() -> type | None:
     """ruamel's round-trip constructor and resolver on top of libyaml's parser (None without
-    ruamel.yaml.clib); built once."""
+    ruamel.yaml.clib); built once.
+
+    Two shortcuts, each giving exactly what ruamel's own code gives (tests hold the trees
+    equal): scalars are resolved against the YAML 1.2 rules looked up once (ruamel looks the
+    version up for every scalar, through two caught exceptions: a document with a ``%YAML``
+    directive never comes here), and a plain tree (no anchor, explicit tag, comment, merge
+    key or complex key: what libyaml gets) is built by ``_build`` in one pass over the nodes
+    rather than through ruamel's generic, generator-based construction (anything else still
+    is; so is a tree nested deeper than ONE_PASS_DEPTH).
+    """
     from ruamel.yaml import main
     from ruamel.yaml.constructor import RoundTripConstructor
     from ruamel.yaml.resolver import VersionedResolver
@@ -126,6 +153,7 @@ def _loader_class() -> type | None:
     parser: Any = getattr(main, "CParser", None)  # None without ruamel.yaml.clib
     if parser is None:
         return None
+    resolve, build = _fast_paths(RoundTripConstructor, VersionedResolver)
 
     class RoundTripCLoader(parser, RoundTripConstructor, VersionedResolver):  # type: ignore[misc]
         def __init__(self, stream: str) -> None:
@@ -136,4 +164,134 @@ def _loader_class() -> type | None:
             self.comment_handling = None
             VersionedResolver.__init__(self, version=None, loadumper=self)
 
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            if self.yaml_path_resolvers:  # (none are registered; if one ever is: ruamel's)
+                return VersionedResolver.resolve(self, kind, value, implicit)
+            return resolve(kind, value, implicit)
+
+        one_pass = False  # ``load`` sets it for a document that nests at most ONE_PASS_DEPTH
+
+        def construct_document(self, node: Any) -> Any:
+            if self.one_pass:
+                try:
+                    return build(self, node)
+                except _NotPlain:
+                    pass
+            return RoundTripConstructor.construct_document(self, node)
+
     return RoundTripCLoader
+
+
+class _NotPlain(Exception):
+    """A node ``_build`` leaves to ruamel's generic construction."""
+
+
+def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[[Any, Any, Any], Any],
+                                                          Callable[[Any, Any], Any]]:
+    """(resolve, build): ``VersionedResolver.resolve`` for YAML 1.2 without the per-scalar
+    version look-up, and a one-pass builder of a plain tree (see ``_loader_class``)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+    from ruamel.yaml.tag import Tag
+
+    # first character -> [(tag, pattern)]: ruamel's table for its default version (a resolver
+    # of no loader sees no ``%YAML`` directive)
+    rules = resolver(version=None).versioned_resolver
+    # one Tag per resolved tag (ruamel makes a new, equal one for every scalar; nothing keeps
+    # or changes the Tag of an implicitly resolved scalar)
+    tags = {tag: Tag(suffix=tag) for entries in rules.values() for tag, _ in entries}
+    table = {first: tuple((tags[tag], pattern) for tag, pattern in entries)
+             for first, entries in rules.items()}
+    extra = table.get(None, ())  # (ruamel's 1.2 rules have none)
+    default_scalar = resolver.DEFAULT_SCALAR_TAG
+    default_sequence, default_mapping = resolver.DEFAULT_SEQUENCE_TAG, \
+        resolver.DEFAULT_MAPPING_TAG
+
+    def resolve(kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is ScalarNode:
+            if implicit[0]:
+                for tag, pattern in table.get(value[:1], ()) + extra:
+                    if pattern.match(value):
+                        return tag
+            return default_scalar
+        if kind is SequenceNode:
+            return default_sequence
+        if kind is MappingNode:
+            return default_mapping
+        return None
+
+    # the scalar constructors ruamel registers for these tags (none is a generator); the
+    # others (merge ``<<``, value ``=``, ``yaml``) and any surprise are left to ruamel
+    known = {"str": "construct_yaml_str", "null": "construct_yaml_null",
+             "bool": "construct_yaml_sbool", "int": "construct_yaml_int",
+             "float": "construct_yaml_float", "timestamp": "construct_yaml_timestamp"}
+    scalars: dict[int, Any] = {}
+    for tag in (default_scalar, *tags.values()):
+        function = constructor.yaml_constructors.get(str(tag))
+        if function is not None and function.__name__ == known.get(str(tag).rpartition(":")[2]):
+            # (construct_yaml_str is construct_scalar for a tag without a handle)
+            scalars[id(tag)] = constructor.construct_scalar if tag is default_scalar \
+                else function
+
+    def build(loader: Any, root: Any) -> Any:
+        """What ``RoundTripConstructor.construct_document`` makes of a plain tree; raises
+        _NotPlain for anything else (before changing any node: ruamel then starts over)."""
+        seen: set[int] = set()  # the nodes met: one met again is an alias (ruamel shares
+        # the object it made of it; libyaml names no anchor)
+
+        def construct(node: Any) -> Any:
+            if node.anchor is not None or node.comment is not None or id(node) in seen:
+                raise _NotPlain
+            seen.add(id(node))
+            kind = type(node)
+            if kind is ScalarNode:
+                if node.style == "" and node.ctag is default_scalar:
+                    return node.value  # a plain string
+                function = scalars.get(id(node.ctag))
+                if function is None:
+                    raise _NotPlain
+                return function(loader, node)
+            mark = node.start_mark
+            if kind is MappingNode and node.ctag is default_mapping:
+                mapping = CommentedMap()
+                mapping._yaml_set_line_col(mark.line, mark.column)
+                for key_node, value_node in node.value:
+                    if type(key_node) is not ScalarNode or id(key_node.ctag) not in scalars:
+                        raise _NotPlain  # a complex key, a merge key (<<), a value key (=)
+                    key = construct(key_node)
+                    if key in mapping:
+                        raise _NotPlain  # a duplicate key: ruamel raises the error
+                    value = construct(value_node)
+                    key_mark, value_mark = key_node.start_mark, value_node.start_mark
+                    mapping._yaml_set_kv_line_col(key, [key_mark.line, key_mark.column,
+                                                        value_mark.line, value_mark.column])
+                    mapping[key] = value
+                _style(mapping, node)
+                return mapping
+            if kind is SequenceNode and node.ctag is default_sequence:
+                sequence = CommentedSeq()
+                sequence._yaml_set_line_col(mark.line, mark.column)
+                items = []
+                for index, child in enumerate(node.value):
+                    items.append(construct(child))
+                    child_mark = child.start_mark
+                    sequence._yaml_set_idx_line_col(index, [child_mark.line,
+                                                            child_mark.column])
+                sequence.extend(items)
+                _style(sequence, node)
+                return sequence
+            raise _NotPlain
+
+        return construct(root)
+
+    return resolve, build
+
+
+def _style(data: Any, node: Any) -> None:
+    """``RoundTripConstructor.set_collection_style``."""
+    if len(data) == 0:
+        return
+    if node.flow_style is True:
+        data.fa.set_flow_style()
+    elif node.flow_style is False:
+        data.fa.set_block_style()
