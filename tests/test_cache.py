@@ -62,10 +62,10 @@ def test_key_follows_the_data_files(tmp_path: Path) -> None:
 
 
 def test_storing_a_new_entry_removes_older_ones(cache_dir: Path) -> None:
-    assert cache.cached("thing", "a", lambda: [1], list) == [1]
-    assert cache.cached("thing", "b", lambda: [2], list) == [2]
+    assert cache.cached_json("thing", "a", lambda: [1], list) == [1]
+    assert cache.cached_json("thing", "b", lambda: [2], list) == [2]
     assert [p.name for p in cache_dir.glob("thing-*")] == ["thing-b.json"]
-    assert cache.cached("thing", "b", lambda: [3], list) == [2]  # served from the cache
+    assert cache.cached_json("thing", "b", lambda: [3], list) == [2]  # served from the cache
 
 
 def test_cached_json_builds_stores_and_reuses(cache_dir: Path) -> None:
@@ -107,3 +107,11 @@ def test_cached_json_without_a_cache(cache_dir: Path, monkeypatch: pytest.Monkey
 
 def test_digest_follows_extra_parts(cache_dir: Path) -> None:
     assert catalog.digest(b"a") == catalog.digest(b"a") != catalog.digest(b"b")
+
+
+@pytest.mark.parametrize("built", [{1: "a"}, ("a",), [{"a": (1,)}], [float("nan")],
+                                   {"when": __import__("datetime").date(2024, 1, 1)}])
+def test_cached_json_uses_but_does_not_store_what_json_would_change(
+        cache_dir: Path, built: object) -> None:
+    assert cache.cached_json("prog", "a", lambda: built, lambda data: data) is built
+    assert not list(cache_dir.glob("prog-*"))

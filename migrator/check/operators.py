@@ -7,81 +7,26 @@ really ran. ``implicit`` evaluates a role's additions for one job.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict
-from pydantic.alias_generators import to_camel
+from typing import Any
 
 from migrator.knowledge import catalog
-
-Condition = Literal["master", "nproc", "notElastic", "openmpi", "intel", "mpich",
-                    "launcherIsWorker", "launcherNotWorker", "noCommand", "noCommandOrArgs"]
-
-
-class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel,
-                              populate_by_name=True)
-
-
-class EnvItem(_Spec):
-    name: str
-    value: str
-    when: Condition | None = None
-    carry: bool = False  # a companion runtime sets it too (a literal Trainer does not set)
+from migrator.knowledge.specs import Command as Command
+from migrator.knowledge.specs import Condition as Condition
+from migrator.knowledge.specs import EnvItem as EnvItem
+from migrator.knowledge.specs import Operator as Operator
+from migrator.knowledge.specs import Operators as Operators
+from migrator.knowledge.specs import Port as Port
+from migrator.knowledge.specs import RoleAdditions as RoleAdditions
+from migrator.knowledge.specs import Volume as Volume
 
 
-class Port(_Spec):
-    name: str
-    container_port: int
-
-
-class Command(_Spec):
-    value: list[str]
-    when: Condition
-
-
-class Volume(_Spec):
-    name: str
-    mount_path: str
-    trainer: str | None = None
-    files: list[str] = []
-    trainer_files: list[str] = []
-
-
-class RoleAdditions(_Spec):
-    containers: Literal["main", "all"] = "main"
-    env: list[EnvItem] = []
-    command: Command | None = None
-    volumes: list[Volume] = []
-
-
-class Operator(_Spec):
-    port: Port | None = None
-    roles: dict[str, RoleAdditions]
-
-    def role(self, name: str) -> RoleAdditions | None:
-        return self.roles.get(name) or self.roles.get("*")
-
-
-class Operators(_Spec):
-    id: str
-    sshd_command: list[str]
-    operators: dict[str, Operator]
-
-
-@functools.cache
 def _data() -> Operators:
-    from ruamel.yaml import YAML
-
-    path = catalog.mappings_dir() / "common" / "legacy-operators.yaml"
-    data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
-    return Operators.model_validate(data)
+    return catalog.load().operators
 
 
 def load() -> dict[str, Operator]:
-    """The operators' additions by mapping id (validated once per process)."""
+    """The operators' additions by mapping id (validated with the catalog)."""
     return _data().operators
 
 

@@ -9,52 +9,19 @@ and returns (path, message) problems. Only the fields the tables type are checke
 
 from __future__ import annotations
 
-import functools
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict
 
 from migrator import paths
 from migrator.knowledge import catalog
-
-SCALARS = ("string", "integer", "boolean", "intstr", "object", "map", "quantities")
-
-
-class KubeType(BaseModel):
-    """One Kubernetes type: its fields, which are required, which exist only in some releases."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    fields: dict[str, Any]
-    required: list[str] = []
-    only: dict[str, list[str]] = {}
+from migrator.knowledge.specs import KUBE_SCALARS as SCALARS
+from migrator.knowledge.specs import KubeType as KubeType
+from migrator.knowledge.specs import KubeTypes as KubeTypes
 
 
-class KubeTypes(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str
-    types: dict[str, KubeType]
-
-
-@functools.cache
 def types() -> dict[str, KubeType]:
-    """The type tables of mappings/common/kubernetes.yaml (validated once per process)."""
-    from ruamel.yaml import YAML
-
-    path = catalog.mappings_dir() / "common" / "kubernetes.yaml"
-    data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
-    table = KubeTypes.model_validate(data).types
-    for name, kube in table.items():
-        for field, spec in kube.fields.items():
-            _check_spec(spec, table, f"{name}.{field}")
-    return table
-
-
-def _check_spec(spec: Any, table: dict[str, KubeType], where: str) -> None:
-    inner = spec[0] if isinstance(spec, list) and len(spec) == 1 else spec
-    if not isinstance(inner, str) or (inner not in SCALARS and inner not in table):
-        raise ValueError(f"kubernetes.yaml: {where}: unknown type {spec!r}")
+    """The type tables of mappings/common/kubernetes.yaml (validated with the catalog, whose
+    build checks that every field names a known type)."""
+    return catalog.load().kube.types
 
 
 def check(value: Any, type_name: str | list[str], where: paths.FieldPath,

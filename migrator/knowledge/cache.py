@@ -5,8 +5,9 @@ else ``~/.cache/trainjob-migrate``; ``TRAINJOB_MIGRATE_NO_CACHE=1`` (or ``--no-c
 every cache off. The cache is only ever an optimisation: an entry that is missing,
 unreadable, stale or not valid is rebuilt, and a folder that cannot be used is ignored.
 
-Entries are JSON data, validated again when they are read (a catalog entry goes through the
-same pydantic models as the data files), so no entry can run code, whoever wrote it. The
+Entries are JSON data, checked again when they are read (a catalog entry is decoded by the
+declarations of the data files' models, field by field and type by type), so no entry can run
+code, whoever wrote it. The
 folder is created 0700 whatever the umask, and a folder or entry that is not owned by this
 user, or that group or others may write, is never read or written (no cache then).
 """
@@ -150,7 +151,9 @@ def cached_json(kind: str, digest: str, build: Callable[[], Any],
     """``use(data)`` of the JSON entry ``kind``/``digest``; ``build()`` (JSON data: dicts
     with str keys, lists, str, int, float, bool, None) makes and stores the entry when it is
     absent, unreadable or ``use`` rejects it (raises anything). Storing a new entry removes
-    older entries of the same kind; with no usable cache folder it is ``use(build())``."""
+    older entries of the same kind; with no usable cache folder it is ``use(build())``. Data
+    that would not read back as itself (a tuple, a key that is not a string) is used, not
+    stored."""
     folder = private_folder()
     if folder is None:
         return use(build())
@@ -162,71 +165,22 @@ def cached_json(kind: str, digest: str, build: Callable[[], Any],
         except Exception:  # any entry the caller cannot use is rebuilt
             pass
     built = build()
-    if write_json(folder, name, built):
+    if _plain_json(built) and write_json(folder, name, built):
         remove_others(folder, f"{kind}-", name)
     return use(built)
 
 
-def cached(kind: str, digest: str, build: Callable[[], T], expected: type[T]) -> T:
-    """The entry ``kind``/``digest``, built (and stored) when it is absent or unusable.
+def _plain_json(data: Any, depth: int = 0) -> bool:
+    """Whether ``data`` reads back from JSON as itself: dicts with str keys, lists, str, int,
+    finite float, bool, None (not tuples, not other keys, not dates)."""
+    kind = type(data)
+    if kind is dict:
+        return depth < 200 and all(type(key) is str and _plain_json(value, depth + 1)
+                                   for key, value in data.items())
+    if kind is list:
+        return depth < 200 and all(_plain_json(item, depth + 1) for item in data)
+    if kind is float:
+        import math
 
-    ``expected`` is a type pydantic can validate (a model, or a dataclass of models): an
-    entry is JSON of the built value, and is validated as ``expected`` when read. Storing a
-    new entry removes older entries of the same kind (and old pickles of earlier versions).
-    """
-    folder = private_folder()
-    if folder is None:
-        return build()
-    name = f"{kind}-{digest}.json"
-    data = read_json(folder, name)
-    if data is not None:
-        try:
-            return _adapter(expected).validate_python(_decode(data))  # type: ignore[no-any-return]
-        except Exception:  # any entry that does not validate is rebuilt
-            pass
-    value = build()
-    try:
-        encoded = _encode(_adapter(expected).dump_python(value, by_alias=True))
-    except Exception:  # a value we cannot encode is simply not stored
-        return value
-    if write_json(folder, name, encoded):
-        remove_others(folder, f"{kind}-", name)
-    return value
-
-
-def _adapter(expected: type[Any]) -> Any:
-    from pydantic import TypeAdapter
-
-    return TypeAdapter(expected)
-
-
-_PAIRS = "__pairs__"
-
-
-def _encode(value: Any) -> Any:
-    """Plain Python data as JSON data: tuples and sets become lists, a mapping with keys that
-    are not strings becomes ``{"__pairs__": [[key, value], ...]}``."""
-    if isinstance(value, dict):
-        if all(isinstance(k, str) for k in value) and _PAIRS not in value:
-            return {k: _encode(v) for k, v in value.items()}
-        return {_PAIRS: [[_encode(k), _encode(v)] for k, v in value.items()]}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_encode(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    raise TypeError(f"cannot store {type(value).__name__} in the cache")
-
-
-def _decode(value: Any) -> Any:
-    if isinstance(value, dict):
-        pairs = value.get(_PAIRS)
-        if len(value) == 1 and isinstance(pairs, list):
-            return {_hashable(_decode(k)): _decode(v) for k, v in pairs}
-        return {k: _decode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    return value
-
-
-def _hashable(value: Any) -> Any:
-    return tuple(_hashable(v) for v in value) if isinstance(value, list) else value
+        return math.isfinite(data)
+    return data is None or kind in (str, int, bool)

@@ -1,28 +1,34 @@
-"""KNOWLEDGE: locate, load and cross-check the data files in mappings/ (cached per process)."""
+"""KNOWLEDGE: locate, load and cross-check the data files in mappings/ (cached per process).
+
+Building the catalog parses the files and validates them with pydantic (``specmodels``); the
+result is kept as a JSON entry of the per-user cache (``cache.cached_json``), which later runs
+decode by the declarations in specs.py (``plain.decode``) without importing pydantic or a YAML
+parser. An entry that does not decode is rebuilt.
+"""
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import Any
 
 from migrator.errors import MappingFileError
+from migrator.knowledge import plain
 from migrator.knowledge.specs import (
+    KUBE_SCALARS,
     CodeDoc,
     IntegrationsSpec,
     KindIndex,
+    KubeTypes,
     MappingSpec,
+    Operators,
     PodRules,
     TargetSpec,
     UpgradeSpec,
 )
 from migrator.settings import flow_list
 from migrator.settings import mappings_dir as mappings_dir  # also catalog.mappings_dir
-
-M = TypeVar("M", bound=BaseModel)
 
 
 def _read_yaml(path: Path) -> Any:
@@ -33,15 +39,6 @@ def _read_yaml(path: Path) -> Any:
         return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
     except (OSError, YAMLError) as exc:
         raise MappingFileError(f"{path}: {exc}") from None
-
-
-def _model(model: type[M], path: Path, data: Any) -> M:
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise MappingFileError(f"{path}: {where}: {first['msg']}") from None
 
 
 @dataclass(frozen=True)
@@ -55,9 +52,42 @@ class Catalog:
     codes: dict[str, CodeDoc]
     upgrade: UpgradeSpec
     integrations: IntegrationsSpec
+    kube: KubeTypes  # common/kubernetes.yaml (check/podschema.py)
+    operators: Operators  # common/legacy-operators.yaml (check/operators.py)
 
     def target(self, version: str) -> TargetSpec:
         return self.targets[version]
+
+
+class _Entry(plain.Declared):
+    """A catalog as a cache entry: the files' values in the catalog's order."""
+
+    legacy: list[MappingSpec]
+    targets: list[TargetSpec]
+    pod: PodRules
+    kinds: KindIndex
+    codes: dict[str, CodeDoc]
+    upgrade: UpgradeSpec
+    integrations: IntegrationsSpec
+    kube: KubeTypes
+    operators: Operators
+
+
+def _stored(catalog: Catalog) -> Any:
+    return plain.dump(_Entry(
+        legacy=list(catalog.legacy.values()), targets=list(catalog.targets.values()),
+        pod=catalog.pod, kinds=catalog.kinds, codes=catalog.codes, upgrade=catalog.upgrade,
+        integrations=catalog.integrations, kube=catalog.kube, operators=catalog.operators))
+
+
+def _restored(data: Any) -> Catalog:
+    entry = plain.decode(_Entry, data)
+    legacy = {(spec.source.api_version, spec.source.kind): spec for spec in entry.legacy}
+    targets = {target.version: target for target in entry.targets}
+    if len(legacy) != len(entry.legacy) or len(targets) != len(entry.targets):
+        raise plain.Undecodable("a kind or target twice")
+    return Catalog(legacy, targets, entry.pod, entry.kinds, entry.codes, entry.upgrade,
+                   entry.integrations, entry.kube, entry.operators)
 
 
 @functools.lru_cache(maxsize=1)
@@ -67,7 +97,8 @@ def load() -> Catalog:
     from migrator.knowledge import cache
 
     root = mappings_dir()
-    return cache.cached("catalog", cache.key(_inputs(root)), lambda: _build(root), Catalog)
+    return cache.cached_json("catalog", cache.key(_inputs(root)),
+                             lambda: _stored(_build(root)), _restored)
 
 
 def digest(*extra: bytes) -> str:
@@ -83,11 +114,12 @@ def _inputs(root: Path) -> list[bytes]:
     """Everything a built catalog depends on: the data files, the code, the versions."""
     import sys
 
-    from migrator.knowledge import specs
     from migrator.version import __version__
 
-    parts = [__version__.encode(), sys.version.encode(), *_install_stamps(),
-             Path(__file__).read_bytes(), Path(specs.__file__).read_bytes()]
+    here = Path(__file__).parent  # the code that builds and reads a catalog
+    parts = [__version__.encode(), sys.version.encode(), *_install_stamps()]
+    parts += [(here / name).read_bytes() for name in (
+        "catalog.py", "specs.py", "plain.py", "specmodels.py", "cache.py")]
     for path in sorted(root.rglob("*.yaml")):
         parts += [path.relative_to(root).as_posix().encode(), path.read_bytes()]
     return parts
@@ -119,6 +151,9 @@ def _install_stamps() -> list[bytes]:
 
 
 def _build(root: Path) -> Catalog:
+    """The catalog of the data files under ``root``, validated (imports pydantic)."""
+    from migrator.knowledge.specmodels import validate as _model
+
     legacy: dict[tuple[str, str], MappingSpec] = {}
     for path in sorted((root / "legacy").glob("*.yaml")):
         spec = _model(MappingSpec, path, _read_yaml(path))
@@ -145,7 +180,12 @@ def _build(root: Path) -> Catalog:
     integrations = _model(IntegrationsSpec, root / "common" / "integrations.yaml",
                           _read_yaml(root / "common" / "integrations.yaml"))
     _check_id(root / "common" / "integrations.yaml", integrations.id)
-    catalog = Catalog(legacy, targets, pod, kinds, codes, upgrade, integrations)
+    kube = _model(KubeTypes, root / "common" / "kubernetes.yaml",
+                  _read_yaml(root / "common" / "kubernetes.yaml"))
+    _check_kube_types(kube)
+    operators = _model(Operators, root / "common" / "legacy-operators.yaml",
+                       _read_yaml(root / "common" / "legacy-operators.yaml"))
+    catalog = Catalog(legacy, targets, pod, kinds, codes, upgrade, integrations, kube, operators)
     _check_codes(catalog)
     _check_targets(catalog)
     _check_kinds(catalog)
@@ -160,7 +200,9 @@ def _check_flow_lists(path: Path, kinds: KindIndex) -> None:
     """The lists read as text at start-up (``--runtime-kind`` choices, the candidate check)
     read the same as the parsed file: else the tool would act on other values than the
     catalog's (a list spread over several lines, a comment inside it)."""
-    parsed = kinds.model_dump(by_alias=True)
+    from migrator.knowledge.specmodels import dump_by_alias
+
+    parsed = dump_by_alias(kinds)
     for key in FLOW_LISTS:
         if flow_list(path, key) != tuple(parsed[key]):
             raise MappingFileError(f"{path}: {key} must be a one-line list [a, b] (start-up "
@@ -198,6 +240,16 @@ def _check_kinds(catalog: Catalog) -> None:
             raise MappingFileError(f"kinds.yaml: legacyManagers {accepted} are values Trainer "
                                    f"{target.version}'s spec.managedBy accepts (targets/*.yaml "
                                    "managedBy): a job naming them would lose them")
+
+
+def _check_kube_types(kube: KubeTypes) -> None:
+    """Every field of kubernetes.yaml names a scalar or a type of the file (or a list of one)."""
+    for name, kube_type in kube.types.items():
+        for field, spec in kube_type.fields.items():
+            inner = spec[0] if isinstance(spec, list) and len(spec) == 1 else spec
+            if not isinstance(inner, str) or (inner not in KUBE_SCALARS and
+                                              inner not in kube.types):
+                raise MappingFileError(f"kubernetes.yaml: {name}.{field}: unknown type {spec!r}")
 
 
 # Lists in a target delta replace the base's list, except these, whose items merge by name.

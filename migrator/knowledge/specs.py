@@ -1,20 +1,24 @@
-"""KNOWLEDGE: typed, strict models of the data files in mappings/ (the tool's own rule language)."""
+"""KNOWLEDGE: typed, strict models of the data files in mappings/ (the tool's own rule language).
+
+Each class declares the fields of one part of a data file once (``plain.Declared``): a catalog
+build validates the files with pydantic models derived from these declarations
+(``specmodels``: camelCase keys, unknown keys rejected, ``Key``/``Len`` markers and
+``cross_check`` rules enforced), and a run with a cached catalog reads them back without
+pydantic.
+"""
+
+# ruff: noqa: RUF012 (the class attributes are the fields' defaults; instances get copies)
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-from pydantic.alias_generators import to_camel
-
+from migrator.knowledge.plain import Declared, Key, Len
 from migrator.knowledge.versions import TrainerVersion, release
 
 
-class Spec(BaseModel):
-    """Base: camelCase keys in YAML, unknown keys rejected, immutable."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel,
-                              populate_by_name=True)
+class Spec(Declared):
+    """Base: camelCase keys in YAML (or the field names), unknown keys rejected, immutable."""
 
 
 class ApiKind(Spec):
@@ -75,18 +79,16 @@ class MainContainerSpec(Spec):
 class Rule(Spec):
     """One job-level rule: what happens to the source field ``from``."""
 
-    source: str = Field(alias="from")
+    source: Annotated[str, Key("from")]
     op: Literal["copy", "drop", "unsupported", "transform"]
     to: str | None = None
     fn: str | None = None
     code: str | None = None
 
-    @model_validator(mode="after")
-    def _arguments(self) -> Rule:
+    def cross_check(self) -> None:
         needed = {"copy": "to", "unsupported": "code", "transform": "fn"}.get(self.op)
         if needed and getattr(self, needed) is None:
             raise ValueError(f"op {self.op!r} needs {needed!r}")
-        return self
 
 
 class MappingSpec(Spec):
@@ -111,7 +113,7 @@ class MappingSpec(Spec):
 class FieldRule(Spec):
     op: Literal["patch", "trainer", "containers", "unsupported", "drop"]
     to: str | None = None
-    rename: str | None = Field(default=None, alias="as")
+    rename: Annotated[str | None, Key("as")] = None
     code: str | None = None
 
 
@@ -203,7 +205,7 @@ class TargetSpec(Spec):
     resources_merged_per_key: bool  # resourcesPerNode merges into the runtime's, key by key
     runtime_patch_adds_jobs: bool  # a runtimePatches job the runtime lacks is added
     mpi_launcher_waits_for_workers: bool  # the shipped MPI runtimes start workers first
-    managed_by: list[str] = Field(min_length=1)  # the values spec.managedBy accepts
+    managed_by: Annotated[list[str], Len(min=1)]  # the values spec.managedBy accepts
     limits: Limits
     policies: dict[str, PolicySpec]
     frameworks: dict[str, FrameworkSpec]
@@ -236,11 +238,11 @@ class KindIndex(Spec):
 
     training_kinds: list[str]
     pending: list[ApiKind]
-    runtime_kinds: list[str] = Field(min_length=2, max_length=2)  # cluster-scoped, namespaced
-    candidate_markers: list[str] = Field(min_length=1)
-    legacy_groups: list[str] = Field(min_length=1)
-    legacy_managers: list[str] = Field(min_length=1)  # managedBy values of legacy operators
-    legacy_label_prefix: str = Field(min_length=1)  # labels the legacy operators set on pods
+    runtime_kinds: Annotated[list[str], Len(min=2, max=2)]  # cluster-scoped, namespaced
+    candidate_markers: Annotated[list[str], Len(min=1)]
+    legacy_groups: Annotated[list[str], Len(min=1)]
+    legacy_managers: Annotated[list[str], Len(min=1)]  # managedBy values of legacy operators
+    legacy_label_prefix: Annotated[str, Len(min=1)]  # labels the legacy operators set on pods
     prototypes: list[ApiKind] = []
     current: list[CurrentKind]
     embedding_kinds: list[str]
@@ -264,11 +266,9 @@ class SpecFieldRule(Spec):
                 "flat-overrides", "initializer", "model-config"]
     to: str | None = None
 
-    @model_validator(mode="after")
-    def _arguments(self) -> SpecFieldRule:
+    def cross_check(self) -> None:
         if (self.op == "initializer") != (self.to is not None):
             raise ValueError("`to` goes with op 'initializer' (and only with it)")
-        return self
 
 
 class RemovedField(Spec):
@@ -286,8 +286,8 @@ class UpgradeLabels(Spec):
 
 
 class KueueLabels(Spec):
-    queue_label: str = Field(min_length=1)
-    priority_label: str = Field(min_length=1)
+    queue_label: Annotated[str, Len(min=1)]
+    priority_label: Annotated[str, Len(min=1)]
 
     @property
     def all(self) -> tuple[str, str]:
@@ -295,8 +295,8 @@ class KueueLabels(Spec):
 
 
 class CreatedBy(Spec):
-    label: str = Field(min_length=1)
-    value: str = Field(min_length=1)
+    label: Annotated[str, Len(min=1)]
+    value: Annotated[str, Len(min=1)]
 
 
 class IntegrationsSpec(Spec):
@@ -305,8 +305,8 @@ class IntegrationsSpec(Spec):
     id: str
     kueue: KueueLabels
     external_managers: list[str]
-    volcano_queue_annotation: str = Field(min_length=1)
-    last_applied_annotation: str = Field(min_length=1)
+    volcano_queue_annotation: Annotated[str, Len(min=1)]
+    last_applied_annotation: Annotated[str, Len(min=1)]
     created_by: CreatedBy
 
 
@@ -339,3 +339,74 @@ class CodeDoc(Spec):
     why: str
     example: str
     fix: str
+
+
+# mappings/common/kubernetes.yaml: the Kubernetes types a runtime embeds (check/podschema.py)
+
+KUBE_SCALARS = ("string", "integer", "boolean", "intstr", "object", "map", "quantities")
+
+
+class KubeType(Spec):
+    """One Kubernetes type: its fields, which are required, which exist only in some releases."""
+
+    fields: dict[str, Any]
+    required: list[str] = []
+    only: dict[str, list[str]] = {}
+
+
+class KubeTypes(Spec):
+    id: str
+    types: dict[str, KubeType]
+
+
+# mappings/common/legacy-operators.yaml: what the legacy operators added to their pods
+# (check/operators.py)
+
+Condition = Literal["master", "nproc", "notElastic", "openmpi", "intel", "mpich",
+                    "launcherIsWorker", "launcherNotWorker", "noCommand", "noCommandOrArgs"]
+
+
+class EnvItem(Spec):
+    name: str
+    value: str
+    when: Condition | None = None
+    carry: bool = False  # a companion runtime sets it too (a literal Trainer does not set)
+
+
+class Port(Spec):
+    name: str
+    container_port: int
+
+
+class Command(Spec):
+    value: list[str]
+    when: Condition
+
+
+class Volume(Spec):
+    name: str
+    mount_path: str
+    trainer: str | None = None
+    files: list[str] = []
+    trainer_files: list[str] = []
+
+
+class RoleAdditions(Spec):
+    containers: Literal["main", "all"] = "main"
+    env: list[EnvItem] = []
+    command: Command | None = None
+    volumes: list[Volume] = []
+
+
+class Operator(Spec):
+    port: Port | None = None
+    roles: dict[str, RoleAdditions]
+
+    def role(self, name: str) -> RoleAdditions | None:
+        return self.roles.get(name) or self.roles.get("*")
+
+
+class Operators(Spec):
+    id: str
+    sshd_command: list[str]
+    operators: dict[str, Operator]
