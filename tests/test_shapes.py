@@ -134,7 +134,9 @@ def test_corpus_documents_agree(shared: Path) -> None:
 
 _ODD: list[Any] = [None, True, False, 0, 1, -1, 2, 7, 2**31, 2**63, -2**63 - 1, 2**64, 10**30,
                    1.0, 0.0, 1.5, -2.0, 1e20, math.inf, -math.inf, math.nan, "", "x", "5", " 7 ",
-                   "1_000", "1.0", "1e3", "-3", "+4", "٣", "true", "yes", "Off", "${X}",
+                   "1_000", "1.0", "1e3", "0.5", "5.", " 5.00 ", "+5.0", "-.0", ".0",
+                   "1_0", "+", "-7.0", "\x0c8\x0b", "\x1c9", "0" * 19, "-3", "+4",
+                   "٣", "true", "yes", "Off", "${X}",
                    "OpenMPI", "TrainJob", "500m", "4Gi", "a" * 70, "\u00e9t\u00e9", [], {},
                    [1], ["a"], {"a": 1}, {1: 2}, {None: "x"}, (1, 2), {3}, frozenset(),
                    datetime.date(2024, 1, 1), ScalarFloat(2.0, width=3, prec=1),

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -152,20 +153,24 @@ def _str(strict: bool, min_len: int | None, max_len: int | None) -> Node:
 _I64 = (-2**63, 2**63)
 
 
-_NUMERIC = frozenset("0123456789+-._ \t\n\r\x0b\x0c")
+_ASCII_SPACE = " \t\n\x0b\x0c\r"  # what Rust's trim() strips of ASCII text
+_PLAIN_INT = re.compile(r"[+-]?[0-9]+")
 
 
 def _digits(text: str) -> int | Error:
-    """The int a lax int field reads from a string, or its error: plain ASCII digits, or
-    ASCII text with a character no number has; the rest is pydantic's to judge."""
-    stripped = text.strip(" \t\n\r")
-    body = stripped[1:] if stripped[:1] in ("+", "-") else stripped
-    if 0 < len(stripped) < 19 and body.isascii() and body.isdigit():
+    """The int a lax int field reads from a string (pydantic-core's ``str_as_int``), or its
+    error; what that takes big-number parsing to tell (19 characters or more, non-ASCII
+    text) is pydantic's to judge."""
+    stripped = text.strip(_ASCII_SPACE)
+    if not text.isascii() or len(stripped) >= 19 or "_" in stripped:
+        raise Unsupported  # big numbers, digit separators
+    if _PLAIN_INT.fullmatch(stripped):
         return int(stripped)
-    if len(text) <= 4300 and text.isascii() and not _NUMERIC.issuperset(text):
-        return ("int_parsing", (), "Input should be a valid integer, unable to parse string "
-                "as an integer", text)
-    raise Unsupported
+    head, dot, tail = stripped.partition(".")
+    if dot and tail.strip("0") == "" and _PLAIN_INT.fullmatch(head):
+        return int(head)  # "2.0", "2.": decimal zeros only
+    return ("int_parsing", (), "Input should be a valid integer, unable to parse string as an "
+            "integer", text)
 
 
 def _float_int(value: float) -> int | Error:
@@ -297,13 +302,22 @@ def _dict(keys: Node, values: Node) -> Node:
 
 
 def _union(choices: list[tuple[str, Node]]) -> Node:
+    """Valid when a choice is (pydantic's smart mode), else every choice's errors, each under
+    its label."""
     def check(value: Any) -> Errors:
         errors: list[Error] = []
+        unsure = False
         for label, choice in choices:
-            found = choice(value)
+            try:
+                found = choice(value)
+            except Unsupported:
+                unsure = True
+                continue
             if not found:
                 return None
             errors += _outer(found, label)
+        if unsure:
+            raise Unsupported
         return errors
     return check
 
