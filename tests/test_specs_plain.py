@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -304,3 +305,30 @@ def test_the_cache_key_follows_the_declarations(tmp_path: Path) -> None:
     for name in ("specs.py", "plain.py", "specmodels.py"):
         assert (here / name).read_bytes() in catalog._inputs(catalog.mappings_dir()), name
     assert digest == cache.key(catalog._inputs(catalog.mappings_dir()))
+
+
+def test_a_check_with_warm_caches_imports_no_pydantic(tmp_path: Path) -> None:
+    """The hook's case: ``check`` of a legacy file that changed since the last run, with the
+    catalog (and the compiled shapes) cached, never imports pydantic; the findings are those
+    of the run that built the caches."""
+    env = {**os.environ, "TRAINJOB_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("TRAINJOB_MIGRATE_NO_CACHE", None)
+    job = tmp_path / "job.yaml"
+    source = (ROOT / "fixtures" / "pytorchjob" / "companion.in.yaml").read_text(encoding="utf-8")
+    runs = []
+    for edit in ("", "# changed since the last run\n"):
+        job.write_text(source + edit, encoding="utf-8")
+        proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "migrator", "check",
+                               str(job)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                              check=False, timeout=120)
+        imported = {line.rpartition("|")[2].strip() for line in proc.stderr.splitlines()
+                    if line.startswith("import time:")}
+        findings = [re.sub(r" \(\d+\.\d+s\)$", "", line) for line in proc.stderr.splitlines()
+                    if not line.startswith("import time:")]
+        runs.append((proc.returncode, proc.stdout, findings, imported))
+    (first_rc, first_out, first_findings, built), (rc, out, findings, imported) = runs
+    assert "pydantic" in built  # the first run built the caches
+    assert "pydantic" not in imported
+    assert not {name for name in imported if name.startswith(("pydantic", "annotated_types"))}
+    assert (rc, out, findings) == (first_rc, first_out, first_findings)
+    assert "error" in first_out  # the job has findings to compare
