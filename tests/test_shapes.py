@@ -329,6 +329,11 @@ def test_a_warm_conversion_imports_no_pydantic(tmp_path: Path) -> None:
                                  check=True, capture_output=True, text=True).stdout.strip()
                   for _ in range(2)]
     assert cold != "-"  # the first run built the programs with pydantic
-    if warm in ("migrator.knowledge.specs", "migrator.knowledge.catalog"):
-        pytest.skip("the mapping specs still load with pydantic (helper K's part, not landed)")
     assert warm == "-", f"{warm} imported pydantic in a run with a warm cache"
+
+
+def test_the_ml_policy_sources_come_from_the_programs() -> None:
+    """Read from the compiled runtime models (no pydantic), they are the models' own."""
+    from migrator.knowledge import apichecks
+
+    assert apichecks.ml_policy_sources() == apimodels.ml_policy_sources()

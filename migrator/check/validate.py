@@ -18,7 +18,7 @@ from typing import Any
 
 from migrator import paths
 from migrator.check import podschema
-from migrator.knowledge import catalog, shapes
+from migrator.knowledge import apichecks, catalog, shapes
 from migrator.knowledge.runtimeindex import Index, RuntimeInfo
 from migrator.knowledge.specs import CodeDoc, TargetSpec
 from migrator.results import Finding, Severity
@@ -81,7 +81,7 @@ def model_for(version: str, kind: str) -> Model | None:
     """The strict model of ``kind`` in Trainer ``version`` (``apimodels``), or None when there
     is none: a function of a document to the errors pydantic would report. The models run
     as compiled programs (cached: no pydantic); pydantic itself judges what they cannot."""
-    models = _checkers()
+    models = apichecks.programs().checkers
     if version in models:
         checker = models[version].get(kind)
         return None if checker is None else functools.partial(_errors, checker, version, kind)
@@ -113,43 +113,6 @@ def _pydantic_model(version: str, kind: str) -> Model | None:
                     for e in exc.errors()]
         return []
     return errors
-
-
-_LOADED: dict[int, tuple[Any, dict[str, dict[str, shapes.Checker]]]] = {}
-
-
-def _checkers() -> dict[str, dict[str, shapes.Checker]]:
-    """Trainer version → kind → the checker of its model (the compiled ``apimodels``), for
-    the catalog loaded now (the models are built from its target files)."""
-    from pathlib import Path
-
-    from migrator.knowledge import cache
-
-    loaded = catalog.load()
-    known = _LOADED.get(0)
-    if known is not None and known[0] is loaded:
-        return known[1]
-    here = Path(shapes.__file__).parent
-    digest = catalog.digest(*((here / name).read_bytes() for name in (
-        "apimodels.py", "shapes.py", "shapebuild.py")))
-    checkers = cache.cached_json("shapes-api", digest, _build, _use)
-    _LOADED[0] = (loaded, checkers)
-    return checkers
-
-
-def _build() -> Any:
-    from migrator.knowledge import apimodels
-
-    return apimodels.programs()
-
-
-def _use(data: Any) -> dict[str, dict[str, shapes.Checker]]:
-    models, kinds = data["models"], data["kinds"]
-    if not isinstance(models, dict) or not isinstance(kinds, dict):
-        raise shapes.ProgramError("not the Trainer models' programs")
-    loaded = {name: shapes.load(program) for name, program in models.items()}
-    return {version: {kind: loaded[name] for kind, name in named.items()}
-            for version, named in kinds.items()}
 
 
 def _findings(problems: list[tuple[str, str, str]], codes: dict[str, CodeDoc]) -> list[Finding]:
