@@ -60,26 +60,29 @@ def without_comments() -> Iterator[None]:
     finally:
         _comments_needed = saved
 
-# ``_build`` takes trees at most this deep (a nesting bound): ruamel's construction takes some
-# four stack frames a level and fails on deeper trees (RecursionError, then the pure loader's
-# own Y104 message), which ``_build``, one frame a level, must not load where ruamel fails
+# The one-pass builder takes trees at most this deep (a nesting bound): ruamel's construction
+# takes some four stack frames a level and fails on deeper trees (RecursionError, then the
+# pure loader's own Y104 message); the builder, one frame a level, must not load those
 ONE_PASS_DEPTH = 100
 
-# a key with nothing after it on its line (its value starts on a later line, or it is empty);
-# group 1 is what stands before the key: indentation and sequence dashes
-_KEY_ONLY = re.compile(r"(?m)^((?:[ ]*-[ ]+)*[ ]*)[^\n]*:[ ]*$")
+# a key with nothing after it on its line (its value starts on a later line, or it is empty):
+# the end of such a line, and what stands before the key (indentation and sequence dashes)
+_KEY_END = re.compile(r"(?m):[ ]*$")
+_BEFORE_KEY = re.compile(r"(?:[ ]*-[ ]+)*[ ]*")
 
-def load(text: str, pure_load: Callable[[str], Any]) -> Any | None:
+def load(text: str, pure_load: Callable[[str], Any], bound: int | None = None) -> Any | None:
     """The document loaded with libyaml, or None when it needs the pure loader.
 
-    ``pure_load`` loads the comment header (a few lines) so its comments are kept.
+    ``pure_load`` loads the comment header (a few lines) so its comments are kept; ``bound``
+    is ``nesting.nesting_bound(text, nesting.MAX_SCANNED_DEPTH)`` when the caller has it.
     """
     loader_class = _loader_class()
     if loader_class is None:
         return None
     from migrator.load import nesting
 
-    bound = nesting.nesting_bound(text, nesting.MAX_SCANNED_DEPTH)
+    if bound is None:
+        bound = nesting.nesting_bound(text, nesting.MAX_SCANNED_DEPTH)
     if bound > nesting.MAX_SCANNED_DEPTH:
         return None  # libyaml's recursion would crash; the pure loader reports it (Y104)
     header = _HEADER.match(text)
@@ -91,7 +94,7 @@ def load(text: str, pure_load: Callable[[str], Any]) -> Any | None:
         loader = loader_class(str(text))  # libyaml takes exact str only, no subclasses
     except Exception:
         return None
-    loader.one_pass = bound <= ONE_PASS_DEPTH
+    loader.one_pass, loader.aliases = bound <= ONE_PASS_DEPTH, "*" in text
     try:
         data = loader.get_single_data()
     except Exception:  # any problem, even one of ours: the pure loader decides
@@ -119,8 +122,11 @@ def _has_empty_value(body: str) -> bool:
     """True when a key has no value at all (libyaml marks that null where the key's line
     ends, the pure loader at the next token). Keys whose value starts on the next line (a
     nested block, or a sequence at the key's indentation) are fine."""
-    for match in _KEY_ONLY.finditer(body):
-        column = len(match.group(1))
+    for match in _KEY_END.finditer(body):  # (a search for the line ends: the one pattern
+        # of a whole key line, ``^((?:[ ]*-[ ]+)*[ ]*)[^\n]*:[ ]*$``, tried every line)
+        line = body.rfind("\n", 0, match.start()) + 1
+        before = _BEFORE_KEY.match(body, line)  # (it always matches, maybe nothing)
+        column = before.end() - line if before else 0
         start = match.end() + 1
         end = body.find("\n", start)
         following = body[start:] if end < 0 else body[start:end]  # the next line only (a
@@ -142,9 +148,9 @@ def _loader_class() -> type | None:
     equal): scalars are resolved against the YAML 1.2 rules looked up once (ruamel looks the
     version up for every scalar, through two caught exceptions: a document with a ``%YAML``
     directive never comes here), and a plain tree (no anchor, explicit tag, comment, merge
-    key or complex key: what libyaml gets) is built by ``_build`` in one pass over the nodes
-    rather than through ruamel's generic, generator-based construction (anything else still
-    is; so is a tree nested deeper than ONE_PASS_DEPTH).
+    key or complex key: what libyaml gets) is built in one pass over the nodes
+    (``_fast_paths``) rather than through ruamel's generic, generator-based construction
+    (anything else still is; so is a tree nested deeper than ONE_PASS_DEPTH).
     """
     from ruamel.yaml import main
     from ruamel.yaml.constructor import RoundTripConstructor
@@ -153,7 +159,7 @@ def _loader_class() -> type | None:
     parser: Any = getattr(main, "CParser", None)  # None without ruamel.yaml.clib
     if parser is None:
         return None
-    resolve, build = _fast_paths(RoundTripConstructor, VersionedResolver)
+    fast_resolve, build = _fast_paths(RoundTripConstructor, VersionedResolver)
 
     class RoundTripCLoader(parser, RoundTripConstructor, VersionedResolver):  # type: ignore[misc]
         def __init__(self, stream: str) -> None:
@@ -164,17 +170,15 @@ def _loader_class() -> type | None:
             self.comment_handling = None
             VersionedResolver.__init__(self, version=None, loadumper=self)
 
-        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-            if self.yaml_path_resolvers:  # (none are registered; if one ever is: ruamel's)
-                return VersionedResolver.resolve(self, kind, value, implicit)
-            return resolve(kind, value, implicit)
+        resolve = fast_resolve
 
         one_pass = False  # ``load`` sets it for a document that nests at most ONE_PASS_DEPTH
+        aliases = True  # ``load`` clears it for a text without ``*``
 
         def construct_document(self, node: Any) -> Any:
             if self.one_pass:
                 try:
-                    return build(self, node)
+                    return build(self, node, self.aliases)
                 except _NotPlain:
                     pass
             return RoundTripConstructor.construct_document(self, node)
@@ -183,14 +187,15 @@ def _loader_class() -> type | None:
 
 
 class _NotPlain(Exception):
-    """A node ``_build`` leaves to ruamel's generic construction."""
+    """A node the one-pass builder leaves to ruamel's generic construction."""
 
 
-def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[[Any, Any, Any], Any],
-                                                          Callable[[Any, Any], Any]]:
+def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[..., Any],
+                                                          Callable[..., Any]]:
     """(resolve, build): ``VersionedResolver.resolve`` for YAML 1.2 without the per-scalar
     version look-up, and a one-pass builder of a plain tree (see ``_loader_class``)."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.compat import ordereddict
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
     from ruamel.yaml.tag import Tag
 
@@ -207,7 +212,9 @@ def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[[Any, Any, An
     default_sequence, default_mapping = resolver.DEFAULT_SEQUENCE_TAG, \
         resolver.DEFAULT_MAPPING_TAG
 
-    def resolve(kind: Any, value: Any, implicit: Any) -> Any:
+    def resolve(loader: Any, kind: Any, value: Any, implicit: Any) -> Any:
+        if loader.yaml_path_resolvers:  # (none are registered; if one ever is: ruamel's)
+            return resolver.resolve(loader, kind, value, implicit)
         if kind is ScalarNode:
             if implicit[0]:
                 for tag, pattern in table.get(value[:1], ()) + extra:
@@ -233,16 +240,22 @@ def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[[Any, Any, An
             scalars[id(tag)] = constructor.construct_scalar if tag is default_scalar \
                 else function
 
-    def build(loader: Any, root: Any) -> Any:
+    set_item = ordereddict.__setitem__  # (what CommentedMap.__setitem__ calls for a new key)
+
+    def build(loader: Any, root: Any, aliases: bool = True) -> Any:
         """What ``RoundTripConstructor.construct_document`` makes of a plain tree; raises
-        _NotPlain for anything else (before changing any node: ruamel then starts over)."""
+        _NotPlain for anything else (before changing any node: ruamel then starts over).
+        ``aliases`` false: the text has no ``*``, so no node can be met twice."""
         seen: set[int] = set()  # the nodes met: one met again is an alias (ruamel shares
         # the object it made of it; libyaml names no anchor)
 
         def construct(node: Any) -> Any:
-            if node.anchor is not None or node.comment is not None or id(node) in seen:
+            if node.anchor is not None or node.comment is not None:
                 raise _NotPlain
-            seen.add(id(node))
+            if aliases:
+                if id(node) in seen:
+                    raise _NotPlain
+                seen.add(id(node))
             kind = type(node)
             if kind is ScalarNode:
                 if node.style == "" and node.ctag is default_scalar:
@@ -252,9 +265,15 @@ def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[[Any, Any, An
                     raise _NotPlain
                 return function(loader, node)
             mark = node.start_mark
+            # ruamel's records, made as its _yaml_set_line_col, _yaml_set_kv_line_col and
+            # _yaml_set_idx_line_col make them (a position record, its ``data`` only when a
+            # collection has items)
+            positions: dict[Any, list[int]] = {}
             if kind is MappingNode and node.ctag is default_mapping:
                 mapping = CommentedMap()
-                mapping._yaml_set_line_col(mark.line, mark.column)
+                record = mapping.lc
+                record.line, record.col = mark.line, mark.column
+                own = mapping._ok
                 for key_node, value_node in node.value:
                     if type(key_node) is not ScalarNode or id(key_node.ctag) not in scalars:
                         raise _NotPlain  # a complex key, a merge key (<<), a value key (=)
@@ -263,22 +282,29 @@ def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[[Any, Any, An
                         raise _NotPlain  # a duplicate key: ruamel raises the error
                     value = construct(value_node)
                     key_mark, value_mark = key_node.start_mark, value_node.start_mark
-                    mapping._yaml_set_kv_line_col(key, [key_mark.line, key_mark.column,
-                                                        value_mark.line, value_mark.column])
-                    mapping[key] = value
-                _style(mapping, node)
+                    positions[key] = [key_mark.line, key_mark.column, value_mark.line,
+                                      value_mark.column]
+                    set_item(mapping, key, value)  # CommentedMap.__setitem__ of a new key
+                    own.add(key)
+                if positions:
+                    record.data = positions
+                    if node.flow_style is not None:
+                        _style(mapping, node)
                 return mapping
             if kind is SequenceNode and node.ctag is default_sequence:
                 sequence = CommentedSeq()
-                sequence._yaml_set_line_col(mark.line, mark.column)
+                record = sequence.lc
+                record.line, record.col = mark.line, mark.column
                 items = []
                 for index, child in enumerate(node.value):
                     items.append(construct(child))
                     child_mark = child.start_mark
-                    sequence._yaml_set_idx_line_col(index, [child_mark.line,
-                                                            child_mark.column])
-                sequence.extend(items)
-                _style(sequence, node)
+                    positions[index] = [child_mark.line, child_mark.column]
+                if positions:
+                    record.data = positions
+                    sequence.extend(items)
+                    if node.flow_style is not None:
+                        _style(sequence, node)
                 return sequence
             raise _NotPlain
 

@@ -80,7 +80,7 @@ def load(text: str) -> Any:
     if bound > MAX_SCANNED_DEPTH:
         raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels (refused before "
                             "parsing)", code="Y104")
-    data = fastload.load(text, _load_pure) if FAST else None
+    data = fastload.load(text, _load_pure, bound) if FAST else None
     if data is None:
         data = _load_pure(text)
     # the bound is never below the depth of the tree the text spells; only aliases (``*``)

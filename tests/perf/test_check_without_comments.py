@@ -107,9 +107,9 @@ def test_check_runs_without_comments_and_convert_with_them(monkeypatch: pytest.M
     seen: list[bool] = []
     real = fastload.load
 
-    def spy(text: str, pure: Any) -> Any:
+    def spy(text: str, pure: Any, *bound: Any) -> Any:
         seen.append(fastload._comments_needed)
-        return real(text, pure)
+        return real(text, pure, *bound)
 
     monkeypatch.setattr(fastload, "load", spy)
     job = (FIXTURES / "pytorchjob" / "minimal.in.yaml").read_text(encoding="utf-8")

@@ -2,7 +2,8 @@
 check with identical results): the one-pass builder of a plain tree against ruamel's generic
 round-trip construction of the same libyaml nodes, the resolver without the per-scalar
 version look-up against ruamel's ``VersionedResolver.resolve``, and the split search for what
-needs the pure loader against the one alternation it replaces.
+needs the pure loader against the one alternation it replaces, the search for keys without
+a value against the one pattern it replaces.
 """
 
 from __future__ import annotations
@@ -113,8 +114,8 @@ def _fingerprint(node: Any, path: tuple[Any, ...] = (),
     if isinstance(node, dict | list):
         items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
         for key, value in items:
-            found += [("key", type(key).__name__, repr(key))] + \
-                _fingerprint(value, (*path, repr(key)), met)
+            found.append(("key", type(key).__name__, repr(key)))
+            found += _fingerprint(value, (*path, repr(key)), met)
     return found
 
 
@@ -240,3 +241,32 @@ def test_the_split_search_agrees_on_the_fixtures() -> None:
         for comments in (True, False):
             assert fastload._pure_only(text, comments) == \
                 (_OLD[comments].search(text) is not None), text
+
+
+_OLD_KEY_ONLY = re.compile(r"(?m)^((?:[ ]*-[ ]+)*[ ]*)[^\n]*:[ ]*$")
+
+
+def _old_has_empty_value(body: str) -> bool:
+    """``_has_empty_value`` as it was, with one pattern for a whole key line."""
+    for match in _OLD_KEY_ONLY.finditer(body):
+        column = len(match.group(1))
+        start = match.end() + 1
+        end = body.find("\n", start)
+        following = body[start:] if end < 0 else body[start:end]
+        content = following.lstrip(" ")
+        indent = len(following) - len(content)
+        if content and (indent > column or (indent == column and content.startswith("- "))):
+            continue
+        return True
+    return False
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=" -:\nab#'", max_size=60))
+def test_keys_without_a_value_are_found_as_before(body: str) -> None:
+    assert fastload._has_empty_value(body) == _old_has_empty_value(body), body
+
+
+def test_keys_without_a_value_are_found_as_before_in_the_fixtures() -> None:
+    for text in _TEXTS:
+        assert fastload._has_empty_value(text) == _old_has_empty_value(text), text
