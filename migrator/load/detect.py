@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
 from migrator.settings import flow_list, mappings_dir
 
@@ -41,10 +42,7 @@ def kinds() -> tuple[tuple[str, ...], tuple[str, ...]]:
     the legacy ones being those that are not Trainer kinds (``current``, ``prototypes``).
 
     Read once, only when a document already passed ``is_candidate``; no pydantic."""
-    from ruamel.yaml import YAML
-
-    data = YAML(typ="safe", pure=True).load(
-        (mappings_dir() / "kinds.yaml").read_text(encoding="utf-8"))
+    data = _kinds_file()
     training = tuple(str(kind) for kind in data["trainingKinds"])
     trainer = {str(item["kind"]) for key in ("current", "prototypes")
                for item in data.get(key) or []}
@@ -54,12 +52,19 @@ def kinds() -> tuple[tuple[str, ...], tuple[str, ...]]:
 @functools.cache
 def legacy_groups() -> tuple[str, ...]:
     """The API groups a legacy job's apiVersion names (mappings/kinds.yaml
-    ``legacyGroups``)."""
+    ``legacyGroups``): its one-line list read as text (``settings.flow_list``), else parsed."""
+    return flow_list(mappings_dir() / "kinds.yaml", "legacyGroups") or \
+        tuple(str(group) for group in _kinds_file()["legacyGroups"])
+
+
+@functools.cache
+def _kinds_file() -> Any:
+    """mappings/kinds.yaml, parsed once (ruamel's pure loader: libyaml refuses some of its
+    flow lists; a dozen milliseconds)."""
     from ruamel.yaml import YAML
 
-    data = YAML(typ="safe", pure=True).load(
+    return YAML(typ="safe", pure=True).load(
         (mappings_dir() / "kinds.yaml").read_text(encoding="utf-8"))
-    return tuple(str(group) for group in data["legacyGroups"])
 
 
 def legacy_kinds() -> tuple[str, ...]:

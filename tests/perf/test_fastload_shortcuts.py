@@ -270,3 +270,10 @@ def test_keys_without_a_value_are_found_as_before(body: str) -> None:
 def test_keys_without_a_value_are_found_as_before_in_the_fixtures() -> None:
     for text in _TEXTS:
         assert fastload._has_empty_value(text) == _old_has_empty_value(text), text
+
+
+def test_the_legacy_groups_read_as_text_are_the_parsed_ones() -> None:
+    from migrator.load import detect
+
+    assert detect.legacy_groups() == tuple(detect._kinds_file()["legacyGroups"])
+    assert detect.legacy_groups()  # read as text (one line), as the catalog requires
