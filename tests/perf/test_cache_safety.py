@@ -59,7 +59,7 @@ def test_entries_are_json_and_validated_when_read(cache_dir: Path) -> None:
     (entry,) = cache_dir.glob("catalog-*.json")
     data = json.loads(entry.read_text(encoding="utf-8"))
     assert set(data) == {"legacy", "targets", "pod", "kinds", "codes", "upgrade",
-                         "integrations"}
+                         "integrations", "kube", "operators"}
     catalog.load.cache_clear()
     assert catalog.load() == built
     # valid JSON that does not validate as a catalog is rebuilt, not trusted
