@@ -149,7 +149,7 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
 def _embedded(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
               source: dict[str, Any], embedding: Any, render: bool) -> DocumentResult:
     doc, findings, mappings, converted = embedded.convert(root, embedding, catalog, options,
-                                                          chunk.line - 1)
+                                                          chunk.line - 1, render)
     result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
                             mappings=mappings, findings=findings)
     if not converted:
