@@ -9,9 +9,10 @@ left to the pure loader (which then reports the error). Tests hold both loaders 
 trees: dumps, line/column records, scalar types.
 
 A run that needs no comments (``check``: findings only, no output; ``without_comments``)
-also hands libyaml documents whose only need of the pure loader was a comment: comments never
-change a finding (a test holds check results over the fixtures and the corpus identical
-either way), and the pure loader is most of a cold check's loading time.
+also hands libyaml documents whose only need of the pure loader was a comment or a blank line
+(which the round trip keeps as a comment): comments never change a finding (a test holds check
+results over the fixtures and the corpus identical either way), and the pure loader is most
+of a cold check's loading time.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ _HEADER = re.compile(r"(?:[ ]*(?:#[^\n]*)?\n)*")
 # after the header, any of these needs the pure loader; each with a character it cannot match
 # without ("": none), so that most are never searched (``_pure_only``)
 _COMMENT = ("#", r"#")  # a comment (or a '#' in a value: cheap to be safe)
+_BLANK_LINE = ("\n", r"\n[ ]*\n")  # kept by the round trip as a comment: nothing without them
 _KEPT = (
-    ("\n", r"\n[ ]*\n"),                           # a blank line (kept by the round trip)
     ("&", r"(?:^|[\s\[{,:-])&[\w-]"),             # an anchor (its name is kept)
     ("!", r"(?:^|[\s\[{,:-])!"),                  # a tag (explicit tags are kept as written)
     (">", r"(?:^|[\s:-])>[-+0-9]*[ ]*(?:\n|$)"),  # a folded block scalar (folds are kept)
@@ -40,7 +41,8 @@ _IN_PLACE_OF_A_VALUE = ("#", r":[ ]+#|(?:^|\s)-[ ]+#")
 # by whether comments are needed
 _PURE_ONLY: dict[bool, tuple[tuple[str, re.Pattern[str]], ...]] = {
     needed: tuple((character, re.compile(pattern)) for character, pattern in kinds)
-    for needed, kinds in ((True, (_COMMENT, *_KEPT)), (False, (*_KEPT, _IN_PLACE_OF_A_VALUE)))}
+    for needed, kinds in ((True, (_COMMENT, _BLANK_LINE, *_KEPT)),
+                          (False, (*_KEPT, _IN_PLACE_OF_A_VALUE)))}
 _comments_needed = True
 
 
@@ -194,7 +196,7 @@ def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[..., Any],
                                                           Callable[..., Any]]:
     """(resolve, build): ``VersionedResolver.resolve`` for YAML 1.2 without the per-scalar
     version look-up, and a one-pass builder of a plain tree (see ``_loader_class``)."""
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq, Format
     from ruamel.yaml.compat import ordereddict
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
     from ruamel.yaml.tag import Tag
@@ -242,6 +244,14 @@ def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[..., Any],
 
     set_item = ordereddict.__setitem__  # (what CommentedMap.__setitem__ calls for a new key)
 
+    def style(collection: Any, flow: Any) -> None:
+        """``RoundTripConstructor.set_collection_style`` of a collection with items: its
+        format record, as ``fa.set_flow_style()``/``set_block_style()`` make it."""
+        if flow is True or flow is False:
+            record = Format()
+            record._flow_style = flow
+            setattr(collection, Format.attrib, record)
+
     def build(loader: Any, root: Any, aliases: bool = True) -> Any:
         """What ``RoundTripConstructor.construct_document`` makes of a plain tree; raises
         _NotPlain for anything else (before changing any node: ruamel then starts over).
@@ -288,8 +298,7 @@ def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[..., Any],
                     own.add(key)
                 if positions:
                     record.data = positions
-                    if node.flow_style is not None:
-                        _style(mapping, node)
+                    style(mapping, node.flow_style)
                 return mapping
             if kind is SequenceNode and node.ctag is default_sequence:
                 sequence = CommentedSeq()
@@ -303,21 +312,10 @@ def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[..., Any],
                 if positions:
                     record.data = positions
                     sequence.extend(items)
-                    if node.flow_style is not None:
-                        _style(sequence, node)
+                    style(sequence, node.flow_style)
                 return sequence
             raise _NotPlain
 
         return construct(root)
 
     return resolve, build
-
-
-def _style(data: Any, node: Any) -> None:
-    """``RoundTripConstructor.set_collection_style``."""
-    if len(data) == 0:
-        return
-    if node.flow_style is True:
-        data.fa.set_flow_style()
-    elif node.flow_style is False:
-        data.fa.set_block_style()
