@@ -7,8 +7,7 @@ really ran. ``implicit`` evaluates a role's additions for one job.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from migrator.knowledge import catalog
 from migrator.knowledge.specs import Command as Command
@@ -19,6 +18,13 @@ from migrator.knowledge.specs import Operators as Operators
 from migrator.knowledge.specs import Port as Port
 from migrator.knowledge.specs import RoleAdditions as RoleAdditions
 from migrator.knowledge.specs import Volume as Volume
+from migrator.results import Value
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+    from dataclasses import field
+else:
+    from migrator.results import field, fields_only
 
 
 def _data() -> Operators:
@@ -35,12 +41,19 @@ def sshd_command() -> list[str]:
     return list(_data().sshd_command)
 
 
-@dataclass
-class JobFacts:
-    """What the conditions and value templates of one legacy job depend on."""
+@fields_only
+class JobFacts(Value):
+    """What the conditions and value templates of one legacy job depend on (a mutable
+    value written by hand: see migrator/results.py)."""
 
+    FIELDS = ("values", "conditions")
     values: dict[str, str] = field(default_factory=dict)  # {job}, {port}, {replicas}, ...
     conditions: set[str] = field(default_factory=set)
+
+    def __init__(self, values: dict[str, str] | None = None,
+                 conditions: set[str] | None = None) -> None:
+        self.values = {} if values is None else values
+        self.conditions = set() if conditions is None else conditions
 
     def holds(self, condition: str | None, container: Any = None) -> bool:
         if condition is None:

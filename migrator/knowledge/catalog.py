@@ -9,7 +9,6 @@ parser. An entry that does not decode is rebuilt.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +40,7 @@ def _read_yaml(path: Path) -> Any:
         raise MappingFileError(f"{path}: {exc}") from None
 
 
-@dataclass(frozen=True)
-class Catalog:
+class Catalog(plain.Declared):
     """Everything in mappings/, validated."""
 
     legacy: dict[tuple[str, str], MappingSpec]
@@ -86,8 +84,9 @@ def _restored(data: Any) -> Catalog:
     targets = {target.version: target for target in entry.targets}
     if len(legacy) != len(entry.legacy) or len(targets) != len(entry.targets):
         raise plain.Undecodable("a kind or target twice")
-    return Catalog(legacy, targets, entry.pod, entry.kinds, entry.codes, entry.upgrade,
-                   entry.integrations, entry.kube, entry.operators)
+    return Catalog(legacy=legacy, targets=targets, pod=entry.pod, kinds=entry.kinds,
+                   codes=entry.codes, upgrade=entry.upgrade, integrations=entry.integrations,
+                   kube=entry.kube, operators=entry.operators)
 
 
 @functools.lru_cache(maxsize=1)
@@ -185,7 +184,8 @@ def _build(root: Path) -> Catalog:
     _check_kube_types(kube)
     operators = _model(Operators, root / "common" / "legacy-operators.yaml",
                        _read_yaml(root / "common" / "legacy-operators.yaml"))
-    catalog = Catalog(legacy, targets, pod, kinds, codes, upgrade, integrations, kube, operators)
+    catalog = Catalog(legacy=legacy, targets=targets, pod=pod, kinds=kinds, codes=codes,
+                      upgrade=upgrade, integrations=integrations, kube=kube, operators=operators)
     _check_codes(catalog)
     _check_targets(catalog)
     _check_kinds(catalog)

@@ -10,27 +10,40 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from migrator import paths
 from migrator.errors import MigratorError
 from migrator.knowledge.specs import TargetSpec
+from migrator.results import FrozenValue
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
 
 class RuntimeFileError(MigratorError):
     """A --runtimes path cannot be read."""
 
 
-@dataclass(frozen=True)
-class RuntimeInfo:
+@fields_only
+class RuntimeInfo(FrozenValue):
     """What a TrainJob needs to know about a runtime: its ML policy and jobs' containers."""
 
+    FIELDS = ("policy", "jobs", "source", "doc")
     policy: str
     jobs: dict[str, list[str]]
     source: str
-    doc: Any = None  # the runtime document, when read from a file
+    doc: Any  # the runtime document, when read from a file
+
+    def __init__(self, policy: str, jobs: dict[str, list[str]], source: str,
+                 doc: Any = None) -> None:
+        object.__setattr__(self, "policy", policy)
+        object.__setattr__(self, "jobs", jobs)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "doc", doc)
 
 
 Index = dict[tuple[str, str], RuntimeInfo]  # (kind, name) -> info

@@ -9,11 +9,17 @@ choose among them; a runtime name the target does not ship for that policy is re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from migrator.knowledge import catalog
 from migrator.knowledge.specs import RuntimeSpec, TargetSpec
+from migrator.results import FrozenValue
 from migrator.settings import ConvertOptions
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
 COMPANION_SUFFIX = "-legacy"
 
@@ -24,12 +30,18 @@ def cluster_kind() -> str:
     return catalog.load().kinds.cluster_runtime_kind
 
 
-@dataclass(frozen=True)
-class Resolution:
+@fields_only
+class Resolution(FrozenValue):
     """The runtime to reference, or why there is none (``problem`` is a finding code+text)."""
 
+    FIELDS = ("runtime", "problem")
     runtime: RuntimeSpec | None
     problem: tuple[str, str] | None = None
+
+    def __init__(self, runtime: RuntimeSpec | None,
+                 problem: tuple[str, str] | None = None) -> None:
+        object.__setattr__(self, "runtime", runtime)
+        object.__setattr__(self, "problem", problem)
 
 
 def companion_name(job_name: str | None, max_name: int) -> str:

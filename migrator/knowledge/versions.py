@@ -10,19 +10,33 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from migrator.results import FrozenValue
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
 _FORM = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 
 
 @functools.total_ordering
-@dataclass(frozen=True)
-class TrainerVersion:
-    """A Kubeflow Trainer release ``major.minor[.patch]``, ordered numerically."""
+@fields_only
+class TrainerVersion(FrozenValue):
+    """A Kubeflow Trainer release ``major.minor[.patch]``, ordered numerically (a frozen
+    value written by hand: see migrator/results.py)."""
 
+    FIELDS = ("major", "minor", "patch")
     major: int
     minor: int
     patch: int = 0
+
+    def __init__(self, major: int, minor: int, patch: int = 0) -> None:
+        object.__setattr__(self, "major", major)
+        object.__setattr__(self, "minor", minor)
+        object.__setattr__(self, "patch", patch)
 
     @classmethod
     def parse(cls, text: str) -> TrainerVersion:
