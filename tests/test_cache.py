@@ -115,3 +115,21 @@ def test_cached_json_uses_but_does_not_store_what_json_would_change(
         cache_dir: Path, built: object) -> None:
     assert cache.cached_json("prog", "a", lambda: built, lambda data: data) is built
     assert not list(cache_dir.glob("prog-*"))
+
+
+def test_digest_is_that_of_the_loaded_catalog(tmp_path: Path, cache_dir: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """After ``load()``, ``digest()`` keys by the inputs of the catalog in memory (read once),
+    and follows the mappings folder when it changes."""
+    copy = tmp_path / "mappings"
+    shutil.copytree(catalog.mappings_dir(), copy)
+    monkeypatch.setenv("TRAINJOB_MIGRATE_MAPPINGS", str(copy))
+    before = catalog.digest(b"x")
+    catalog.load()
+    assert catalog.digest(b"x") == before
+    codes = copy / "codes.yaml"
+    codes.write_text(codes.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert catalog.digest(b"x") == before  # the loaded catalog's inputs
+    catalog.load.cache_clear()
+    catalog.load()
+    assert catalog.digest(b"x") != before

@@ -96,17 +96,26 @@ def load() -> Catalog:
     from migrator.knowledge import cache
 
     root = mappings_dir()
-    return cache.cached_json("catalog", cache.key(_inputs(root)),
-                             lambda: _stored(_build(root)), _restored)
+    parts = _inputs(root)
+    _LOADED.clear()
+    _LOADED[root] = parts
+    return cache.cached_json("catalog", cache.key(parts), lambda: _stored(_build(root)),
+                             _restored)
+
+
+_LOADED: dict[Path, list[bytes]] = {}  # the inputs of the catalog load() returns
 
 
 def digest(*extra: bytes) -> str:
     """A cache key that changes with the mapping data, the knowledge code, the Python, tool,
     pydantic and ruamel.yaml installs (what the catalog is built from) and ``extra`` (say,
-    the bytes of the caller's own code), without importing pydantic."""
+    the bytes of the caller's own code), without importing pydantic. Once the catalog is
+    loaded, its inputs (read once per process) are those of the loaded catalog."""
     from migrator.knowledge import cache
 
-    return cache.key([*_inputs(mappings_dir()), *extra])
+    root = mappings_dir()
+    parts = _LOADED.get(root)
+    return cache.key([*(_inputs(root) if parts is None else parts), *extra])
 
 
 def _inputs(root: Path) -> list[bytes]:
