@@ -136,7 +136,7 @@ _ODD: list[Any] = [None, True, False, 0, 1, -1, 2, 7, 2**31, 2**63, -2**63 - 1, 
                    1.0, 0.0, 1.5, -2.0, 1e20, math.inf, -math.inf, math.nan, "", "x", "5", " 7 ",
                    "1_000", "1.0", "1e3", "0.5", "5.", " 5.00 ", "+5.0", "-.0", ".0",
                    "1_0", "+", "-7.0", "\x0c8\x0b", "\x1c9", "0" * 19, "-3", "+4",
-                   "٣", "true", "yes", "Off", "${X}",
+                   "٣", "true", "yes", "Off", "${X}", "\ud800", "x\udcff",
                    "OpenMPI", "TrainJob", "500m", "4Gi", "a" * 70, "\u00e9t\u00e9", [], {},
                    [1], ["a"], {"a": 1}, {1: 2}, {None: "x"}, (1, 2), {3}, frozenset(),
                    datetime.date(2024, 1, 1), ScalarFloat(2.0, width=3, prec=1),
@@ -197,7 +197,10 @@ def _model_values(node: list[Any], depth: int) -> st.SearchStrategy[Any]:
     fields = node[3]
     keyed = [st.tuples(st.sampled_from([key, other] if other else [key]),
                        _from_node(child, depth + 1)) for key, other, _, child in fields]
-    extra = st.tuples(st.one_of(st.text(max_size=4), odd_keys()), st.sampled_from(_ODD))
+    names = [name for key, other, _, _ in fields for name in (key, other) if name]
+    extra = st.tuples(st.one_of(st.text(max_size=4), odd_keys(),
+                                st.sampled_from(names) if names else st.nothing()),
+                      st.sampled_from(_ODD))
 
     @st.composite
     def build(draw: st.DrawFn) -> Any:
@@ -211,7 +214,8 @@ def _model_values(node: list[Any], depth: int) -> st.SearchStrategy[Any]:
 
 
 def odd_keys() -> st.SearchStrategy[Any]:
-    return st.sampled_from([1, True, None, 1.5, 2**70, (1, 2), "", "x"])
+    return st.sampled_from([1, True, None, 1.5, 2**70, (1, 2), "", "x", HexInt(3),
+                            DoubleQuotedScalarString("k"), "\ud800", datetime.date(2020, 2, 2)])
 
 
 _NAMES = ["metadata", "replica", "TrainJob22", "TrainJob23", "TrainingRuntime22",

@@ -166,9 +166,9 @@ def _digits(text: str) -> int | Error:
         raise Unsupported  # big numbers, digit separators
     if _PLAIN_INT.fullmatch(stripped):
         return int(stripped)
-    head, dot, tail = stripped.partition(".")
-    if dot and tail.strip("0") == "" and _PLAIN_INT.fullmatch(head):
-        return int(head)  # "2.0", "2.": decimal zeros only
+    head, _, tail = stripped.partition(".")
+    if tail and tail.strip("0") == "" and _PLAIN_INT.fullmatch(head):
+        return int(head)  # "2.0", "2.00": decimal zeros only (not "2.")
     return ("int_parsing", (), "Input should be a valid integer, unable to parse string as an "
             "integer", text)
 
@@ -369,7 +369,7 @@ def _model(name: str, forbid: bool, fields: list[Field],
                 if not isinstance(raw, str):
                     errors.append(("invalid_key", (loc_item(raw),), "Keys should be strings",
                                    raw))
-                elif raw not in used and forbid:
+                elif raw not in used and _text(raw) is not None and forbid:  # read as UTF-8
                     errors.append(("extra_forbidden", (loc_item(raw),),
                                    "Extra inputs are not permitted", element))
         if not errors and rule is not None:
