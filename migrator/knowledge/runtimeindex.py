@@ -79,7 +79,7 @@ def defaults(target: TargetSpec) -> Index:
 
 def describe(doc: Any, source: str = "") -> RuntimeInfo:
     """The policy and jobs of a runtime document (plain data)."""
-    from migrator.knowledge.apimodels import ml_policy_sources
+    from migrator.knowledge.apichecks import ml_policy_sources
 
     policy = paths.get(doc, ("spec", "mlPolicy")) or {}
     found = [name for name in ml_policy_sources() if isinstance(policy, dict) and name in policy]
