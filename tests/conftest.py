@@ -7,6 +7,7 @@ import importlib.util
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -48,3 +49,16 @@ def crdcheck(shared: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private, empty cache folder for the test (the catalog re-read from it)."""
+    from migrator.knowledge import catalog
+
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TRAINJOB_MIGRATE_CACHE_DIR", str(folder))
+    monkeypatch.delenv("TRAINJOB_MIGRATE_NO_CACHE", raising=False)
+    catalog.load.cache_clear()
+    yield folder
+    catalog.load.cache_clear()

@@ -3,22 +3,11 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from migrator.knowledge import cache, catalog
-
-
-@pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TRAINJOB_MIGRATE_CACHE_DIR", str(folder))
-    monkeypatch.delenv("TRAINJOB_MIGRATE_NO_CACHE", raising=False)
-    catalog.load.cache_clear()
-    yield folder
-    catalog.load.cache_clear()
 
 
 def _entries(folder: Path) -> list[Path]:

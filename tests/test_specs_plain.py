@@ -25,15 +25,6 @@ from migrator.knowledge import cache, catalog, plain, specmodels, specs
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TRAINJOB_MIGRATE_CACHE_DIR", str(folder))
-    monkeypatch.delenv("TRAINJOB_MIGRATE_NO_CACHE", raising=False)
-    catalog.load.cache_clear()
-    yield folder
-    catalog.load.cache_clear()
-
 
 def _yaml(path: Path) -> Any:
     return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))

@@ -6,7 +6,6 @@ import json
 import os
 import pickle
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,15 +14,6 @@ from migrator.knowledge import cache, catalog
 
 OTHER_UID = 65534  # nobody
 
-
-@pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TRAINJOB_MIGRATE_CACHE_DIR", str(folder))
-    monkeypatch.delenv("TRAINJOB_MIGRATE_NO_CACHE", raising=False)
-    catalog.load.cache_clear()
-    yield folder
-    catalog.load.cache_clear()
 
 
 class _Planted:
