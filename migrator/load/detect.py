@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 from typing import Any
 
 from migrator.settings import flow_list, mappings_dir
@@ -59,12 +60,22 @@ def legacy_groups() -> tuple[str, ...]:
 
 @functools.cache
 def _kinds_file() -> Any:
-    """mappings/kinds.yaml, parsed once (ruamel's pure loader: libyaml refuses some of its
-    flow lists; a dozen milliseconds)."""
-    from ruamel.yaml import YAML
+    """mappings/kinds.yaml, parsed once."""
+    return _data_file(mappings_dir() / "kinds.yaml")
 
-    return YAML(typ="safe", pure=True).load(
-        (mappings_dir() / "kinds.yaml").read_text(encoding="utf-8"))
+
+def _data_file(path: Path) -> Any:
+    """A mappings/ file parsed by libyaml (under a millisecond), or by ruamel's pure loader
+    (a dozen milliseconds) if libyaml refuses it (YAML 1.1 rules: ``a:b`` in a flow list);
+    the two build the same values from the files the catalog accepts."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    text = path.read_text(encoding="utf-8")
+    try:
+        return YAML(typ="safe").load(text)
+    except YAMLError:
+        return YAML(typ="safe", pure=True).load(text)
 
 
 def legacy_kinds() -> tuple[str, ...]:
@@ -76,12 +87,9 @@ def legacy_kinds() -> tuple[str, ...]:
 def replica_fields() -> tuple[str, ...]:
     """The legacy jobs' replica-spec fields (``pytorchReplicaSpecs``, ...): the last part of
     each mapping file's ``replicaSpecs.path`` (mappings/legacy/*.yaml), no pydantic."""
-    from ruamel.yaml import YAML
-
-    yaml = YAML(typ="safe", pure=True)
     fields: list[str] = []
     for path in sorted((mappings_dir() / "legacy").glob("*.yaml")):
-        data = yaml.load(path.read_text(encoding="utf-8"))
+        data = _data_file(path)
         field = str(data["replicaSpecs"]["path"]).rpartition(".")[2]
         if field not in fields:
             fields.append(field)

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from migrator.load import fastload, nesting, stream, yamlio
+from migrator.settings import mappings_dir
 from tests import corpus
 from tests.goldens import FIXTURES
 
@@ -273,11 +274,37 @@ def test_keys_without_a_value_are_found_as_before_in_the_fixtures() -> None:
         assert fastload._has_empty_value(text) == _old_has_empty_value(text), text
 
 
+def _parsed(name: str) -> Any:
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe", pure=True).load((mappings_dir() / name).read_text(encoding="utf-8"))
+
+
 def test_the_legacy_groups_read_as_text_are_the_parsed_ones() -> None:
     from migrator.load import detect
 
-    assert detect.legacy_groups() == tuple(detect._kinds_file()["legacyGroups"])
+    assert detect.legacy_groups() == tuple(_parsed("kinds.yaml")["legacyGroups"])
     assert detect.legacy_groups()  # read as text (one line), as the catalog requires
+
+
+def test_mapping_files_read_by_libyaml_are_the_pure_parse() -> None:
+    """detect reads kinds.yaml and the legacy mapping files with libyaml (ruamel's pure
+    loader only when libyaml refuses a file): the same values as the pure parse."""
+    from migrator.load import detect
+
+    paths = sorted(mappings_dir().rglob("*.yaml"))
+    assert len(paths) > 10
+    for path in paths:
+        assert detect._data_file(path) == _parsed(path.relative_to(mappings_dir()).as_posix())
+    assert detect._kinds_file() == _parsed("kinds.yaml")
+
+
+def test_a_file_libyaml_refuses_is_read_by_the_pure_loader(tmp_path: Path) -> None:
+    from migrator.load import detect
+
+    path = tmp_path / "kinds.yaml"
+    path.write_text("markers: [spec.a, spec.b:string]\n", encoding="utf-8")
+    assert detect._data_file(path) == {"markers": ["spec.a", "spec.b:string"]}
 
 
 def _has_blank_line(text: str) -> bool:
