@@ -348,6 +348,11 @@ class ResultCache:
         when it was made from that very file: the name may have led to another file when it
         was read (a folder swapped and back, a link retargeted), whose result must not be
         replayed for this one."""
+        if stamp is None and result is not None:
+            # changed just before or while it was read (or not stamped): not recorded; a record
+            # of its earlier content is left as it is, since its stamp can no longer match
+            # (every write moves the ctime), and so the entry need not be written again
+            return
         files = self._files_of(absolute)
         payload = _encode(result, self.strings) if stamp is not None and result is not None \
             and result.identity is not None and _identity_stamp(result.identity) == stamp \

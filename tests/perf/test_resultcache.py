@@ -217,3 +217,31 @@ def test_kustomization_names_match_the_reader() -> None:
     from migrator.convert import kustomization
 
     assert resultcache.KUSTOMIZATIONS == kustomization.NAMES
+
+
+def test_a_file_changed_just_now_leaves_the_entry_as_it_was(tmp_path: Path) -> None:
+    """A file changed just before a run is processed but not recorded; its record of the
+    earlier content stays (its stamp no longer matches, so it is never replayed) and the
+    entry is not written again. Once settled, the file is recorded anew."""
+    tree, cache = _tree(tmp_path), tmp_path / "cache"
+    job = next((tree / "pytorchjob").glob("*-minimal.in.yaml"))
+    _settle()
+    _check(tree, cache)
+    entry = max(cache.glob("results-*.json"), key=lambda path: path.stat().st_mtime_ns)
+    written = entry.read_bytes()
+    recorded = _entries(cache)[str(job)]
+    job.write_text(job.read_text(encoding="utf-8").replace("PyTorchJob", "ConfigMapX", 1),
+                   encoding="utf-8")
+    ahead = time.time_ns() + 60 * 10**9  # "just now" whatever the machine's load
+    os.utime(job, ns=(ahead, ahead))
+    racy = _check(tree, cache)
+    assert entry.read_bytes() == written
+    assert _lines(racy) == _lines(_check(tree, cache, "--no-cache"))
+    assert "ConfigMapX" not in str(_entries(cache)[str(job)])
+    assert _entries(cache)[str(job)] == recorded
+    past = time.time_ns() - 60 * 10**9
+    os.utime(job, ns=(past, past))
+    _settle()
+    assert _lines(_check(tree, cache)) == _lines(racy)
+    assert _entries(cache)[str(job)] != recorded
+    assert _lines(_check(tree, cache)) == _lines(racy)
