@@ -9,6 +9,7 @@ from typing import Any, Literal
 from migrator.template import structure
 from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, decode_int
 from migrator.template.conditions import condition as _condition
+from migrator.template.marks import ENV_MARK, MARK
 from migrator.template.structure import Unsupported
 from migrator.template.tokens import Dialect, TemplateSyntaxError, tokenize
 from migrator.template.worlds import MAX_BRANCH_RUNS, WorldFailed, fold, render_lines
@@ -17,9 +18,6 @@ Status = Literal["converted", "unchanged", "failed", "skipped"]
 NOT_CARRIED = "Y110"
 NOT_COMPUTABLE = "Y111"
 KEPT_LEGACY = "Y112"
-# first line of every converted template: a second run leaves the file alone (idempotence)
-MARK = "{{- /* converted by trainjob-migrator (docs/templates.md) */ -}}"
-ENV_MARK = "# converted by trainjob-migrator (docs/templates.md)"
 # errors about a value itself (type, format, schema): when the value is a placeholder, the
 # error is the placeholder's, not the job's
 _VALUE_CODES = ("K103", "V601", "V602", "V603", "V604", "V605")

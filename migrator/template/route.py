@@ -10,6 +10,7 @@ from typing import Any
 from migrator.load import detect
 from migrator.results import DocumentResult, Finding, Severity, TextResult
 from migrator.settings import ConvertOptions
+from migrator.template.marks import ENV_MARK, MARK
 
 _ACTIVE: contextvars.ContextVar[bool] = contextvars.ContextVar("template_active", default=False)
 # a scalar that is nothing but a variable: `replicas: $N`, `image: "${IMAGE}"`, `- ${ARG}`;
@@ -59,8 +60,6 @@ def convert_templated(text: str, options: ConvertOptions, render: bool) -> TextR
     template, a template this stage cannot read, or a conversion already inside one)."""
     if _ACTIVE.get():
         return None
-    from migrator.template.convert import ENV_MARK, MARK
-
     if MARK in text or text.startswith(ENV_MARK):  # converted by an earlier run: nothing left to do
         kind_found = _ANY_KIND.search(text)
         return TextResult(text, [DocumentResult(0, 1, "unchanged", text, source={
