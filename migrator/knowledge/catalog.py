@@ -36,8 +36,10 @@ def _read_yaml(path: Path) -> Any:
 
     try:
         return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
-    except (OSError, YAMLError) as exc:
+    except (OSError, UnicodeError, YAMLError) as exc:
         raise MappingFileError(f"{path}: {exc}") from None
+    except RecursionError:  # nested deeper than the pure loader's recursion takes
+        raise MappingFileError(f"{path}: nested too deeply to parse") from None
 
 
 class Catalog(plain.Declared):

@@ -67,15 +67,28 @@ def _kinds_file() -> Any:
 def _data_file(path: Path) -> Any:
     """A mappings/ file parsed by libyaml (under a millisecond), or by ruamel's pure loader
     (a dozen milliseconds) if libyaml refuses it (YAML 1.1 rules: ``a:b`` in a flow list);
-    the two build the same values from the files the catalog accepts."""
+    the two build the same values from the files the catalog accepts. A file that cannot be
+    read or parsed, or nests deeper than any parser can take, is a ``MappingFileError``."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    text = path.read_text(encoding="utf-8")
+    from migrator.errors import MappingFileError
+    from migrator.load.nesting import MAX_SCANNED_DEPTH, nesting_bound
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeError) as exc:
+        raise MappingFileError(f"{path}: {exc}") from None
+    if nesting_bound(text, MAX_SCANNED_DEPTH) > MAX_SCANNED_DEPTH:
+        raise MappingFileError(f"{path}: nested more than {MAX_SCANNED_DEPTH} levels deep")
     try:
         return YAML(typ="safe").load(text)
     except YAMLError:
+        pass
+    try:
         return YAML(typ="safe", pure=True).load(text)
+    except (YAMLError, RecursionError) as exc:
+        raise MappingFileError(f"{path}: {exc}") from None
 
 
 def legacy_kinds() -> tuple[str, ...]:

@@ -307,6 +307,29 @@ def test_a_file_libyaml_refuses_is_read_by_the_pure_loader(tmp_path: Path) -> No
     assert detect._data_file(path) == {"markers": ["spec.a", "spec.b:string"]}
 
 
+@pytest.mark.parametrize("body", [
+    "deep: " + "[" * 60_000 + "]" * 60_000 + "\n",
+    "deep:\n" + "- " * 60_000 + "x\n",
+    "deep:\n" + "".join(" " * i + "a:\n" for i in range(3_000)),
+    "a: [unclosed\n",
+    "a: \udcff\n",
+], ids=["flow", "sequences", "mappings", "unclosed", "not-utf8"])
+def test_a_mapping_file_that_cannot_be_parsed_is_one_mapping_file_error(
+        tmp_path: Path, body: str) -> None:
+    """A broken or hostile mappings file (TRAINJOB_MIGRATE_MAPPINGS) ends the run with one
+    line naming it: never a crash of libyaml's C recursion nor a RecursionError."""
+    from migrator.errors import MappingFileError
+    from migrator.knowledge import catalog
+    from migrator.load import detect
+
+    path = tmp_path / "kinds.yaml"
+    path.write_bytes(body.encode("utf-8", "surrogateescape"))
+    with pytest.raises(MappingFileError, match=r"kinds\.yaml"):
+        detect._data_file(path)
+    with pytest.raises(MappingFileError, match=r"kinds\.yaml"):
+        catalog._read_yaml(path)
+
+
 def _has_blank_line(text: str) -> bool:
     return re.search(r"\n[ ]*\n", text.strip("\n")) is not None
 
