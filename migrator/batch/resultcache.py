@@ -351,7 +351,9 @@ class ResultCache:
         if stamp is None and result is not None:
             # changed just before or while it was read (or not stamped): not recorded; a record
             # of its earlier content is left as it is, since its stamp can no longer match
-            # (every write moves the ctime), and so the entry need not be written again
+            # (every write moves the ctime), and so the entry need not be written again; an
+            # old record could be replayed only if the ctime came back to its recorded value
+            # (a clock stepped back, a file system that does not keep ctimes)
             return
         files = self._files_of(absolute)
         payload = _encode(result, self.strings) if stamp is not None and result is not None \
