@@ -81,11 +81,15 @@ def model_for(version: str, kind: str) -> Model | None:
     """The strict model of ``kind`` in Trainer ``version`` (``apimodels``), or None when there
     is none: a function of a document to the errors pydantic would report. The models run
     as compiled programs (cached: no pydantic); pydantic itself judges what they cannot."""
-    models = apichecks.programs().checkers
-    if version in models:
-        checker = models[version].get(kind)
-        return None if checker is None else functools.partial(_errors, checker, version, kind)
-    return _pydantic_model(version, kind)
+    programs = apichecks.programs()
+    if version not in programs.versions():
+        return _pydantic_model(version, kind)
+    if not programs.has(version, kind):
+        return None
+    checker = programs.checker(version, kind)
+    if checker is None:  # a damaged program
+        return _pydantic_model(version, kind)
+    return functools.partial(_errors, checker, version, kind)
 
 
 def _errors(checker: shapes.Checker, version: str, kind: str, doc: Any) -> list[shapes.Error]:

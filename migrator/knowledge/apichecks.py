@@ -13,14 +13,48 @@ _LOADED: dict[int, tuple[Any, Programs]] = {}
 
 
 class Programs:
-    """The checkers of every Trainer version and kind, and the ML policy sources."""
+    """The checkers of every Trainer version and kind, and the ML policy sources, from the
+    programs of the cache entry: each checker is loaded when first asked for, and the sources
+    found when first asked for (a check of a TrainJob loads one program of six)."""
 
-    __slots__ = ("checkers", "sources")
+    __slots__ = ("_checkers", "_kinds", "_models", "_sources")
 
-    def __init__(self, checkers: dict[str, dict[str, shapes.Checker]],
-                 sources: tuple[str, ...]) -> None:
-        self.checkers = checkers
-        self.sources = sources
+    def __init__(self, models: dict[str, Any], kinds: dict[str, dict[str, str]]) -> None:
+        self._models = models
+        self._kinds = kinds
+        self._checkers: dict[str, shapes.Checker | None] = {}
+        self._sources: tuple[str, ...] | None = None
+
+    def versions(self) -> frozenset[str]:
+        """The Trainer versions the programs cover."""
+        return frozenset(self._kinds)
+
+    def has(self, version: str, kind: str) -> bool:
+        """Whether Trainer ``version`` (one of ``versions``) has a model of ``kind``."""
+        return kind in self._kinds[version]
+
+    def checker(self, version: str, kind: str) -> shapes.Checker | None:
+        """The checker of ``kind`` in ``version`` (``has``); None when its program cannot be
+        loaded (a damaged entry: pydantic's model judges instead)."""
+        name = self._kinds[version][kind]
+        if name not in self._checkers:
+            try:
+                self._checkers[name] = shapes.load(self._models[name])
+            except shapes.ProgramError:  # a damaged entry: pydantic's model instead
+                self._checkers[name] = None
+        return self._checkers[name]
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        if self._sources is None:
+            rules = {tuple(pair[0] for pair in rule[1]) for rule in _after_rules(self._models)}
+            if len(rules) != 1:  # a damaged entry: from the models themselves
+                from migrator.knowledge import apimodels
+
+                self._sources = tuple(apimodels.ml_policy_sources())
+            else:
+                self._sources = rules.pop()
+        return self._sources
 
 
 def programs() -> Programs:
@@ -53,27 +87,29 @@ def _build() -> Any:
 
 def _use(data: Any) -> Programs:
     models, kinds = data["models"], data["kinds"]
-    if not isinstance(models, dict) or not isinstance(kinds, dict):
+    if not isinstance(models, dict) or not isinstance(kinds, dict) or not all(
+            isinstance(named, dict) and all(isinstance(name, str) and name in models
+                                            for name in named.values())
+            for named in kinds.values()):
         raise shapes.ProgramError("not the Trainer models' programs")
-    loaded = {name: shapes.load(program) for name, program in models.items()}
-    checkers = {version: {kind: loaded[name] for kind, name in named.items()}
-                for version, named in kinds.items()}
-    rules = {tuple(pair[0] for pair in rule[1]) for rule in _after_rules(models)}
-    if len(rules) != 1:
-        raise shapes.ProgramError("the runtime models name no one ML policy source rule")
-    return Programs(checkers, rules.pop())
+    return Programs(models, kinds)
 
 
-def _after_rules(node: Any) -> list[Any]:
-    """The ``one_ml_policy_source`` rules in (already loaded, so well-formed) programs."""
-    found = []
+def _after_rules(node: Any, depth: int = 0) -> list[Any]:
+    """The ``one_ml_policy_source`` rules in programs (``[[field, ...], ...]`` pairs)."""
+    found: list[Any] = []
+    if depth > 64:
+        return found
     if isinstance(node, list):
         if len(node) == 5 and node[0] == "model" and isinstance(node[4], list) and \
-                node[4][0] == "one_ml_policy_source":
+                node[4] and node[4][0] == "one_ml_policy_source" and len(node[4]) > 1 and \
+                isinstance(node[4][1], list) and all(
+                    isinstance(pair, list) and pair and isinstance(pair[0], str)
+                    for pair in node[4][1]):
             found.append(node[4])
         for child in node:
-            found += _after_rules(child)
+            found += _after_rules(child, depth + 1)
     elif isinstance(node, dict):
         for child in node.values():
-            found += _after_rules(child)
+            found += _after_rules(child, depth + 1)
     return found
