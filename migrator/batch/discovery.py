@@ -6,7 +6,9 @@ repository cannot make the tool read or rewrite a file elsewhere), honour ``.git
 files (the walk root's repository and every nested one) and the ``--include`` /
 ``--exclude`` globs. Explicitly named files are always taken unless an ``--exclude`` glob
 matches them (so a config's exclude list works under pre-commit too). pathspec is imported
-only when a walk meets a .gitignore or a glob is given.
+only when a walk meets a .gitignore or a glob is given. A folder the walk enters but cannot
+list (no permission, removed meanwhile) is not passed over in silence: a ``Walk`` keeps it
+(``Walk.unlisted``) for the run to report like an unreadable file.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ from typing import Any
 
 from migrator.errors import MigratorError
 from migrator.load import sources
-from migrator.results import FrozenValue
+from migrator.results import FrozenValue, Unreadable
 
 _set = object.__setattr__  # how a frozen value's constructor sets its fields
 
 YAML_SUFFIXES = (".yaml", ".yml")
 STDIN = "-"
 GITIGNORE = ".gitignore"
+UNLISTED = "cannot list folder"  # the reason of a folder a walk could not list starts so
 IGNORE_BYTES = 1 << 20  # a .gitignore is read up to this size
 _NAME = attrgetter("name")  # a folder entry's name (the sort key of a listing)
 # what ends a folder name that ``os.path.join`` would not add a separator to
@@ -63,34 +66,40 @@ EVERY_FILE = Selection()  # no rules (the default)
 class Walk(FrozenValue):
     """The files a run looks at, walked anew each time it is iterated (never held in a list,
     so a run over 100,000 files starts converting while it walks and does not grow with the
-    tree). Iterate ``changes()`` first so that git is asked once."""
+    tree). Iterate ``changes()`` first so that git is asked once.
+
+    ``unlisted`` (not a field: not compared) gathers, across every iteration, the folders
+    the walk entered but could not list, by realpath, in the order first met."""
 
     FIELDS = ("paths", "selection")
     paths: tuple[str, ...]
     selection: Selection
+    unlisted: dict[str, Unreadable]
 
-    def __init__(self, paths: tuple[str, ...], selection: Selection | None = None) -> None:
+    def __init__(self, paths: tuple[str, ...], selection: Selection | None = None,
+                 unlisted: dict[str, Unreadable] | None = None) -> None:
         _set(self, "paths", paths)
         _set(self, "selection", EVERY_FILE if selection is None else selection)
+        _set(self, "unlisted", {} if unlisted is None else unlisted)
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
-        return discover(self.paths, self.selection)
+        return discover(self.paths, self.selection, self.unlisted)
 
     def groups(self) -> Iterator[Folder]:
         """The files grouped by folder (``groups``)."""
-        return groups(self.paths, self.selection)
+        return groups(self.paths, self.selection, self.unlisted)
 
     def changes(self) -> Walk:
         """This walk with ``--changed-since`` resolved (git asked now, once)."""
         if self.selection.changed_since is None or self.selection.only is not None:
             return self
-        return Walk(self.paths, _with_changes(self.selection))
+        return Walk(self.paths, _with_changes(self.selection), self.unlisted)
 
 
-def discover(paths: tuple[str, ...],
-             selection: Selection = EVERY_FILE) -> Iterator[tuple[str, str]]:
+def discover(paths: tuple[str, ...], selection: Selection = EVERY_FILE,
+             unlisted: dict[str, Unreadable] | None = None) -> Iterator[tuple[str, str]]:
     """Yield ``(path, relative)`` per input; ``relative`` is its place below an output dir."""
-    for folder in groups(paths, selection):
+    for folder in groups(paths, selection, unlisted):
         yield from folder.items()
 
 
@@ -126,9 +135,11 @@ def one_file(name: str, relative: str) -> Folder:
                   [(name, relative)])
 
 
-def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE) -> Iterator[Folder]:
+def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE,
+           unlisted: dict[str, Unreadable] | None = None) -> Iterator[Folder]:
     """``discover``'s files grouped: one ``Folder`` per walked folder that has selected
-    files, one per file named by the run (and standard input)."""
+    files, one per file named by the run (and standard input). A folder that the walk
+    enters but cannot list goes into ``unlisted`` (by realpath; the first reason kept)."""
     if selection.changed_since is not None and selection.only is None:
         selection = _with_changes(selection)
     globs = _Globs(selection)
@@ -142,7 +153,7 @@ def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE) -> Iterato
         root = Path(given)
         if os.path.isdir(root):  # (False when it cannot be told: read, and reported, as a file)
             keyed = remember or only is not None or bool(seen)
-            for folder, real in _walk(root, selection, globs):
+            for folder, real in _walk(root, selection, globs, unlisted):
                 if keyed:  # the file's realpath (its folder's is known: links not followed)
                     kept = []
                     for index, name in enumerate(folder.names):
@@ -170,9 +181,12 @@ def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE) -> Iterato
         yield one_file(name, _relative_for_file(root))
 
 
-def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Folder, str]]:
+def _walk(root: Path, selection: Selection, globs: _Globs,
+          unlisted: dict[str, Unreadable] | None = None) -> Iterator[tuple[Folder, str]]:
     """Each folder below ``root`` that has selected files (sorted, folders first-to-last as
-    ``os.walk`` (top-down) visits them), with its realpath.
+    ``os.walk`` (top-down) visits them), with its realpath. A folder it enters (``root``
+    too) but cannot list is recorded in ``unlisted`` (``_unlisted``), never passed over in
+    silence: the files in it were not checked.
 
     One ``scandir`` per folder and no system call per file (an entry's type comes with the
     listing): a folder's realpath is its parent's plus its name (folder links are never
@@ -189,8 +203,11 @@ def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Fol
         try:
             with os.scandir(dirpath) as listing:
                 entries = sorted(listing, key=_NAME)
-        except OSError:
-            continue  # as os.walk: a folder that cannot be listed is passed over
+        except OSError as exc:  # no permission, removed or replaced since its parent's listing
+            if unlisted is not None and real not in unlisted and \
+                    _may_hold(real, selection.only):
+                unlisted[real] = _unlisted(dirpath, rel_dir, exc)
+            continue
         listed = [entry.name for entry in entries]
         try:  # (an entry's type comes with the listing: an error is rare)
             folders = [entry for entry in entries if entry.is_dir()]
@@ -233,6 +250,20 @@ def _walk(root: Path, selection: Selection, globs: _Globs) -> Iterator[tuple[Fol
         if chosen:
             yield Folder(dirpath, prefix, rel_prefix, [entry.name for entry in chosen],
                          chosen, listed), real
+
+
+def _unlisted(dirpath: str, rel_dir: str, exc: OSError) -> Unreadable:
+    """The folder ``dirpath`` that could not be listed, as an unreadable input (Y102)."""
+    return Unreadable(dirpath, f"{UNLISTED}: {exc.strerror or exc}", rel_dir)
+
+
+def _may_hold(real: str, only: frozenset[str] | None) -> bool:
+    """Whether the folder ``real`` may hold a file of the run (with ``--changed-since``, only
+    one that holds a changed file: the others hold nothing the run would check)."""
+    if only is None:
+        return True
+    inside = real if real.endswith(_SEPARATORS) else real + os.sep
+    return any(path.startswith(inside) for path in only)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -4,7 +4,8 @@ check and validate print their results to stdout (unless it carries a report); c
 per-document lines, progress and the summary go to stderr. Every printed line is escaped
 (control characters, undecodable names); on a GitHub Actions runner stdout and stderr are
 guarded so that no untrusted text becomes a workflow command. Reports are written
-atomically; one that cannot be written is one line (Y107) and exit code 2.
+atomically; one that cannot be written is one line (Y107) and exit code 2. A folder the walk
+could not list is reported after the files, as an unreadable file is (Y102, exit code 2).
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ def _run(settings: RunSettings) -> int:
     selection = discovery.Selection(settings.include, settings.exclude, settings.gitignore,
                                     settings.changed_since)
     # walked as the run goes (never listed), unless something needs the whole list first
-    found: Iterable[tuple[str, str]] = discovery.Walk(settings.paths, selection).changes()
+    walk = discovery.Walk(settings.paths, selection).changes()
+    found: Iterable[tuple[str, str]] = walk
     if settings.helm:
         found = _with_rendered_charts(list(found), settings.paths)
     options = settings.options
@@ -96,6 +98,18 @@ def _run(settings: RunSettings) -> int:
     totals = kept.counted
     # without a bar to advance, unchanged files without documents may come as counts
     counting = quick and not progress.enabled
+
+    def take(file: FileResult) -> None:
+        """Report, review and count one result."""
+        file = _with_write_failure(suppressor.apply(file))
+        _show(file, settings)
+        _print(file, settings, minimum, lines)
+        if annotations is not None:
+            annotations.add_all(file.name, _findings(file))
+        if reviewing:
+            reviewed.extend(_reviewed(file))
+        kept.add(file)
+
     try:
         for file in (pipeline.process_counted if counting else pipeline.process_paths)(
                 settings.paths, options, jobs=settings.jobs, found=found,
@@ -118,17 +132,12 @@ def _run(settings: RunSettings) -> int:
                 totals["documentsScanned"] += file.documents_scanned
                 progress.advance()
                 continue
-            file = _with_write_failure(suppressor.apply(file))
-            _show(file, settings)
-            _print(file, settings, minimum, lines)
-            if annotations is not None:
-                annotations.add_all(file.name, _findings(file))
-            if reviewing:
-                from migrator.report import review
-
-                reviewed += review.collect(file)
-            kept.add(file)
+            take(file)
             progress.advance()
+        # the folders the walk could not list (known once it has ended): after every file,
+        # in walk order, each as an unreadable input (never cached: it holds no file)
+        for folder in walk.unlisted.values():
+            take(FileResult(folder.name, folder.relative, unreadable=folder))
     finally:
         progress.close()
     if annotations is not None:
@@ -308,10 +317,34 @@ def _with_write_failure(file: FileResult) -> FileResult:
 
 def _findings(file: FileResult) -> list[Finding]:
     if file.unreadable is not None:
-        return [Finding("Y102", Severity.ERROR, "", f"cannot read file: "
-                        f"{file.unreadable.reason}", "Check the path, permissions and encoding.")]
+        return [_unreadable_finding(file.unreadable.reason)]
     return [f for doc in (file.result.documents if file.result else []) if doc.reportable
             for f in doc.findings]
+
+
+def _unreadable_finding(reason: str) -> Finding:
+    """The Y102 finding of an input that could not be read: a file (``cannot read file:
+    ...``), or a folder the walk could not list (its reason says ``cannot list folder:``)."""
+    return Finding("Y102", Severity.ERROR, "", reason if _unlisted(reason) else
+                   f"cannot read file: {reason}", "Check the path, permissions and encoding.")
+
+
+def _unlisted(reason: str) -> bool:
+    """Whether an unreadable input's ``reason`` is that of a folder the walk could not list
+    (``discovery.Walk.unlisted``)."""
+    return reason.startswith(discovery.UNLISTED + ":")
+
+
+def _reviewed(file: FileResult) -> list[Any]:
+    """The review documents of one result (``review.collect``), an unlisted folder's
+    finding saying so."""
+    from migrator.report import review
+
+    documents = review.collect(file)
+    if file.unreadable is not None and _unlisted(file.unreadable.reason):
+        for document in documents:
+            document.findings = [_unreadable_finding(file.unreadable.reason)]
+    return documents
 
 
 def _runtime_files(found: Iterable[tuple[str, str]]) -> tuple[str, ...]:
@@ -373,7 +406,10 @@ def _show(file: FileResult, settings: RunSettings) -> None:
 def _print(file: FileResult, settings: RunSettings, minimum: Severity,
            lines: terminal.Lines) -> None:
     if file.unreadable is not None:
-        lines.print(terminal.unreadable_line(file.name, file.unreadable.reason), "error")
+        reason = file.unreadable.reason
+        lines.print(printable(f"{file_label(file.name)}: error Y102 {reason}")
+                    if _unlisted(reason) else terminal.unreadable_line(file.name, reason),
+                    "error")
         return
     documents = [d for d in (file.result.documents if file.result else []) if d.reportable]
     if settings.mode == "validate":
