@@ -19,6 +19,18 @@ OVERLAY = goldens.FIXTURES / "kustomize" / "overlay"
 KUBECTL = shutil.which("kubectl")
 
 
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    """The overlay copied into a git checkout of its own. Outside a run a kustomization reads
+    its bases only below its git top-level (``kustomization.confinement``): the fixtures in
+    this project's tree would depend on the project being a git checkout (an exported
+    source tree, a tarball or an sdist is not), and on where it lies."""
+    copy = tmp_path / "overlay"
+    shutil.copytree(OVERLAY, copy)
+    (copy / ".git").mkdir()  # a checkout: its overlays may read ../base
+    return copy
+
+
 def _docs(text: str) -> list[Any]:
     return [yamlio.plain(yamlio.load(c.body)) for c in stream.split(text) if c.has_content]
 
@@ -46,14 +58,11 @@ def _convert_tree(root: Path) -> None:
 
 
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl (kustomize) not installed")
-def test_converted_overlay_builds_to_the_converted_build(tmp_path: Path) -> None:
-    legacy = _build(OVERLAY / "dev")
+def test_converted_overlay_builds_to_the_converted_build(checkout: Path) -> None:
+    legacy = _build(checkout / "dev")
     expected = _docs(convert_text(legacy).text)
-    copy = tmp_path / "overlay"
-    shutil.copytree(OVERLAY, copy)
-    (copy / ".git").mkdir()  # a checkout: its overlays may read ../base
-    _convert_tree(copy)
-    built = _docs(_build(copy / "dev"))
+    _convert_tree(checkout)
+    built = _docs(_build(checkout / "dev"))
     assert built == expected
     assert built[0]["metadata"]["name"] == "dev-train"  # namePrefix still reaches it
     assert built[0]["spec"]["trainer"]["image"].endswith(":2.0")  # so does images:
@@ -79,8 +88,8 @@ def test_converting_an_overlay_in_place_twice(tmp_path: Path) -> None:
     assert {p: p.read_text(encoding="utf-8") for p in copy.rglob("*.yaml")} == texts
 
 
-def test_kustomization_findings() -> None:
-    path = OVERLAY / "dev" / "kustomization.yaml"
+def test_kustomization_findings(checkout: Path) -> None:
+    path = checkout / "dev" / "kustomization.yaml"
     result = kustomization.convert_kustomization(str(path), path.read_text(encoding="utf-8"))
     codes = [(f.code, f.path) for f in result.findings]
     assert codes == [("E809", "patches[0]"), ("E809", "patches[1]"),
@@ -101,10 +110,10 @@ def test_a_patch_that_breaks_conversion_is_reported_and_nothing_changes() -> Non
     assert "/spec/pytorchReplicaSpecs/Worker/template/spec/nodeSelector" in finding.message
 
 
-def test_patch_files_are_found_through_their_kustomization() -> None:
-    folder = OVERLAY / "dev"
+def test_patch_files_are_found_through_their_kustomization(checkout: Path) -> None:
+    folder = checkout / "dev"
     assert kustomization.owner(str(folder / "resources.yaml")) == folder / "kustomization.yaml"
-    assert kustomization.owner(str(OVERLAY / "base" / "pytorchjob.yaml")) is None
+    assert kustomization.owner(str(checkout / "base" / "pytorchjob.yaml")) is None
     args = folder / "more-workers-args.yaml"
     result = kustomization.convert_patch_file(str(args), args.read_text(encoding="utf-8"))
     assert result is not None
