@@ -15,6 +15,12 @@ when the results held are slim: this process reads on while the loader loads), s
 does not grow with the size of the run. A worker that dies is replaced; the files it held
 are redone one by one on a worker of their own, and a file that kills that one too is
 reported (Y105) instead of ending the run.
+
+A run ``direct`` (a warm run: the results cache holds most files, the few changed ones are
+converted) forks its first worker itself at the first file to convert: it loads the
+converter and converts the changed files while this process goes on matching the rest of
+the tree against the cache, instead of after it. Only when work piles up (``AHEAD``
+batches waiting) does it start the loader for the other workers, as a cold run does.
 """
 
 from __future__ import annotations
@@ -46,8 +52,6 @@ from migrator.results import (
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
-    from multiprocessing.connection import Connection
-
     from migrator.batch.writer import Destination
 
 BATCH = 4  # files per batch sent to a worker (those that need the converter)
@@ -62,11 +66,13 @@ WARM_BYTES = 64 * 1024  # the loader converts the first file once only if it is 
 
 def run(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int, render: bool,
         max_bytes: int, audit: bool, keep_text: bool = True,
-        destination: Destination | None = None, review: bool = False) -> Iterator[FileResult]:
+        destination: Destination | None = None, review: bool = False,
+        direct: bool = False) -> Iterator[FileResult]:
     """Results in the order of ``found``. Conversions are written to ``destination`` by the
     process that made them; without ``keep_text`` results come back without file texts
     (slim: the caller neither prints nor reviews them); with ``review`` converted jobs carry
-    their effective-pod comparison, made by the worker that converted them."""
+    their effective-pod comparison, made by the worker that converted them. ``direct``: the
+    first worker is forked by this process (see the module's docstring)."""
     task = _Task(options, render, max_bytes, audit, keep_text, destination, review)
     pending: deque[FileResult | _Slot] = deque()
     workers: _Workers | None = None
@@ -79,7 +85,7 @@ def run(found: Iterable[tuple[str, str]], options: ConvertOptions, jobs: int, re
                 pending.append(done if keep_text or workers is None else done.slim())
             else:
                 if workers is None:
-                    workers = _Workers(jobs, task, done)
+                    workers = _Workers(jobs, task, done, direct)
                 if done is not None and name == sources.STDIN:  # only this process can read it
                     pending.append((workers.submit(
                         _Job((files.convert_or_audit, (done.text, options, render, audit,
@@ -212,14 +218,70 @@ def _results(item: FileResult | _Slot, task: _Task, workers: _Workers) -> Iterat
         yield job.value[index]
 
 
+class _Channel:
+    """Pickled values over a stream socket, each after its length (8 bytes): what
+    ``multiprocessing.connection.Connection`` does for us, without importing multiprocessing
+    (~12 ms, in the main process of every run that converts)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def send(self, value: Any) -> None:
+        import pickle
+
+        data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)  # (nothing sent if this fails)
+        self.sock.sendall(len(data).to_bytes(8, "big") + data)
+
+    def recv(self) -> Any:
+        """The next value; EOFError when the other end has closed (or died mid-value)."""
+        import pickle
+
+        return pickle.loads(self.recv_bytes())
+
+    def recv_bytes(self) -> bytes:
+        return self._exactly(int.from_bytes(self._exactly(8), "big"))
+
+    def _exactly(self, size: int) -> bytes:
+        data = bytearray(size)
+        view = memoryview(data)
+        got = 0
+        while got < size:
+            count = self.sock.recv_into(view[got:], min(size - got, 1 << 20))
+            if not count:
+                raise EOFError
+            got += count
+        return bytes(data)
+
+    def shutdown(self) -> None:
+        """Say no more values will come from this end (the other end reads EOF)."""
+        self.sock.shutdown(socket.SHUT_WR)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _wait(channels: list[Any], timeout: float | None) -> list[Any]:
+    """Those of ``channels`` (objects with ``fileno``) that can be read, or have ended,
+    within ``timeout`` seconds (None: until one can)."""
+    poller = select.poll()
+    by_descriptor = {}
+    for channel in channels:
+        by_descriptor[channel.fileno()] = channel
+        poller.register(channel.fileno(), select.POLLIN)
+    events = poller.poll(None if timeout is None else int(timeout * 1000))
+    return [by_descriptor[descriptor] for descriptor, _ in events]
+
+
 class _Worker:
     """A worker process as this one sees it: the socket to it and the jobs it holds."""
 
-    def __init__(self, descriptor: int) -> None:
-        from multiprocessing.connection import Connection
-
-        self.connection: Connection = Connection(descriptor)
+    def __init__(self, descriptor: int, pid: int = 0) -> None:
+        self.connection = _Channel(socket.socket(fileno=descriptor))
         self.held: deque[_Job] = deque()  # answered in the order sent
+        self.pid = pid  # a child of this process (forked direct), reaped here; 0: the loader's
 
     def send(self, job: _Job) -> None:
         self.connection.send(job.call)
@@ -228,11 +290,7 @@ class _Worker:
     def finish(self) -> None:
         """Tell the worker its input has ended: it finishes what it holds, then ends."""
         with contextlib.suppress(OSError):
-            sock = socket.socket(fileno=self.connection.fileno())
-            try:
-                sock.shutdown(socket.SHUT_WR)
-            finally:
-                sock.detach()
+            self.connection.shutdown()
 
     def close(self, wait: bool) -> None:
         """End the worker (``finish``). With ``wait``, return only when it has ended (its
@@ -244,6 +302,8 @@ class _Worker:
         except (EOFError, OSError):
             pass
         self.connection.close()
+        if self.pid:  # it has ended or is ending: its socket is closed or broken
+            _ended(self.pid, block=True)
 
 
 class _Workers:
@@ -253,8 +313,9 @@ class _Workers:
     (a parser's segmentation fault, the out-of-memory killer) cannot end the run, only its
     own file."""
 
-    def __init__(self, jobs: int, task: _Task, first: SourceText | None) -> None:
-        self.jobs = jobs
+    def __init__(self, jobs: int, task: _Task, first: SourceText | None,
+                 direct: bool = False) -> None:
+        self.wanted = jobs
         self.task = task
         self.first = first
         self.workers: list[_Worker] = []
@@ -264,10 +325,30 @@ class _Workers:
         self.asked = 0  # workers asked of the loader, not received yet
         self.restarts = 0
         self.loader_pid = 0
-        self.control = self._start_loader()
-        self._ask(jobs)
+        self.control: socket.socket | None = None  # the loader's (started on first need)
+        if direct:  # one worker, forked here; the loader only if work piles up (``_grow``)
+            self.jobs = 1
+            self.workers.append(self._direct_worker())
+        else:
+            self.jobs = jobs
+            self._ask(jobs)
 
     # -- the loader
+
+    def _direct_worker(self) -> _Worker:
+        """A worker forked by this process; it loads the converter on its first job."""
+        mine, theirs = socket.socketpair()
+        keep = [w.connection.fileno() for w in (*self.workers, *self.spare)] + [mine.fileno()]
+        if self.control is not None:
+            keep.append(self.control.fileno())
+        pid = _fork(functools.partial(_direct_worker, theirs, keep))
+        theirs.close()
+        return _Worker(mine.detach(), pid)
+
+    def _grow(self) -> None:
+        """In a direct run, start the loader for the other workers once work piles up."""
+        if self.jobs < self.wanted and len(self.queue) >= AHEAD:
+            self.jobs = self.wanted
 
     def _start_loader(self) -> socket.socket:
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -279,6 +360,8 @@ class _Workers:
         return mine
 
     def _ask(self, count: int) -> None:
+        if self.control is None:
+            self.control = self._start_loader()
         for _ in range(count):
             try:
                 self.control.send(b"w")
@@ -291,6 +374,7 @@ class _Workers:
 
     def _received(self) -> None:
         """Take in one answer of the loader (a worker); restart the loader if it died."""
+        assert self.control is not None
         try:
             message, descriptors, _, _ = socket.recv_fds(self.control, 16, 1)
         except OSError:
@@ -307,18 +391,20 @@ class _Workers:
         """Start another loader (without the warm-up conversion, which may be what killed
         the last one) and ask it for the workers still wanted."""
         self._end_loader()
+        self.control = None
         self.restarts += 1
         if self.restarts > 3:
             raise OSError("could not start worker processes")
         self.first = None
         asked, self.asked = self.asked, 0
-        self.control = self._start_loader()
         self._ask(asked)
 
     def _end_loader(self) -> None:
         """Close the loader's socket and reap it. It ends as soon as its workers have (they
         have, or hold no work); one that has not ended after ``LOADER_GRACE`` seconds is
         killed (it writes nothing), so no unforeseen wait can hold the run forever."""
+        if self.control is None:  # never started (a direct run)
+            return
         self.control.close()
         ended = _ended_within(self.loader_pid, LOADER_GRACE)
         waited, pause = 0.0, 0.001
@@ -370,17 +456,16 @@ class _Workers:
     def poll(self, block: bool = False) -> None:
         """Take in the answers that are there (with ``block``, wait for at least one event:
         an answer, a worker that died or arrived) and send the waiting jobs on."""
-        from multiprocessing.connection import wait
-
+        self._grow()
         if len(self.workers) + self.asked < self.jobs:
             self._ask(self.jobs - len(self.workers) - self.asked)
         waited: list[Any] = [w.connection for w in self.workers if w.held]
-        if self.asked:
+        if self.asked and self.control is not None:
             waited.append(self.control)
         if not waited:  # nothing held, no worker awaited: nothing to wait for
             self._dispatch()
             return
-        for ready in wait(waited, timeout=None if block else 0):
+        for ready in _wait(waited, timeout=None if block else 0):
             if ready is self.control:
                 self._received()
                 continue
@@ -435,7 +520,7 @@ class _Workers:
             worker.finish()
         for worker in every:
             worker.close(wait=True)
-        if abort:
+        if abort and self.control is not None:
             with contextlib.suppress(OSError):
                 os.kill(self.loader_pid, signal.SIGKILL)
         self._end_loader()
@@ -525,14 +610,19 @@ def _load_converter() -> None:
         importlib.import_module(module)
 
 
+def _direct_worker(sock: socket.socket, inherited: list[int]) -> None:
+    """A worker forked by the main process: Ctrl-C is the main process's to handle (as for
+    the loader's workers, which inherit this from the loader)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker(sock, inherited)
+
+
 def _worker(sock: socket.socket, inherited: list[int]) -> None:
     """A worker process: run each call the main process sends, answer (True, result) or
     (False, exception), until the main process closes its end."""
-    from multiprocessing.connection import Connection
-
     for descriptor in inherited:
         os.close(descriptor)
-    connection = Connection(sock.detach())
+    connection = _Channel(sock)
     while True:
         try:
             function, args = connection.recv()

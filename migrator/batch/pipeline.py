@@ -3,6 +3,7 @@ worker processes (``parallel``)."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Iterable, Iterator
@@ -99,10 +100,16 @@ def _process_found(found: Iterable[tuple[str, str]], options: ConvertOptions, jo
             yield process_file(name, relative, options, render, max_bytes, audit, destination,
                                review)
 
-    def process(files: Iterable[tuple[str, str]]) -> Iterator[FileResult]:
+    def process(files: Iterable[tuple[str, str]], warm: bool = False) -> Iterator[FileResult]:
         from migrator.batch.files import process_file  # here: a warm run processes no file
 
         walked = iter(files)
+        if warm and jobs > 1 and hasattr(os, "fork"):  # the changed files of a cached tree:
+            from migrator.batch import parallel  # converted while the rest is matched
+
+            yield from parallel.run(walked, options, jobs, render, max_bytes, audit,
+                                    keep_text, destination, review, direct=True)
+            return
         head = list(itertools.islice(walked, PARALLEL_THRESHOLD))
         if jobs <= 1 or len(head) < PARALLEL_THRESHOLD or not hasattr(os, "fork"):
             for name, relative in itertools.chain(head, walked):
@@ -119,7 +126,8 @@ def _process_found(found: Iterable[tuple[str, str]], options: ConvertOptions, jo
 
         cached = resultcache.open_for(options, render, audit, max_bytes)
         if cached is not None:
-            yield from cached.counted(found, process) if counting else \
-                cached.through(found, process)
+            changed = functools.partial(process, warm=bool(cached.folders))
+            yield from cached.counted(found, changed) if counting else \
+                cached.through(found, changed)
             return
     yield from process(found)

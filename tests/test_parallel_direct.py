@@ -1,0 +1,191 @@
+"""A warm run's changed files (batch/parallel.py, ``direct``): the first worker is forked by the
+main process at the first file to convert and converts while the rest of the tree is matched
+against the results cache; the loader starts only when work piles up. Same results as a
+serial run, whatever happens to the worker."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from migrator.batch import files, parallel, pipeline
+from migrator.results import FileResult
+from migrator.settings import ConvertOptions
+from tests.goldens import FIXTURES, ROOT
+
+_MAIN_PROCESS = os.getpid()
+
+
+def _tree(tmp_path: Path, count: int, every: int = 1) -> list[tuple[str, str]]:
+    tree = tmp_path / "many"
+    tree.mkdir()
+    cases = sorted(FIXTURES.glob("*/*.in.yaml"))
+    for index in range(count):
+        path = tree / f"{index:03d}.yaml"
+        if index % every == 0:
+            shutil.copy(cases[index % len(cases)], path)
+        else:
+            path.write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{index}}}\n")
+    return [(str(path), path.name) for path in sorted(tree.iterdir())]
+
+
+def _texts(results: list[FileResult]) -> list[tuple[str, list[str], list[str]]]:
+    return [(f.name, [d.status for d in f.result.documents] if f.result else [],
+             [x.code for x in f.findings]) for f in results]
+
+
+def _serial(found: list[tuple[str, str]]) -> list[FileResult]:
+    return [f.slim() for f in pipeline.process_paths(
+        ("many",), ConvertOptions(), jobs=1, found=found, render=False, keep_text=False)]
+
+
+def _direct(found: list[tuple[str, str]]) -> list[FileResult]:
+    return list(parallel.run(iter(found), ConvertOptions(), 2, False, 10**7, False, False,
+                             direct=True))
+
+
+def _noting(marker: Path, real: Any) -> Any:
+    def noted(*args: Any, **kwargs: Any) -> Any:
+        with marker.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        return real(*args, **kwargs)
+
+    return noted
+
+
+def _no_children_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+@pytest.fixture
+def deadline() -> Iterator[None]:
+    """A hang fails the test (SIGALRM) instead of stalling the suite."""
+    import signal
+
+    def expired(number: int, frame: Any) -> None:
+        raise TimeoutError("the run did not end")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(120)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("every", [1, 4, 13])
+def test_a_few_changed_files_are_converted_by_one_worker_without_a_loader(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, every: int, deadline: None) -> None:
+    loader = tmp_path / "loader"
+    monkeypatch.setattr(parallel, "_loader", _noting(loader, parallel._loader))
+    found = _tree(tmp_path, 26, every)
+    results = _direct(found)
+    assert [f.name for f in results] == [name for name, _ in found]
+    assert _texts(results) == _texts(_serial(found))
+    assert not loader.exists()
+    assert _no_children_left()
+
+
+_REAL_BATCH = parallel._process_batch
+_SLOW: list[Path] = []
+
+
+def _slow_first(*args: Any) -> Any:
+    """``_process_batch``, one second late in the first worker to take a batch (a job's
+    function crosses to the worker by name: it is a module's)."""
+    if os.getpid() != _MAIN_PROCESS and not _SLOW[0].exists():
+        _SLOW[0].touch()
+        time.sleep(1.0)
+    return _REAL_BATCH(*args)
+
+
+def test_work_that_piles_up_starts_the_loader_for_more_workers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deadline: None) -> None:
+    """The direct worker is slow to answer its first batch: the batches waiting reach
+    ``AHEAD`` and the loader is started for the other workers; the results are the same."""
+    loader = tmp_path / "loader"
+    monkeypatch.setattr(parallel, "_loader", _noting(loader, parallel._loader))
+    monkeypatch.setattr(parallel, "_process_batch", _slow_first)
+    _SLOW[:] = [tmp_path / "slow"]
+    found = _tree(tmp_path, 4 * parallel.BATCH * parallel.AHEAD)
+    results = _direct(found)
+    assert _texts(results) == _texts(_serial(found))
+    assert loader.exists()
+    assert _no_children_left()
+
+
+def test_a_direct_worker_that_dies_loses_no_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deadline: None) -> None:
+    """Killed (as the out-of-memory killer would) in its first conversion: its files are
+    converted again one by one on workers of the loader's, the result is the serial one."""
+    marker = tmp_path / "died"
+    real = files.convert_or_audit
+
+    def dying_once(*args: Any, **kwargs: Any) -> Any:
+        if os.getpid() != _MAIN_PROCESS and not marker.exists():
+            marker.touch()
+            os._exit(9)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(files, "convert_or_audit", dying_once)
+    found = _tree(tmp_path, 12)
+    results = _direct(found)
+    assert marker.exists()
+    assert _texts(results) == _texts(_serial(found))
+    assert _no_children_left()
+
+
+def test_an_interrupted_direct_run_ends_its_worker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deadline: None) -> None:
+    found = _tree(tmp_path, 30)
+    real = files.settled
+
+    def failing(name: str, relative: str, max_bytes: int) -> Any:
+        if name == found[20][0]:
+            raise KeyboardInterrupt
+        return real(name, relative, max_bytes)
+
+    monkeypatch.setattr(files, "settled", failing)
+    with pytest.raises(KeyboardInterrupt):
+        _direct(found)
+    assert _no_children_left()
+
+
+def _check(tree: Path, cache: Path, *extra: str) -> tuple[int, str, list[str]]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TRAINJOB_MIGRATE_CACHE_DIR": str(cache)}
+    env.pop("TRAINJOB_MIGRATE_NO_CACHE", None)
+    done = subprocess.run([sys.executable, "-m", "migrator", "check", ".", *extra],
+                          capture_output=True, text=True, check=False, timeout=600, cwd=tree,
+                          env=env)
+    lines = done.stderr.splitlines()
+    if lines and lines[-1].endswith("s)"):  # the summary's timing
+        lines[-1] = lines[-1].rsplit(" (", 1)[0]
+    return done.returncode, done.stdout, lines
+
+
+def test_a_warm_check_with_changed_files_reports_what_a_cold_one_does(tmp_path: Path) -> None:
+    """The CLI with two jobs: cold, then warm after changing some files (converted by the
+    direct worker), against --no-cache."""
+    found = _tree(tmp_path, 40, 2)
+    tree, cache = tmp_path / "many", tmp_path / "cache"
+    first = _check(tree, cache, "-j", "2")
+    for name, _ in found[::5]:
+        with open(name, "a", encoding="utf-8") as out:
+            out.write("# changed\n")
+    warm = _check(tree, cache, "-j", "2")
+    assert warm == _check(tree, cache, "-j", "2", "--no-cache")
+    assert warm == _check(tree, cache, "-j", "1")
+    assert first[0] == warm[0]
