@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import pickle  # here, not on the first send: the direct worker, forked then, has it too
 import select
 import signal
 import socket
@@ -230,15 +231,11 @@ class _Channel:
         return self.sock.fileno()
 
     def send(self, value: Any) -> None:
-        import pickle
-
         data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)  # (nothing sent if this fails)
         self.sock.sendall(len(data).to_bytes(8, "big") + data)
 
     def recv(self) -> Any:
         """The next value; EOFError when the other end has closed (or died mid-value)."""
-        import pickle
-
         return pickle.loads(self.recv_bytes())
 
     def recv_bytes(self) -> bytes:
@@ -614,6 +611,9 @@ def _direct_worker(sock: socket.socket, inherited: list[int]) -> None:
     """A worker forked by the main process: Ctrl-C is the main process's to handle (as for
     the loader's workers, which inherit this from the loader)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import gc
+
+    gc.freeze()  # what it inherits (the results entry...) is never walked by its collector
     _worker(sock, inherited)
 
 
