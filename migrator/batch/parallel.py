@@ -36,7 +36,6 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from migrator.batch import files, helm
@@ -148,32 +147,41 @@ def _hand_on(pending: deque[FileResult | _Slot], workers: _Workers,
         workers.poll(block=True)
 
 
-@dataclass(frozen=True)
 class _Task:
-    """What every batch of a run is asked to do."""
+    """What every batch of a run is asked to do (sent to the workers: it pickles)."""
 
-    options: ConvertOptions
-    render: bool
-    max_bytes: int
-    audit: bool
-    keep_text: bool
-    destination: Destination | None
-    review: bool = False
+    __slots__ = ("audit", "destination", "keep_text", "max_bytes", "options", "render", "review")
+
+    def __init__(self, options: ConvertOptions, render: bool, max_bytes: int, audit: bool,
+                 keep_text: bool, destination: Destination | None,
+                 review: bool = False) -> None:
+        self.options = options
+        self.render = render
+        self.max_bytes = max_bytes
+        self.audit = audit
+        self.keep_text = keep_text
+        self.destination = destination
+        self.review = review
 
 
-@dataclass(eq=False)
 class _Job:
     """Work for one worker: ``call`` (a function and its arguments) over ``names``; ``read``
-    is the text of standard input when that is what it converts."""
+    is the text of standard input when that is what it converts. (Plain classes, not
+    dataclasses: this module is imported at the first file a warm run converts, before the
+    worker that converts it is forked.)"""
 
-    call: tuple[Callable[..., Any], tuple[Any, ...]]
-    names: list[tuple[str, str]]
-    read: SourceText | None = None
-    sent: bool = False  # handed to the workers (a batch fills until then)
-    answered: bool = False
-    value: Any = None
-    error: BaseException | None = None
-    lost: bool = False  # the worker holding it died
+    __slots__ = ("answered", "call", "error", "lost", "names", "read", "sent", "value")
+
+    def __init__(self, call: tuple[Callable[..., Any], tuple[Any, ...]],
+                 names: list[tuple[str, str]], read: SourceText | None = None) -> None:
+        self.call = call
+        self.names = names
+        self.read = read
+        self.sent = False  # handed to the workers (a batch fills until then)
+        self.answered = False
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.lost = False  # the worker holding it died
 
 
 # a file's place in the order of results: its job and its index among the job's files
