@@ -44,7 +44,10 @@ def process_paths(paths: tuple[str, ...], options: ConvertOptions,
     process (and every batch where processes cannot fork: the workers are forked warm), and a
     run over ordinary manifests never loads the converter (``parallel``).
     A run that only needs results (no destination, no texts) takes those of unchanged files
-    from the per-user results cache (``resultcache``). With ``review`` (a review report is
+    from the per-user results cache (``resultcache``); with ``jobs`` > 1 the changed files of a
+    cached tree, however few, go to a worker forked at the first of them (``parallel``,
+    ``direct``), which converts them while this process matches the rest of the tree against
+    the cache. With ``review`` (a review report is
     asked for) converted jobs carry their effective-pod comparison (``explain.annotate``).
 
     ``found`` (default: the walk of ``paths``) is iterated as the run goes, so files are
