@@ -7,26 +7,46 @@ rules, runtime resolution, ``--crd``). Other documents are ignored and nothing i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from migrator import paths
 from migrator.check import crdschema, validate
 from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
 from migrator.load import stream, yamlio
-from migrator.results import DocumentResult, Finding, Severity, Status, TextResult
+from migrator.results import (
+    DocumentResult,
+    Finding,
+    FrozenValue,
+    Severity,
+    Status,
+    TextResult,
+    _set,
+)
 from migrator.settings import ConvertOptions
 
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
-@dataclass(frozen=True)
-class TrainerObjects:
+
+@fields_only
+class TrainerObjects(FrozenValue):
     """Which documents are Trainer objects, from mappings/kinds.yaml (``current`` and
-    ``prototypes``): any apiVersion of a current kind's group, or a prototype's exact one."""
+    ``prototypes``): any apiVersion of a current kind's group, or a prototype's exact one.
+    (A frozen value written by hand: see migrator/results.py.)"""
 
+    FIELDS = ("kinds", "groups", "prototypes")
     kinds: frozenset[str]
     groups: tuple[str, ...]  # "trainer.kubeflow.org/"
     prototypes: frozenset[str]  # "kubeflow.org/v2alpha1", ...
+
+    def __init__(self, kinds: frozenset[str], groups: tuple[str, ...],
+                 prototypes: frozenset[str]) -> None:
+        _set(self, "kinds", kinds)
+        _set(self, "groups", groups)
+        _set(self, "prototypes", prototypes)
 
     @classmethod
     def of(cls, catalog: Catalog) -> TrainerObjects:
@@ -89,5 +109,9 @@ def _locate(finding: Finding, root: Any, line_offset: int) -> Finding:
     if any(isinstance(p, tuple) for p in path):
         return finding
     line, column = yamlio.locate(root, path, line_offset)
-    return replace(finding, line=line, column=column) if line is not None else finding
+    if line is None:
+        return finding
+    from dataclasses import replace  # here: importing this module does not import dataclasses
+
+    return replace(finding, line=line, column=column)
 

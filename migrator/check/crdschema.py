@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import copy
 import functools
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from migrator import paths
 from migrator.errors import MigratorError
 from migrator.knowledge.specs import CodeDoc
-from migrator.results import Finding, Severity
+from migrator.results import Finding, FrozenValue, Severity, _set
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
 CRD_CODE = "V605"
 
@@ -27,12 +31,21 @@ class CRDError(MigratorError):
     """A --crd file cannot be used."""
 
 
-@dataclass(frozen=True)
-class CRD:
+@fields_only
+class CRD(FrozenValue):
+    """A loaded ``--crd`` file (a frozen value written by hand: see migrator/results.py)."""
+
+    FIELDS = ("path", "kind", "group", "validators")
     path: str
     kind: str
     group: str
     validators: dict[str, Any]  # version name -> jsonschema validator
+
+    def __init__(self, path: str, kind: str, group: str, validators: dict[str, Any]) -> None:
+        _set(self, "path", path)
+        _set(self, "kind", kind)
+        _set(self, "group", group)
+        _set(self, "validators", validators)
 
 
 @functools.lru_cache(maxsize=16)

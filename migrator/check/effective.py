@@ -19,14 +19,19 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from migrator import paths
 from migrator.check import operators, quantity
 from migrator.knowledge.specs import MappingSpec, TargetSpec
 from migrator.load import yamlio
-from migrator.results import Finding
+from migrator.results import Finding, FrozenValue, Value, _set
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+    from dataclasses import field
+else:
+    from migrator.results import field, fields_only
 
 NAMED_LISTS = ("containers", "initContainers", "volumes", "imagePullSecrets", "schedulingGates",
                "env", "volumeMounts", "ports")
@@ -59,10 +64,12 @@ EMPTY_IS_UNSET = ("resources", "limits", "requests")
 POD_FIELDS_FROM_JOB = {"priorityClassName": "spec.runPolicy.schedulingPolicy.priorityClass"}
 
 
-@dataclass(frozen=True)
-class Difference:
-    """One behavioural difference between the legacy pod and the TrainJob's effective pod."""
+@fields_only
+class Difference(FrozenValue):
+    """One behavioural difference between the legacy pod and the TrainJob's effective pod
+    (a frozen value written by hand: see migrator/results.py)."""
 
+    FIELDS = ("job", "category", "path", "before", "after", "implicit", "named_by")
     job: str
     category: str
     path: str
@@ -70,6 +77,16 @@ class Difference:
     after: Any
     implicit: str = ""  # the contract group of what an operator or a plugin added by itself
     named_by: tuple[str, ...] = ()  # the codes of the findings that name it
+
+    def __init__(self, job: str, category: str, path: str, before: Any, after: Any,
+                 implicit: str = "", named_by: tuple[str, ...] = ()) -> None:
+        _set(self, "job", job)
+        _set(self, "category", category)
+        _set(self, "path", path)
+        _set(self, "before", before)
+        _set(self, "after", after)
+        _set(self, "implicit", implicit)
+        _set(self, "named_by", named_by)
 
     def describe(self) -> str:
         if self.before is _MISSING:
@@ -88,26 +105,48 @@ class _Missing:
 _MISSING: Any = _Missing()
 
 
-@dataclass(frozen=True)
-class Source:
+@fields_only
+class Source(FrozenValue):
     """Where a legacy pod came from: the role's path and its main container's name."""
 
+    FIELDS = ("job", "role", "path", "main", "unsupported")
     job: str
     role: str
     path: str  # rendered path of the replica spec, e.g. spec.pytorchReplicaSpecs.Worker
     main: str | None
     unsupported: str | None = None  # the code reporting a role that has no equivalent
 
+    def __init__(self, job: str, role: str, path: str, main: str | None,
+                 unsupported: str | None = None) -> None:
+        _set(self, "job", job)
+        _set(self, "role", role)
+        _set(self, "path", path)
+        _set(self, "main", main)
+        _set(self, "unsupported", unsupported)
 
-@dataclass
-class Pods:
-    """Pod templates (per replicated job, or per legacy role), with their pod counts."""
 
+@fields_only
+class Pods(Value):
+    """Pod templates (per replicated job, or per legacy role), with their pod counts (a
+    mutable value written by hand: see migrator/results.py)."""
+
+    FIELDS = ("templates", "counts", "notes", "sources", "implicit")
     templates: dict[str, dict[str, Any]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     sources: dict[str, Source] = field(default_factory=dict)  # legacy: key -> its role
     implicit: dict[str, dict[str, str]] = field(default_factory=dict)  # key -> path -> group
+
+    def __init__(self, templates: dict[str, dict[str, Any]] | None = None,
+                 counts: dict[str, int] | None = None, notes: list[str] | None = None,
+                 sources: dict[str, Source] | None = None,
+                 implicit: dict[str, dict[str, str]] | None = None) -> None:
+        # each: a new empty dict or list when not given
+        self.templates = {} if templates is None else templates
+        self.counts = {} if counts is None else counts
+        self.notes = [] if notes is None else notes
+        self.sources = {} if sources is None else sources
+        self.implicit = {} if implicit is None else implicit
 
     def mark(self, key: str, path: str, group: str = "env") -> None:
         self.implicit.setdefault(key, {})[path] = group
@@ -481,7 +520,9 @@ def attribute(differences: list[Difference], findings: list[Finding],
             codes |= index.naming(source)
         if difference.implicit:
             codes.update(contract[difference.implicit])
-        out.append(replace(difference, named_by=tuple(sorted(codes))))
+        out.append(Difference(difference.job, difference.category, difference.path,
+                              difference.before, difference.after, difference.implicit,
+                              tuple(sorted(codes))))  # (dataclasses.replace, without importing it)
     return out
 
 

@@ -16,13 +16,17 @@ that starts suspended (Kueue suspends the jobs it queues).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from migrator.convert import snippets as notes
 from migrator.load import detect
 from migrator.load import textscan as scan
-from migrator.results import Finding
+from migrator.results import Finding, FrozenValue, _set
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
 _SET = re.compile(r"^(?P<key>[^\s!=<>(),]+)\s+(?P<op>in|notin)\s*\((?P<values>[^()]*)\)$")
 _BINARY = re.compile(r"^(?P<key>[^\s!=<>(),]+)\s*(?P<op>==|=|!=|>|<)\s*(?P<value>[^\s,()]*)$")
@@ -32,13 +36,20 @@ _CONDITION = re.compile(r"^status\.conditions\.\d+\.type$")
 _LEGACY_DONE = {"Succeeded": "Complete", "Failed": "Failed"}
 
 
-@dataclass(frozen=True)
-class Requirement:
-    """One requirement of a label-selector expression."""
+@fields_only
+class Requirement(FrozenValue):
+    """One requirement of a label-selector expression (a frozen value written by hand: see
+    migrator/results.py)."""
 
+    FIELDS = ("key", "operator", "values")
     key: str
     operator: str  # ==, =, !=, >, <, in, notin, exists, !
     values: tuple[str, ...] = ()
+
+    def __init__(self, key: str, operator: str, values: tuple[str, ...] = ()) -> None:
+        _set(self, "key", key)
+        _set(self, "operator", operator)
+        _set(self, "values", values)
 
     def render(self) -> str:
         if self.operator == "exists":
@@ -50,13 +61,20 @@ class Requirement:
         return f"{self.key} {self.operator} {self.values[0]}"
 
 
-@dataclass(frozen=True)
-class Rewrite:
+@fields_only
+class Rewrite(FrozenValue):
     """The outcome of rewriting one condition."""
 
+    FIELDS = ("expression", "changed", "untranslated")
     expression: str  # the new condition (the old one when nothing could be rewritten)
     changed: bool
     untranslated: tuple[str, ...] = ()  # requirements that test legacy-only status
+
+    def __init__(self, expression: str, changed: bool,
+                 untranslated: tuple[str, ...] = ()) -> None:
+        _set(self, "expression", expression)
+        _set(self, "changed", changed)
+        _set(self, "untranslated", untranslated)
 
 
 def parse(expression: str) -> list[Requirement] | None:

@@ -3,23 +3,39 @@ or pass through — against the catalog's kind index."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from migrator import paths
 from migrator.knowledge.specs import KindIndex, MappingSpec
 from migrator.load.detect import embeds_legacy_job, is_candidate, mentions_training_kind
+from migrator.results import FrozenValue, _set
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
 Verdict = Literal["convert", "pending", "pre-v22", "prototype", "current", "old-api",
                   "embedded", "embeds-current", "other"]
 
 
 
-@dataclass(frozen=True)
-class Classification:
+@fields_only
+class Classification(FrozenValue):
+    """What to do with a document, the legacy mapping that converts it, and a detail (the
+    pre-v2.2 marker, the embedded kind). A frozen value written by hand: see
+    migrator/results.py."""
+
+    FIELDS = ("verdict", "mapping", "detail")
     verdict: Verdict
     mapping: MappingSpec | None = None
     detail: str = ""
+
+    def __init__(self, verdict: Verdict, mapping: MappingSpec | None = None,
+                 detail: str = "") -> None:
+        _set(self, "verdict", verdict)
+        _set(self, "mapping", mapping)
+        _set(self, "detail", detail)
 
 
 def classify(root: Any, text: str, legacy: dict[tuple[str, str], MappingSpec],

@@ -9,7 +9,6 @@ success and failure conditions, primary pod labels).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from migrator import paths
@@ -62,6 +61,8 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
     findings: list[Finding] = []
     mappings: list[tuple[str, str]] = []
     converted = 0
+    from dataclasses import replace  # here: importing the converter imports no dataclasses
+
     options = replace(options, companion_runtimes=False)
     target = catalog.target(options.target)
     workflow = spec.api_group == detect.ARGO_GROUP
@@ -198,6 +199,8 @@ def _put(doc: Any, path: FieldPath, value: Any) -> None:
 
 
 def _prefixed(finding: Finding, prefix: str) -> Finding:
+    from dataclasses import replace  # here: importing the converter imports no dataclasses
+
     path = f"{prefix}.{finding.path}" if finding.path else prefix
     return replace(finding, path=path)
 

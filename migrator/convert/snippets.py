@@ -3,7 +3,6 @@ snippet results moved to the lines of the file that holds them."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from migrator.results import DocumentResult, Finding, Severity, TextResult
@@ -23,6 +22,8 @@ def finding(code: str, path: str, message: str, line: int | None = None,
 def shifted(item: Finding, offset: int, prefix: str = "", last: int | None = None) -> Finding:
     """``item`` moved ``offset`` lines down (and under ``prefix`` when given); a position past
     ``last`` (a parser reporting the end of a snippet) is put on the snippet's last line."""
+    from dataclasses import replace  # here: importing the converter imports no dataclasses
+
     line = item.line + offset if item.line is not None else None
     if line is not None and last is not None:
         line = min(line, last)
@@ -42,6 +43,8 @@ def placed(document: DocumentResult, offset: int, last: int | None = None, *,
     if status == "failed" and (independent or {f.code for f in document.findings}
                                <= PARSE_CODES):
         status = "skipped"
+    from dataclasses import replace  # here: importing the converter imports no dataclasses
+
     return replace(document, line=document.line + offset, status=status,
                    findings=[shifted(f, offset, last=last) for f in document.findings])
 

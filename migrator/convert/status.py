@@ -8,11 +8,15 @@ must be drained or suspended first, a suspended one converts as suspended.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from migrator.convert import snippets as notes
-from migrator.results import Finding
+from migrator.results import Finding, FrozenValue, _set
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
 FINISHED = "K107"
 RUNNING = "K108"
@@ -22,13 +26,20 @@ _TERMINAL = ("Succeeded", "Failed")
 _ACTIVE = ("Running", "Restarting", "Created")
 
 
-@dataclass(frozen=True)
-class Live:
-    """The state a dumped job was in, and the condition that says so."""
+@fields_only
+class Live(FrozenValue):
+    """The state a dumped job was in, and the condition that says so (a frozen value written
+    by hand: see migrator/results.py)."""
 
+    FIELDS = ("state", "condition", "code")
     state: State
     condition: str  # the condition type (or field) that decided it
     code: str
+
+    def __init__(self, state: State, condition: str, code: str) -> None:
+        _set(self, "state", state)
+        _set(self, "condition", condition)
+        _set(self, "code", code)
 
     def message(self, kind: str) -> str:
         if self.state == "finished":

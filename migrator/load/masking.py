@@ -8,7 +8,14 @@ conversion whose output lost a token is not used (the placeholder would be silen
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from migrator.results import FrozenValue, _set
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
 ARGO_PARAMETER = re.compile(r"\{\{[^{}\n]*\}\}")  # {{inputs.parameters.x}}, {{workflow.name}}
 SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}")  # Hugo {{< x >}} and {{% x %}}
@@ -16,12 +23,18 @@ SHELL = re.compile(r"\$\{[^}\n]*\}|\$\([^)\n]*\)|\$[A-Za-z_][A-Za-z0-9_]*|`[^`\n
 _TOKEN = "tjmph{0}x{1}z"
 
 
-@dataclass(frozen=True)
-class Masked:
-    """``text`` with every placeholder replaced by a token; ``tokens`` maps them back."""
+@fields_only
+class Masked(FrozenValue):
+    """``text`` with every placeholder replaced by a token; ``tokens`` maps them back (a frozen
+    value written by hand: see migrator/results.py)."""
 
+    FIELDS = ("text", "tokens")
     text: str
     tokens: dict[str, str]
+
+    def __init__(self, text: str, tokens: dict[str, str]) -> None:
+        _set(self, "text", text)
+        _set(self, "tokens", tokens)
 
     def restore(self, converted: str) -> str | None:
         """``converted`` with the placeholders back; None when a token went missing."""

@@ -11,10 +11,15 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from migrator.load import detect
+from migrator.results import FrozenValue, _set
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
 SHELL_SUFFIXES = (".sh", ".bash", ".zsh")
 SNAPSHOT_SUFFIXES = (".snap",)
@@ -42,16 +47,26 @@ def legacy_jobs(text: str) -> list[tuple[int, str]]:
     return found
 
 
-@dataclass(frozen=True)
-class Heredoc:
+@fields_only
+class Heredoc(FrozenValue):
     """A here-document: its body is ``lines[first:last]``; ``lines[last]`` is the
-    delimiter line (or the end of the text when the delimiter is missing)."""
+    delimiter line (or the end of the text when the delimiter is missing). A frozen value
+    written by hand: see migrator/results.py."""
 
+    FIELDS = ("first", "last", "body", "strip_tabs", "quoted")
     first: int
     last: int
     body: str
     strip_tabs: bool  # <<- : leading tabs are removed from each body line
     quoted: bool  # <<'EOF' : the shell expands nothing in the body
+
+    def __init__(self, first: int, last: int, body: str, strip_tabs: bool,
+                 quoted: bool) -> None:
+        _set(self, "first", first)
+        _set(self, "last", last)
+        _set(self, "body", body)
+        _set(self, "strip_tabs", strip_tabs)
+        _set(self, "quoted", quoted)
 
 
 def heredocs(text: str) -> tuple[list[str], list[Heredoc]]:
@@ -76,13 +91,19 @@ def heredocs(text: str) -> tuple[list[str], list[Heredoc]]:
     return lines, found
 
 
-@dataclass(frozen=True)
-class Hit:
+@fields_only
+class Hit(FrozenValue):
     """A legacy job found inside a string value."""
 
+    FIELDS = ("path", "line", "kind")
     path: tuple[str | int, ...]
     line: int  # 1-based line in the document's text (best effort: the value's first line)
     kind: str
+
+    def __init__(self, path: tuple[str | int, ...], line: int, kind: str) -> None:
+        _set(self, "path", path)
+        _set(self, "line", line)
+        _set(self, "kind", kind)
 
 
 def in_strings(root: Any, line_offset: int = 0) -> Iterator[Hit]:

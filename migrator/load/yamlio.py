@@ -5,8 +5,7 @@ from __future__ import annotations
 import copy
 import io
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import (
@@ -22,6 +21,12 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.tag import Tag
 
 from migrator.load.nesting import MAX_DEPTH, MAX_SCANNED_DEPTH
+from migrator.results import FrozenValue, _set
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
 MAX_EXPANDED_NODES = 1_000_000
 # MAX_DEPTH (deepest nesting loaded) and MAX_SCANNED_DEPTH (refused before parsing) live in
@@ -38,13 +43,20 @@ class DocumentError(Exception):
         self.line, self.column, self.code = line, column, code
 
 
-@dataclass(frozen=True)
-class Indent:
-    """Block indentation of a document: mapping indent, sequence indent, dash offset."""
+@fields_only
+class Indent(FrozenValue):
+    """Block indentation of a document: mapping indent, sequence indent, dash offset (a frozen
+    value written by hand: see migrator/results.py)."""
 
+    FIELDS = ("mapping", "sequence", "offset")
     mapping: int = 2
     sequence: int = 4
     offset: int = 2
+
+    def __init__(self, mapping: int = 2, sequence: int = 4, offset: int = 2) -> None:
+        _set(self, "mapping", mapping)
+        _set(self, "sequence", sequence)
+        _set(self, "offset", offset)
 
 
 def _rt() -> YAML:

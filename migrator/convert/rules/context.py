@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from migrator import paths
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container, LegacyJob
 from migrator.knowledge.specs import MappingSpec, PodRules, RuntimeSpec, TargetSpec
+from migrator.results import Value
 from migrator.settings import ConvertOptions
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
 
 class Rule(Protocol):
@@ -26,10 +31,13 @@ class Rule(Protocol):
     def apply(self, ctx: RuleContext, draft: Draft) -> None: ...
 
 
-@dataclass
-class RuleContext:
-    """The legacy job being converted, the knowledge it is converted with, and the ledger."""
+@fields_only
+class RuleContext(Value):
+    """The legacy job being converted, the knowledge it is converted with, and the ledger
+    (a mutable value written by hand: see migrator/results.py)."""
 
+    FIELDS = ("job", "spec", "pod_rules", "target", "options", "ledger", "runtime", "embedded",
+              "trainer_main")
     job: LegacyJob
     spec: MappingSpec
     pod_rules: PodRules
@@ -39,6 +47,20 @@ class RuleContext:
     runtime: RuntimeSpec
     embedded: bool = False  # inside a Katib Experiment or an AppWrapper: the name may be absent
     trainer_main: Container | None = None  # written by the pod-templates rule
+
+    def __init__(self, job: LegacyJob, spec: MappingSpec, pod_rules: PodRules,
+                 target: TargetSpec, options: ConvertOptions, ledger: Ledger,
+                 runtime: RuntimeSpec, embedded: bool = False,
+                 trainer_main: Container | None = None) -> None:
+        self.job = job
+        self.spec = spec
+        self.pod_rules = pod_rules
+        self.target = target
+        self.options = options
+        self.ledger = ledger
+        self.runtime = runtime
+        self.embedded = embedded
+        self.trainer_main = trainer_main
 
     @property
     def main(self) -> Container:

@@ -7,8 +7,7 @@ Each takes the source value with its path and records what it did on the ledger;
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from migrator.check import quantity
 from migrator.convert.draft import Draft
@@ -17,17 +16,33 @@ from migrator.knowledge import catalog
 from migrator.knowledge.specs import TargetSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
+from migrator.results import FrozenValue, _set
+
+if TYPE_CHECKING:  # as in migrator.results
+    from dataclasses import dataclass as fields_only
+else:
+    from migrator.results import fields_only
 
 
-@dataclass(frozen=True)
-class Call:
-    """What a transform gets: the value, where it was, and the conversion it contributes to."""
+@fields_only
+class Call(FrozenValue):
+    """What a transform gets: the value, where it was, and the conversion it contributes to
+    (a frozen value written by hand: see migrator/results.py)."""
 
+    FIELDS = ("value", "path", "draft", "ledger", "target")
     value: Any
     path: FieldPath
     draft: Draft
     ledger: Ledger
     target: TargetSpec
+
+    def __init__(self, value: Any, path: FieldPath, draft: Draft, ledger: Ledger,
+                 target: TargetSpec) -> None:
+        _set(self, "value", value)
+        _set(self, "path", path)
+        _set(self, "draft", draft)
+        _set(self, "ledger", ledger)
+        _set(self, "target", target)
 
 
 Transform = Callable[[Call], None]
