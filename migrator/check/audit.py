@@ -22,6 +22,7 @@ from migrator.results import (
     Status,
     TextResult,
     _set,
+    replaced,
 )
 from migrator.settings import ConvertOptions
 
@@ -111,7 +112,5 @@ def _locate(finding: Finding, root: Any, line_offset: int) -> Finding:
     line, column = yamlio.locate(root, path, line_offset)
     if line is None:
         return finding
-    from dataclasses import replace  # here: importing this module does not import dataclasses
-
-    return replace(finding, line=line, column=column)
+    return replaced(finding, line=line, column=column)
 

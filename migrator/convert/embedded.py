@@ -20,7 +20,7 @@ from migrator.knowledge.catalog import Catalog
 from migrator.knowledge.specs import EmbeddingSpec
 from migrator.load import detect, masking, yamlio
 from migrator.paths import FieldPath
-from migrator.results import Finding, Severity
+from migrator.results import Finding, Severity, replaced
 from migrator.settings import ConvertOptions
 
 CONVERTED = "E801"
@@ -61,9 +61,7 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
     findings: list[Finding] = []
     mappings: list[tuple[str, str]] = []
     converted = 0
-    from dataclasses import replace  # here: importing the converter imports no dataclasses
-
-    options = replace(options, companion_runtimes=False)
+    options = replaced(options, companion_runtimes=False)
     target = catalog.target(options.target)
     workflow = spec.api_group == detect.ARGO_GROUP
     for path in _expand(root, spec.paths, strings=spec.strings):
@@ -199,10 +197,8 @@ def _put(doc: Any, path: FieldPath, value: Any) -> None:
 
 
 def _prefixed(finding: Finding, prefix: str) -> Finding:
-    from dataclasses import replace  # here: importing the converter imports no dataclasses
-
     path = f"{prefix}.{finding.path}" if finding.path else prefix
-    return replace(finding, path=path)
+    return replaced(finding, path=path)
 
 
 def _finding(catalog: Catalog, code: str, path: str, message: str, offset: int, root: Any,

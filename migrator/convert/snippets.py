@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrator.results import DocumentResult, Finding, Severity, TextResult
+from migrator.results import DocumentResult, Finding, Severity, TextResult, replaced
 
 PARSE_CODES = frozenset({"Y101", "Y104"})
 
@@ -22,15 +22,13 @@ def finding(code: str, path: str, message: str, line: int | None = None,
 def shifted(item: Finding, offset: int, prefix: str = "", last: int | None = None) -> Finding:
     """``item`` moved ``offset`` lines down (and under ``prefix`` when given); a position past
     ``last`` (a parser reporting the end of a snippet) is put on the snippet's last line."""
-    from dataclasses import replace  # here: importing the converter imports no dataclasses
-
     line = item.line + offset if item.line is not None else None
     if line is not None and last is not None:
         line = min(line, last)
     path = item.path
     if prefix:
         path = f"{prefix}.{path}" if path else prefix
-    return replace(item, line=line, path=path)
+    return replaced(item, line=line, path=path)
 
 
 def placed(document: DocumentResult, offset: int, last: int | None = None, *,
@@ -43,9 +41,7 @@ def placed(document: DocumentResult, offset: int, last: int | None = None, *,
     if status == "failed" and (independent or {f.code for f in document.findings}
                                <= PARSE_CODES):
         status = "skipped"
-    from dataclasses import replace  # here: importing the converter imports no dataclasses
-
-    return replace(document, line=document.line + offset, status=status,
+    return replaced(document, line=document.line + offset, status=status,
                    findings=[shifted(f, offset, last=last) for f in document.findings])
 
 

@@ -15,6 +15,7 @@ import os
 import pickle
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -233,3 +234,39 @@ def test_behaves_as_the_dataclass(cls: type, frozen: bool, defaults: dict[str, A
         name = next(iter(defaults))
         setattr(value, name, "changed")
         assert getattr(value, name) == "changed"
+
+
+def test_converting_embedded_and_snippet_jobs_imports_no_dataclasses(tmp_path: Path) -> None:
+    """Copies of options, findings and documents (an Argo step's job, a Markdown snippet)
+    are made by ``results.replaced``, not ``dataclasses.replace`` (a warm run: the catalog,
+    whose first build uses pydantic, comes from the cache)."""
+    probe = ("import sys, pathlib, migrator.launch\n"
+             "from migrator import convert_text\n"
+             "for path in sys.argv[1:]:\n"
+             "    convert_text(pathlib.Path(path).read_text(), render=False)\n"
+             "print(sorted({'dataclasses', 'inspect'} & set(sys.modules)))")
+    argo = sorted((ROOT / "fixtures").glob("argo*/*.in.yaml"))
+    assert argo
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TRAINJOB_MIGRATE_CACHE_DIR": str(tmp_path)}
+    env.pop("TRAINJOB_MIGRATE_NO_CACHE", None)
+    for _ in range(2):  # the first run fills the cache
+        proc = subprocess.run([sys.executable, "-c", probe, *map(str, argo)],
+                              capture_output=True, text=True, check=False, timeout=120, env=env)
+        assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_replaced_is_dataclasses_replace() -> None:
+    from migrator.results import DocumentResult, Finding, Severity, replaced
+    from migrator.settings import ConvertOptions
+
+    finding = Finding("M101", Severity.ERROR, "metadata.name", "bad", "fix", 3, 4)
+    document = DocumentResult(0, 1, "converted", "text", findings=[finding])
+    options = ConvertOptions(target="2.3", companion_runtimes=True)
+    for value, changes in ((finding, {"line": 9, "path": "spec"}),
+                           (document, {"line": 7, "status": "skipped"}),
+                           (options, {"companion_runtimes": False})):
+        assert replaced(value, **changes) == dataclasses.replace(value, **changes)
+        assert replaced(value) == value
+    with pytest.raises(TypeError, match="no field 'nope'"):
+        replaced(finding, nope=1)
