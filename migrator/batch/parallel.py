@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import os
 import pickle  # here, not on the first send: the direct worker, forked then, has it too
 import select
@@ -619,9 +620,8 @@ def _direct_worker(sock: socket.socket, inherited: list[int]) -> None:
     """A worker forked by the main process: Ctrl-C is the main process's to handle (as for
     the loader's workers, which inherit this from the loader)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    import gc
-
     gc.freeze()  # what it inherits (the results entry...) is never walked by its collector
+    gc.disable()  # nor, once the first job is done (``_worker``), what loading the converter made
     _worker(sock, inherited)
 
 
@@ -646,6 +646,9 @@ def _worker(sock: socket.socket, inherited: list[int]) -> None:
             return
         except Exception as exc:  # an answer that cannot be pickled
             connection.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+        if not gc.isenabled():  # a direct worker's first job: it has loaded the converter
+            gc.freeze()
+            gc.enable()
 
 
 @functools.cache
