@@ -29,12 +29,16 @@ def run(*args: str, stdin: str | None = None,
     from migrator.cli import main
 
     previous = Path.cwd()
-    os.chdir(cwd or ROOT)
+    environment = dict(os.environ)  # `--no-cache` sets TRAINJOB_MIGRATE_NO_CACHE for workers:
+    os.chdir(cwd or ROOT)  # not for the tests that run after this one in the process
     try:
         result = CliRunner().invoke(main, list(args), input=stdin, prog_name="trainjob-migrate",
                                     catch_exceptions=True)
     finally:
         os.chdir(previous)
+        if os.environ != environment:
+            os.environ.clear()
+            os.environ.update(environment)
     stderr = result.stderr
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         stderr += "Traceback (most recent call last):\n" + "".join(
