@@ -62,3 +62,20 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     catalog.load.cache_clear()
     yield folder
     catalog.load.cache_clear()
+
+
+@pytest.fixture
+def deadline() -> Iterator[None]:
+    """A hang fails the test (SIGALRM) instead of stalling the suite."""
+    import signal
+
+    def expired(number: int, frame: object) -> None:
+        raise TimeoutError("the run did not end")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(120)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

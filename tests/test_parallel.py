@@ -8,7 +8,6 @@ import shutil
 import signal
 import time
 from collections import deque
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -152,22 +151,6 @@ def _no_children_left() -> bool:
     except ChildProcessError:
         return True
     return False
-
-
-@pytest.fixture
-def deadline() -> Iterator[None]:
-    """A hang fails the test (SIGALRM) instead of stalling the suite."""
-
-    def expired(number: int, frame: Any) -> None:
-        raise TimeoutError("the run did not end")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(120)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def test_ending_while_the_loader_still_loads_ends_every_process(

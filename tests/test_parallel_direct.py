@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from migrator.batch import files, parallel, pipeline
 from migrator.results import FileResult
 from migrator.settings import ConvertOptions
 from tests.goldens import FIXTURES, ROOT
+from tests.test_parallel import _no_children_left
 
 _MAIN_PROCESS = os.getpid()
 
@@ -59,31 +59,6 @@ def _noting(marker: Path, real: Any) -> Any:
         return real(*args, **kwargs)
 
     return noted
-
-
-def _no_children_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
-
-
-@pytest.fixture
-def deadline() -> Iterator[None]:
-    """A hang fails the test (SIGALRM) instead of stalling the suite."""
-    import signal
-
-    def expired(number: int, frame: Any) -> None:
-        raise TimeoutError("the run did not end")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(120)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.mark.parametrize("every", [1, 4, 13])
