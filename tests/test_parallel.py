@@ -104,20 +104,26 @@ def test_a_loader_that_dies_is_replaced(tmp_path: Path,
     assert _texts(in_parallel) == _texts(serial)
 
 
-def test_a_first_file_that_kills_the_loader_is_not_fatal(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The loader converts the first file once to warm up; if that kills it, the next loader
-    does not warm up, and the file is converted by a worker like any other."""
-    marker = tmp_path / "died"
+def dying_once(marker: Path) -> Any:
+    """``files.convert_or_audit``, except that the first call in a process other than this
+    one (a worker, the loader) kills that process, as the out-of-memory killer would."""
     real = files.convert_or_audit
 
-    def dying_once(*args: Any, **kwargs: Any) -> Any:
+    def dying(*args: Any, **kwargs: Any) -> Any:
         if os.getpid() != _MAIN_PROCESS and not marker.exists():
             marker.touch()
             os._exit(9)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(files, "convert_or_audit", dying_once)
+    return dying
+
+
+def test_a_first_file_that_kills_the_loader_is_not_fatal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader converts the first file once to warm up; if that kills it, the next loader
+    does not warm up, and the file is converted by a worker like any other."""
+    marker = tmp_path / "died"
+    monkeypatch.setattr(files, "convert_or_audit", dying_once(marker))
     in_parallel, serial = _both(_tree(tmp_path))
     assert marker.exists()
     assert _texts(in_parallel) == _texts(serial)

@@ -19,7 +19,7 @@ from migrator.batch import files, parallel, pipeline
 from migrator.results import FileResult
 from migrator.settings import ConvertOptions
 from tests.goldens import FIXTURES, ROOT
-from tests.test_parallel import _no_children_left
+from tests.test_parallel import _no_children_left, dying_once
 
 _MAIN_PROCESS = os.getpid()
 
@@ -107,15 +107,7 @@ def test_a_direct_worker_that_dies_loses_no_file(
     """Killed (as the out-of-memory killer would) in its first conversion: its files are
     converted again one by one on workers of the loader's, the result is the serial one."""
     marker = tmp_path / "died"
-    real = files.convert_or_audit
-
-    def dying_once(*args: Any, **kwargs: Any) -> Any:
-        if os.getpid() != _MAIN_PROCESS and not marker.exists():
-            marker.touch()
-            os._exit(9)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(files, "convert_or_audit", dying_once)
+    monkeypatch.setattr(files, "convert_or_audit", dying_once(marker))
     found = _tree(tmp_path, 12)
     results = _direct(found)
     assert marker.exists()
