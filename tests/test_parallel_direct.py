@@ -156,3 +156,91 @@ def test_a_warm_check_with_changed_files_reports_what_a_cold_one_does(tmp_path: 
     assert warm == _check(tree, cache, "-j", "2", "--no-cache")
     assert warm == _check(tree, cache, "-j", "1")
     assert first[0] == warm[0]
+
+
+_REAL_CONVERT = files.convert_or_audit
+_DIED: list[Path] = []
+
+
+def _dying_convert(*args: Any, **kwargs: Any) -> Any:
+    """``files.convert_or_audit`` killing the first worker that runs it (a module's
+    function: the job of standard input names it, and crosses to the worker by name)."""
+    if os.getpid() != _MAIN_PROCESS and not _DIED[0].exists():
+        _DIED[0].touch()
+        os._exit(9)
+    return _REAL_CONVERT(*args, **kwargs)
+
+
+def test_standard_input_whose_worker_dies_is_converted_on_a_worker_of_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deadline: None) -> None:
+    """The job of standard input (its text crosses to the worker) redone alone after its
+    worker died: the result of a serial run (this raised a TypeError: the call's arguments
+    were passed as one)."""
+    import io
+
+    text = (FIXTURES / "pytorchjob" / "full.in.yaml").read_bytes()
+    _DIED[:] = [tmp_path / "died"]
+    monkeypatch.setattr(files, "convert_or_audit", _dying_convert)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+    results = _direct([("-", "-")])
+    assert (tmp_path / "died").exists()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+    assert _texts(results) == _texts(_serial([("-", "-")]))
+    assert results[0].result is not None
+    assert _no_children_left()
+
+
+def test_ctrl_c_does_not_wait_for_a_direct_worker_stuck_in_a_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deadline: None) -> None:
+    """A check writes nothing: interrupted, it ends its direct worker at once instead of
+    waiting for the file in hand."""
+    found = _tree(tmp_path, 30)
+    monkeypatch.setattr(parallel, "_process_batch", _stuck_batch)
+    real = files.settled
+
+    def failing(name: str, relative: str, max_bytes: int) -> Any:
+        if name == found[20][0]:
+            time.sleep(0.5)  # the worker has its first file by now
+            raise KeyboardInterrupt
+        return real(name, relative, max_bytes)
+
+    monkeypatch.setattr(files, "settled", failing)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        _direct(found)
+    assert time.monotonic() - started < 20
+    assert _no_children_left()
+
+
+def _stuck_batch(*args: Any) -> Any:
+    if os.getpid() != _MAIN_PROCESS:
+        time.sleep(60)
+    return _REAL_BATCH(*args)
+
+
+def test_a_warm_check_with_two_jobs_converts_its_changes_direct(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:
+    """The pipeline sends the changed files of a cached tree to a direct run (and a cold
+    run, with no results recorded, to the loader)."""
+    found = _tree(tmp_path, 20, 2)
+    seen: list[bool] = []
+    real = parallel.run
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs.get("direct", False))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(parallel, "run", spy)
+
+    def check() -> list[FileResult]:
+        return list(pipeline.process_paths(("many",), ConvertOptions(), jobs=2, found=found,
+                                           render=False, keep_text=False))
+
+    time.sleep(2.3)  # the files are no longer racy: their results are recorded
+    cold = check()
+    check()
+    with open(found[0][0], "a", encoding="utf-8") as out:
+        out.write("# changed\n")
+    warm = check()
+    assert seen == [False, True]  # the unchanged run converted nothing
+    assert _texts(warm) == _texts(cold)

@@ -215,7 +215,7 @@ def _results(item: FileResult | _Slot, task: _Task, workers: _Workers) -> Iterat
         read = job.read
         result = job.value
         if job.lost:
-            survived, result = workers.isolated(*job.call)
+            survived, result = workers.isolated(job.call[0], *job.call[1])
             if not survived:
                 yield _crashed(read.name, read.relative, task, read)
                 return
@@ -522,6 +522,11 @@ class _Workers:
         this returns) and the loader (with ``abort``, at once: it writes nothing, and may
         still be loading the converter)."""
         every = (*self.workers, *self.spare)
+        if abort and self.task.destination is None:  # nothing to complete (a check): a worker
+            for worker in every:  # of this process's own ends now, not after a slow file
+                if worker.pid:
+                    with contextlib.suppress(OSError):
+                        os.kill(worker.pid, signal.SIGKILL)
         for worker in every:  # all told first: they end side by side, not one after another
             worker.finish()
         for worker in every:
