@@ -61,6 +61,10 @@ def flow_list(path: Path, key: str) -> tuple[str, ...]:
         text = path.read_text(encoding="utf-8")
     except OSError:
         return ()
+    except UnicodeError as exc:  # a broken mappings file: one line, exit 2 (not "no list")
+        from migrator.errors import MappingFileError
+
+        raise MappingFileError(f"{path}: {exc}") from None
     match = re.search(r"^" + re.escape(key) + r":[ \t]*\[([^\]\n]*)\][ \t]*(?:#.*)?$", text,
                       re.M)
     if match is None:

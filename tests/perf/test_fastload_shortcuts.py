@@ -351,3 +351,17 @@ def test_without_comments_documents_with_blank_lines_load_as_the_pure_loader_loa
             taken += 1
             assert _shape(fast) == _shape(_pure(text)), text
     assert taken >= 3  # (most fixtures with blank lines need the pure loader for more)
+
+
+def test_a_mappings_file_that_is_not_utf8_is_a_mapping_file_error_when_read_as_text(
+        tmp_path: Path) -> None:
+    """The lists read as text at start-up (``settings.flow_list``) name a broken file too,
+    rather than reading it as "no list" (or raising UnicodeDecodeError)."""
+    from migrator.errors import MappingFileError
+    from migrator.settings import flow_list
+
+    path = tmp_path / "kinds.yaml"
+    path.write_bytes(b"\xff\xfe candidateMarkers: [a]\n")
+    with pytest.raises(MappingFileError, match=r"kinds\.yaml"):
+        flow_list(path, "candidateMarkers")
+    assert flow_list(tmp_path / "missing.yaml", "candidateMarkers") == ()
