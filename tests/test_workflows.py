@@ -361,6 +361,7 @@ def test_a_worker_that_dies_does_not_lose_files(tmp_path: Path,
     from migrator.settings import ConvertOptions
 
     monkeypatch.setenv("TRAINJOB_TEST_DIE_ONCE", str(tmp_path / "died"))
+    parallel._worker_died.cache_clear()  # said once per process: maybe by an earlier test
 
     tree = tmp_path / "many"
     tree.mkdir()
