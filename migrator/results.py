@@ -222,17 +222,30 @@ class SourceText(FrozenValue):
 
 
 class Unreadable(FrozenValue):
-    """An input that could not be read or decoded, with a one-line reason."""
+    """An input that could not be read or decoded, with a one-line reason; ``folder``: a
+    folder the walk could not list (its reason says so: ``cannot list folder: ...``)."""
 
-    FIELDS = ("name", "reason", "relative")
+    FIELDS = ("name", "reason", "relative", "folder")
     name: str
     reason: str
     relative: str
+    folder: bool
 
-    def __init__(self, name: str, reason: str, relative: str = "") -> None:
+    def __init__(self, name: str, reason: str, relative: str = "", folder: bool = False) -> None:
         _set(self, "name", name)
         _set(self, "reason", reason)
         _set(self, "relative", relative)
+        _set(self, "folder", folder)
+
+    @property
+    def message(self) -> str:
+        """What its Y102 finding says."""
+        return self.reason if self.folder else f"cannot read file: {self.reason}"
+
+    def finding(self) -> Finding:
+        """Its Y102 finding, as every report gives it."""
+        return Finding("Y102", Severity.ERROR, "", self.message,
+                       "Check the path, permissions and encoding.")
 
 
 @fields_only

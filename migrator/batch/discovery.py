@@ -254,7 +254,7 @@ def _walk(root: Path, selection: Selection, globs: _Globs,
 
 def _unlisted(dirpath: str, rel_dir: str, exc: OSError) -> Unreadable:
     """The folder ``dirpath`` that could not be listed, as an unreadable input (Y102)."""
-    return Unreadable(dirpath, f"{UNLISTED}: {exc.strerror or exc}", rel_dir)
+    return Unreadable(dirpath, f"{UNLISTED}: {exc.strerror or exc}", rel_dir, folder=True)
 
 
 def _may_hold(real: str, only: frozenset[str] | None) -> bool:

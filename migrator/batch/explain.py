@@ -219,7 +219,7 @@ def run(files: tuple[str, ...], options: ConvertOptions) -> int:
     for name in files:
         read = sources.read(name, name)
         if isinstance(read, Unreadable):
-            say(f"{name}: error Y102 cannot read file: {read.reason}", err=True)
+            say(f"{name}: error Y102 {read.message}", err=True)
             unreadable.append(FileResult(name, name, unreadable=read))
             continue
         for item in explain(read.text, catalog.load(), options):

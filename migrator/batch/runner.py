@@ -107,7 +107,9 @@ def _run(settings: RunSettings) -> int:
         if annotations is not None:
             annotations.add_all(file.name, _findings(file))
         if reviewing:
-            reviewed.extend(_reviewed(file))
+            from migrator.report import review
+
+            reviewed.extend(review.collect(file))
         kept.add(file)
 
     try:
@@ -317,34 +319,9 @@ def _with_write_failure(file: FileResult) -> FileResult:
 
 def _findings(file: FileResult) -> list[Finding]:
     if file.unreadable is not None:
-        return [_unreadable_finding(file.unreadable.reason)]
+        return [file.unreadable.finding()]
     return [f for doc in (file.result.documents if file.result else []) if doc.reportable
             for f in doc.findings]
-
-
-def _unreadable_finding(reason: str) -> Finding:
-    """The Y102 finding of an input that could not be read: a file (``cannot read file:
-    ...``), or a folder the walk could not list (its reason says ``cannot list folder:``)."""
-    return Finding("Y102", Severity.ERROR, "", reason if _unlisted(reason) else
-                   f"cannot read file: {reason}", "Check the path, permissions and encoding.")
-
-
-def _unlisted(reason: str) -> bool:
-    """Whether an unreadable input's ``reason`` is that of a folder the walk could not list
-    (``discovery.Walk.unlisted``)."""
-    return reason.startswith(discovery.UNLISTED + ":")
-
-
-def _reviewed(file: FileResult) -> list[Any]:
-    """The review documents of one result (``review.collect``), an unlisted folder's
-    finding saying so."""
-    from migrator.report import review
-
-    documents = review.collect(file)
-    if file.unreadable is not None and _unlisted(file.unreadable.reason):
-        for document in documents:
-            document.findings = [_unreadable_finding(file.unreadable.reason)]
-    return documents
 
 
 def _runtime_files(found: Iterable[tuple[str, str]]) -> tuple[str, ...]:
@@ -406,10 +383,7 @@ def _show(file: FileResult, settings: RunSettings) -> None:
 def _print(file: FileResult, settings: RunSettings, minimum: Severity,
            lines: terminal.Lines) -> None:
     if file.unreadable is not None:
-        reason = file.unreadable.reason
-        lines.print(printable(f"{file_label(file.name)}: error Y102 {reason}")
-                    if _unlisted(reason) else terminal.unreadable_line(file.name, reason),
-                    "error")
+        lines.print(terminal.unreadable_line(file.name, file.unreadable.message), "error")
         return
     documents = [d for d in (file.result.documents if file.result else []) if d.reportable]
     if settings.mode == "validate":

@@ -78,9 +78,8 @@ def collect(file: FileResult) -> list[ReviewDocument]:
     """Review documents of one (not yet slimmed) file result, with the effective-pod
     comparisons its documents carry."""
     if file.unreadable is not None:
-        finding = Finding("Y102", Severity.ERROR, "", f"cannot read file: "
-                          f"{file.unreadable.reason}", "Check the path, permissions and encoding.")
-        return [ReviewDocument(file.name, 0, None, "failed", {}, None, [finding], [], {})]
+        return [ReviewDocument(file.name, 0, None, "failed", {}, None,
+                               [file.unreadable.finding()], [], {})]
     if file.result is None or file.source is None:
         return []
     chunks = stream.split(file.source.text)

@@ -135,8 +135,9 @@ def validate_line(name: str, doc: Any, target: str) -> str:
     return printable(f"{where(name, doc.line)}: {object_label(doc.source)}: {verdict}")
 
 
-def unreadable_line(name: str, reason: str) -> str:
-    return printable(f"{file_label(name)}: error Y102 cannot read file: {reason}")
+def unreadable_line(name: str, message: str) -> str:
+    """The line of an input that could not be read (``Unreadable.message``)."""
+    return printable(f"{file_label(name)}: error Y102 {message}")
 
 
 def summary_line(report_summary: Mapping[str, Any], seconds: float, *, check: bool) -> str:
