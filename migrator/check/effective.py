@@ -25,7 +25,7 @@ from migrator import paths
 from migrator.check import operators, quantity
 from migrator.knowledge.specs import MappingSpec, TargetSpec
 from migrator.load import yamlio
-from migrator.results import Finding, FrozenValue, Value, _set
+from migrator.results import Finding, FrozenValue, Value, _set, replaced
 
 if TYPE_CHECKING:  # as in migrator.results
     from dataclasses import dataclass as fields_only
@@ -520,9 +520,7 @@ def attribute(differences: list[Difference], findings: list[Finding],
             codes |= index.naming(source)
         if difference.implicit:
             codes.update(contract[difference.implicit])
-        out.append(Difference(difference.job, difference.category, difference.path,
-                              difference.before, difference.after, difference.implicit,
-                              tuple(sorted(codes))))  # (dataclasses.replace, without importing it)
+        out.append(replaced(difference, named_by=tuple(sorted(codes))))
     return out
 
 
