@@ -193,20 +193,27 @@ def test_a_loader_that_does_not_end_is_killed_after_the_grace(
     assert _no_children_left()
 
 
+def interrupted_at(name: str, pause: float = 0.0) -> Any:
+    """``files.settled``, raising KeyboardInterrupt (Ctrl-C) at the file ``name``, after
+    ``pause`` seconds."""
+    real = files.settled
+
+    def settled(path: str, relative: str, max_bytes: int) -> Any:
+        if path == name:
+            time.sleep(pause)
+            raise KeyboardInterrupt
+        return real(path, relative, max_bytes)
+
+    return settled
+
+
 def test_an_interrupted_run_ends_every_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                deadline: None) -> None:
     """Interrupted (here: an error reading a file) while the loader still loads: the run
     ends at once, every process with it."""
     monkeypatch.setattr(parallel, "_load_converter", _slow_load)
     found = _tree(tmp_path)
-    real = files.settled
-
-    def failing(name: str, relative: str, max_bytes: int) -> Any:
-        if name == found[20][0]:
-            raise KeyboardInterrupt
-        return real(name, relative, max_bytes)
-
-    monkeypatch.setattr(files, "settled", failing)
+    monkeypatch.setattr(files, "settled", interrupted_at(found[20][0]))
     with pytest.raises(KeyboardInterrupt):
         list(pipeline.process_paths(("many",), ConvertOptions(), jobs=2, found=found))
     assert _no_children_left()

@@ -19,7 +19,7 @@ from migrator.batch import files, parallel, pipeline
 from migrator.results import FileResult
 from migrator.settings import ConvertOptions
 from tests.goldens import FIXTURES, ROOT
-from tests.test_parallel import _no_children_left, dying_once
+from tests.test_parallel import _no_children_left, dying_once, interrupted_at
 
 _MAIN_PROCESS = os.getpid()
 
@@ -118,14 +118,7 @@ def test_a_direct_worker_that_dies_loses_no_file(
 def test_an_interrupted_direct_run_ends_its_worker(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deadline: None) -> None:
     found = _tree(tmp_path, 30)
-    real = files.settled
-
-    def failing(name: str, relative: str, max_bytes: int) -> Any:
-        if name == found[20][0]:
-            raise KeyboardInterrupt
-        return real(name, relative, max_bytes)
-
-    monkeypatch.setattr(files, "settled", failing)
+    monkeypatch.setattr(files, "settled", interrupted_at(found[20][0]))
     with pytest.raises(KeyboardInterrupt):
         _direct(found)
     assert _no_children_left()
@@ -196,15 +189,8 @@ def test_ctrl_c_does_not_wait_for_a_direct_worker_stuck_in_a_file(
     waiting for the file in hand."""
     found = _tree(tmp_path, 30)
     monkeypatch.setattr(parallel, "_process_batch", _stuck_batch)
-    real = files.settled
-
-    def failing(name: str, relative: str, max_bytes: int) -> Any:
-        if name == found[20][0]:
-            time.sleep(0.5)  # the worker has its first file by now
-            raise KeyboardInterrupt
-        return real(name, relative, max_bytes)
-
-    monkeypatch.setattr(files, "settled", failing)
+    # after half a second the worker has its first file
+    monkeypatch.setattr(files, "settled", interrupted_at(found[20][0], 0.5))
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         _direct(found)
