@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, reject
 from hypothesis import strategies as st
 
 from migrator.load import fastload, nesting, yamlio
@@ -84,17 +84,23 @@ def test_the_bound_never_understates_the_depth() -> None:
                     | st.dictionaries(st.text("abc", min_size=1, max_size=3), inner,
                                       max_size=3), max_leaves=30),
        st.sampled_from([None, True, False]))
+@example(value="?0", flow=None)  # dumped as {root: ?0}, which ruamel cannot read back
 def test_the_bound_holds_for_generated_documents(value: Any, flow: bool | None) -> None:
     import io
 
     from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
 
     yaml = YAML(typ="rt", pure=True)
     yaml.default_flow_style = flow
     out = io.StringIO()
     yaml.dump({"root": value}, out)
     text = out.getvalue()
-    assert _scan(text) >= depth(yaml.load(text))
+    try:
+        parsed = yaml.load(text)
+    except YAMLError:  # ruamel's emitter writes some texts its parser refuses ({root: ?0})
+        reject()
+    assert _scan(text) >= depth(parsed)
 
 
 @pytest.mark.parametrize("body", [
