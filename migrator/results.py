@@ -417,9 +417,7 @@ class FileResult(Value):
         A batch keeps only slim results, so its memory does not grow with file sizes (the
         effective-pod comparisons are read, with the texts, before a result is slimmed).
         """
-        from dataclasses import replace
-
-        documents = [replace(d, text="", effective=None) for d in self.result.documents] \
+        documents = [replaced(d, text="", effective=None) for d in self.result.documents] \
             if self.result else []
         return FileResult(self.name, self.relative, None, self.unreadable,
                           TextResult("", documents) if self.result is not None else None,
