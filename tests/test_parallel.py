@@ -259,6 +259,7 @@ class _Held:
 
     def __init__(self) -> None:
         self.held: list[Any] = []
+        self.finished = False
 
     def send(self, job: Any) -> None:
         self.held.append(job)

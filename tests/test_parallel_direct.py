@@ -115,6 +115,26 @@ def test_a_direct_worker_that_dies_loses_no_file(
     assert _no_children_left()
 
 
+def test_workers_end_once_every_job_is_answered_not_after_the_last_result(
+        tmp_path: Path, deadline: None) -> None:
+    """Once the input has ended and every job is answered, the workers are told to end:
+    they exit while this process hands on the results (and the run's end need not wait for
+    them). Before, a worker waited for the run's end to be told."""
+    found = _tree(tmp_path, 40, 7)
+    run = parallel.run(iter(found), ConvertOptions(), 2, False, 10**7, False, False,
+                       direct=True)
+    results = [next(run) for _ in found]  # every result, the run not ended yet
+    ended = 0
+    give_up = time.monotonic() + 10
+    while not ended and time.monotonic() < give_up:
+        ended = os.waitpid(-1, os.WNOHANG)[0]  # a worker that ended (reaped here)
+        time.sleep(0.01)
+    assert ended, "no worker ended before the run did"
+    assert list(run) == []
+    assert _texts(results) == _texts(_serial(found))
+    assert _no_children_left()
+
+
 def test_an_interrupted_direct_run_ends_its_worker(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deadline: None) -> None:
     found = _tree(tmp_path, 30)
