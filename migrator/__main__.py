@@ -1,9 +1,11 @@
 """CLI: the entry point (``trainjob-migrate``, ``python -m migrator``): Ctrl-C while the
 command line is still loading ends the run quietly with exit code 130; a plain ``check`` runs
-without click (migrator/launch.py), every other command line through click (migrator/cli.py)."""
+without click (migrator/launch.py), every other command line through click (migrator/cli.py);
+the process ends as soon as its output is written (``entry``)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
@@ -41,5 +43,45 @@ def run() -> None:
     main()
 
 
+def entry() -> None:
+    """The process entry (the ``trainjob-migrate`` script, ``python -m migrator``): ``run``,
+    then end the process at once with its exit code once standard output and error are
+    flushed (``_end_now``)."""
+    try:
+        run()
+    except SystemExit as done:
+        _end_now(done.code)
+        raise
+
+
+def _end_now(code: object) -> None:
+    """Exit with ``code`` without the interpreter's teardown, which frees every object of the
+    run module by module and writes nothing (4-7 ms of every run: more the larger the results
+    cache entry it read). What the interpreter's exit does before that is done here: the exit
+    handlers run, standard output and error are flushed; everything else the tool writes is
+    written and closed by then (outputs, reports and cache entries, through ``atomic``).
+    Returns (the interpreter ends the process as usual) for a code that is not a small
+    integer, under a profiler or tracer, with ``-i``, while another thread runs, on a Python
+    without ``atexit._run_exitfuncs``, or when a stream cannot be flushed (the interpreter
+    then says so, as it always has)."""
+    import atexit
+
+    code = 0 if code is None else code
+    threading = sys.modules.get("threading")
+    run_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if type(code) is not int or not 0 <= code <= 255 or sys.getprofile() is not None or \
+            sys.gettrace() is not None or sys.flags.inspect or run_handlers is None or \
+            (threading is not None and threading.active_count() > 1):
+        return
+    run_handlers()  # (each runs once: the interpreter's exit would find none left)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except Exception:  # the interpreter's own exit reports it
+        return
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    run()
+    entry()
