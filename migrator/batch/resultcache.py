@@ -9,11 +9,14 @@ result depends on another file (those beside a kustomization) are not cached. JS
 decoded into plain result values: nothing in the cache can run code. It lives in the private
 per-user folder of ``knowledge.cache`` (0700, refused when another user could write it).
 
-Format 4 (``ResultCache``): a folder's records are kept together, so that a walked folder
+Format 5 (``ResultCache``): a folder's records are kept together, so that a walked folder
 whose files all have their recorded stamps is matched by comparing two strings (its names and
 its packed stamps) and its files without documents reach a counting run as counts, with no
 value built per file; the texts of findings and mappings live once in the entry's table
-(``Strings``). An entry of another format is a miss.
+(``Strings``). The entry is a line of JSON (the format, the table, the folders' paths) and
+then a line of JSON per folder, its records, decoded when the run reaches that folder: a run
+reads its first folders (and, in a warm run, forks the worker for its first changed file)
+without decoding the whole entry first. An entry of another format is a miss.
 
 Choice: a file is unchanged when its (mode, size, mtime_ns, ctime_ns, inode, device) are the
 ones recorded; its content is not hashed (a warm run then reads nothing but the cache). Writing a
@@ -26,6 +29,7 @@ identical with and without the cache (a test holds the corpus to it); ``--no-cac
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import struct
@@ -43,7 +47,7 @@ from migrator.load import sources
 from migrator.results import DocumentResult, FileResult, Finding, Severity, TextResult
 from migrator.settings import ConvertOptions
 
-FORMAT = 4
+FORMAT = 5
 RACY_SECONDS = 2  # a file changed this recently may change again unseen within its mtime
 MAX_ENTRIES = 1_000_000  # files per entry; beyond this, files not seen in a run are dropped
 STALE_DAYS = 30  # entries of other configurations unused this long are removed
@@ -70,10 +74,11 @@ Files = dict[str, tuple[Stamp, Any]]
 
 
 class ResultCache:
-    """The cached results of one run configuration (one JSON entry).
+    """The cached results of one run configuration (one entry).
 
-    ``folders`` maps a folder's absolute path to the records of its files, one JSON list
-    ``[names, stamps, tails, payloads]`` (format 4):
+    ``folders`` maps a folder's absolute path to the records of its files (the bytes of
+    their JSON line until first looked up: ``_folder_record``), one JSON list
+    ``[names, stamps, tails, payloads]`` (format 5):
 
     - ``names``: the files' base names in name order (as a walk lists them), joined by
       ``/`` (which no base name holds);
@@ -172,7 +177,7 @@ class ResultCache:
                 for name, relative in folder.items():
                     miss(name, relative, None, "", None)
                 return True
-            record = self.folders.get(absolute)
+            record = self._folder_record(absolute)
             if folder.entries is not None and absolute not in self._files and \
                     type(record) is list and len(record) == 4:
                 found_hits = self._whole(folder, record, absolute, plan, miss, tails, racy,
@@ -339,8 +344,24 @@ class ResultCache:
         folder's record)."""
         files = self._files.get(absolute)
         if files is None:
-            files = self._files[absolute] = _parse(self.folders.get(absolute))
+            files = self._files[absolute] = _parse(self._folder_record(absolute))
         return files
+
+    def _folder_record(self, absolute: str) -> Any:
+        """The records of folder ``absolute`` (None: it has none), decoded from the entry's
+        line on first use (a line that does not decode is None: a miss for each file)."""
+        line = self.folders.get(absolute)
+        if type(line) is not bytes:
+            return line
+        try:  # (as json.loads reads bytes, with no call to detect their encoding)
+            text = line.decode("utf-8", "surrogatepass")
+            record, end = _decoder()(text)
+            if end != len(text):
+                record = None
+        except (ValueError, RecursionError):
+            record = None
+        self.folders[absolute] = record
+        return record
 
     def _note(self, absolute: str, base: str, stamp: Stamp | None,
               result: FileResult | None) -> None:
@@ -381,6 +402,8 @@ class ResultCache:
         self._changed.clear()
         if not self.dirty:
             return
+        for absolute in self.folders:  # the lines not decoded yet (folders the run did not see)
+            self._folder_record(absolute)
         count = sum(_count(record) for record in self.folders.values())
         if count > MAX_ENTRIES:  # keep the most recently added folders
             keep = max(seen, MAX_ENTRIES // 2)
@@ -389,9 +412,9 @@ class ResultCache:
                     break
                 count -= _count(self.folders.pop(folder))
         self._compact()
-        cache.write_json(self.folder, self.name, {"format": FORMAT,
-                                                  "strings": self.strings.table,
-                                                  "folders": self.folders})
+        text = _entry_text(self.strings.table, self.folders)
+        if text is not None:
+            cache.write_text(self.folder, self.name, text)
         self.dirty = False
         _remove_stale(self.folder, self.name)
 
@@ -496,13 +519,63 @@ def open_for(options: ConvertOptions, render: bool, audit: bool,
              *_file_stamps((*options.runtime_files, *options.crds,
                             *options.local_runtime_files))]
     name = f"results-{cache.key(parts)}.json"
-    data = cache.read_json(folder, name)
-    if isinstance(data, dict) and data.get("format") == FORMAT:
-        folders, strings = data.get("folders"), data.get("strings")
-        if type(folders) is dict and type(strings) is list and \
-                all(type(text) is str for text in strings):
-            return ResultCache(folder, name, folders, strings)
+    raw = cache.read_bytes(folder, name)
+    read = _entry(raw) if raw is not None else None
+    if read is not None:
+        return ResultCache(folder, name, *read)
     return ResultCache(folder, name, {})
+
+
+def _entry(raw: bytes) -> tuple[dict[str, Any], list[str]] | None:
+    """The folders (path -> the bytes of its records' line, decoded on first use) and the
+    table of texts of an entry (``_entry_text``); None when it is not one of this format."""
+    import json
+
+    head, _, body = raw.partition(b"\n")
+    try:
+        header = json.loads(head)
+    except (ValueError, RecursionError):
+        return None
+    if type(header) is not dict or header.get("format") != FORMAT:
+        return None
+    strings, paths = header.get("strings"), header.get("folders")
+    if type(strings) is not list or type(paths) is not list or \
+            not all(type(text) is str for text in strings) or \
+            not all(type(path) is str for path in paths):
+        return None
+    lines = body.split(b"\n")
+    if len(lines) != len(paths) + 1 or lines[-1]:  # one line per folder, then the last newline
+        return None
+    folders = dict(zip(paths, lines[:-1], strict=True))
+    if len(folders) != len(paths):
+        return None
+    return folders, strings
+
+
+@functools.cache
+def _decoder() -> Callable[[str], tuple[Any, int]]:
+    """JSON text to (its value, where it ends): what ``json.loads`` calls, without its checks
+    of each call's argument."""
+    import json
+
+    return json.JSONDecoder().raw_decode
+
+
+def _entry_text(table: list[str], folders: dict[str, Any]) -> str | None:
+    """An entry: a line of JSON with the format, the table of texts and the folders' paths,
+    then the JSON of each folder's records on a line of its own (JSON text holds no line
+    break: one in a string is written ``\\n``); None when something is not JSON data."""
+    import json
+
+    def dumped(data: Any) -> str:
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+    try:
+        lines = [dumped({"format": FORMAT, "strings": table, "folders": list(folders)}),
+                 *map(dumped, folders.values())]
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return "\n".join(lines) + "\n"
 
 
 def _tail(tail: str, tails: dict[str, tuple[int, bool]]) -> tuple[int, bool] | None:

@@ -91,8 +91,20 @@ def key(parts: Iterable[bytes]) -> str:
 
 def read_json(folder: Path, name: str) -> Any:
     """The JSON data of entry ``name``, or None when it is missing, not trusted or not JSON."""
+    raw = read_bytes(folder, name)
+    if raw is None:
+        return None
     import json
 
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+
+
+def read_bytes(folder: Path, name: str) -> bytes | None:
+    """The bytes of entry ``name``, or None when it is missing, not trusted (not a regular
+    file of this user's, writable by no one else) or larger than ``MAX_ENTRY_BYTES``."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | \
         getattr(os, "O_CLOEXEC", 0)
     try:
@@ -105,8 +117,8 @@ def read_json(folder: Path, name: str) -> Any:
             return None
         with os.fdopen(handle, "rb", closefd=False) as stream:
             raw = stream.read(MAX_ENTRY_BYTES + 1)
-        return json.loads(raw)
-    except (OSError, ValueError, RecursionError):
+        return raw if len(raw) <= MAX_ENTRY_BYTES else None
+    except OSError:
         return None
     finally:
         os.close(handle)
@@ -117,12 +129,18 @@ def write_json(folder: Path, name: str, data: Any) -> bool:
     False when it cannot be stored (not JSON data, or the folder is not writable)."""
     import json
 
-    from migrator import atomic
-
     try:
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         return False
+    return write_text(folder, name, text)
+
+
+def write_text(folder: Path, name: str, text: str) -> bool:
+    """Store ``text`` (UTF-8, lone surrogates kept as JSON's reader takes them back) as entry
+    ``name`` atomically; False when the folder is not writable."""
+    from migrator import atomic
+
     try:
         atomic.replace_file(folder / name, text.encode("utf-8", "surrogatepass"), mode=0o600,
                             durable=False)

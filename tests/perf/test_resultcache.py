@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests import corpus
+from tests.entries import read_entry
 from tests.goldens import FIXTURES, ROOT
 
 SHARED = ROOT.parent / "shared"
@@ -63,7 +64,7 @@ def _entries(cache: Path) -> dict[str, list[object]]:
     entry = max(cache.glob("results-*.json"), key=lambda path: path.stat().st_mtime_ns)
     from migrator.batch.resultcache import _parse
 
-    folders = json.loads(entry.read_text(encoding="utf-8"))["folders"]
+    folders = read_entry(entry)["folders"]
     assert isinstance(folders, dict)
     return {os.path.join(folder, base): list(record) for folder, records in folders.items()
             for base, record in _parse(records).items()}
@@ -164,13 +165,13 @@ def test_a_warm_run_over_an_unchanged_tree_imports_no_converter(tmp_path: Path) 
     tree, cache = _tree(tmp_path), tmp_path / "cache"
     _settle()
     _check(tree, cache)
-    probe = ("import sys, runpy; sys.argv = ['migrator', 'check', '.', '-j', '1'];\n"
-             "try:\n    runpy.run_module('migrator', run_name='__main__')\n"
-             "except SystemExit:\n    pass\n"
-             "print(sorted(m for m in sys.modules if m.startswith(('migrator.convert.document', "
-             "'migrator.convert.engine', 'migrator.knowledge.catalog', 'ruamel.yaml', "
-             "'pydantic', 'migrator.convert.text', 'migrator.load.fastload', "
-             "'migrator.batch.writer'))))")
+    # (printed by an exit handler: ``python -m migrator`` ends the process at the run's end)
+    probe = ("import atexit, sys, runpy; sys.argv = ['migrator', 'check', '.', '-j', '1'];\n"
+             "atexit.register(lambda: print(sorted(m for m in sys.modules if m.startswith(("
+             "'migrator.convert.document', 'migrator.convert.engine', "
+             "'migrator.knowledge.catalog', 'ruamel.yaml', 'pydantic', 'migrator.convert.text', "
+             "'migrator.load.fastload', 'migrator.batch.writer')))))\n"
+             "runpy.run_module('migrator', run_name='__main__')\n")
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=False, timeout=120, cwd=tree,
                           env={**os.environ, "PYTHONPATH": str(ROOT),

@@ -1,5 +1,5 @@
-"""Results-cache entries (format 4): one record per folder, ``[names, stamps, tails,
-payloads]``; a walked folder whose files all have their recorded stamps is matched by
+"""Results-cache entries (format 5): one record per folder, a line each, ``[names, stamps,
+tails, payloads]``; a walked folder whose files all have their recorded stamps is matched by
 comparing two strings and, for a run that counts, gives its files without documents as
 counts; anything else in an entry is a miss, never an error."""
 
@@ -227,3 +227,66 @@ def test_texts_live_in_one_table_of_the_texts_in_use(tmp_path: Path) -> None:
     list(cache.through(found, process))
     assert len(cache.strings.table) < len(table)
     assert set(cache.strings.table) < set(table)
+
+
+def _reopened(cache: resultcache.ResultCache) -> resultcache.ResultCache:
+    """The cache as the next run opens it: from the entry written by ``save``."""
+    raw = (cache.folder / cache.name).read_bytes()
+    read = resultcache._entry(raw)
+    assert read is not None
+    return resultcache.ResultCache(cache.folder, cache.name, *read)
+
+
+def test_a_folder_is_decoded_when_the_run_reaches_it(tmp_path: Path) -> None:
+    """The entry is a line per folder, decoded when the run first looks the folder up: a run
+    that has reached one folder has decoded that one only (a warm run forks the worker of
+    its first changed file without decoding the whole entry first)."""
+    trees = [tmp_path / "tree" / name for name in ("a", "b", "c")]
+    found = {tree: [(n, os.path.basename(n)) for n in _files(tree, 3)] for tree in trees}
+    cache = _cache(tmp_path)
+    for tree in trees:
+        _run(cache, found[tree])
+    cache.save(9)
+    again = _reopened(cache)
+    assert {type(record) for record in again.folders.values()} == {bytes}
+    assert _run(again, found[trees[1]]) == []  # every file a hit
+    decoded = {folder for folder, record in again.folders.items() if type(record) is list}
+    assert decoded == {os.path.abspath(trees[1])}
+    assert _run(again, found[trees[0]]) == []
+    assert _run(again, found[trees[2]]) == []
+
+
+def test_a_damaged_line_is_a_miss_for_its_folder_alone(tmp_path: Path) -> None:
+    trees = [tmp_path / "tree" / name for name in ("a", "b")]
+    found = {tree: [(n, os.path.basename(n)) for n in _files(tree, 2)] for tree in trees}
+    cache = _cache(tmp_path)
+    for tree in trees:
+        _run(cache, found[tree])
+    cache.save(4)
+    entry = cache.folder / cache.name
+    head, _, second, end = entry.read_bytes().split(b"\n")
+    assert end == b""
+    for damaged in (b"[", b"[" * 100_000, b"{\"a\": 1}", b"\xff\xfe", b""):
+        entry.write_bytes(b"\n".join([head, damaged, second, b""]))
+        again = _reopened(cache)
+        assert _run(again, found[trees[0]]) == [name for name, _ in found[trees[0]]]
+        assert _run(again, found[trees[1]]) == []
+
+
+@pytest.mark.parametrize("change", [
+    lambda lines: lines[:-2] + lines[-1:],  # a folder's line missing
+    lambda lines: [*lines[:-1], b"[]", b""],  # a line too many
+    lambda lines: lines[:-1],  # no last newline
+    lambda lines: [b"{\"format\": 4}", *lines[1:]],  # another format
+    lambda lines: [lines[0].replace(b"\"folders\":[", b"\"folders\":[1,", 1), *lines[1:]],
+])
+def test_an_entry_whose_lines_do_not_match_its_header_is_a_miss(
+        tmp_path: Path, change: Any) -> None:
+    names = _files(tmp_path / "tree", 2)
+    found = [(n, os.path.basename(n)) for n in names]
+    cache = _cache(tmp_path)
+    _run(cache, found)
+    cache.save(2)
+    lines = (cache.folder / cache.name).read_bytes().split(b"\n")
+    assert resultcache._entry(b"\n".join(lines)) is not None
+    assert resultcache._entry(b"\n".join(change(lines))) is None

@@ -4,7 +4,6 @@ carried over (and renumbered) when the entry is saved again."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -12,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.entries import read_entry, write_entry
 from tests.security.support import CONFIGMAP, JOB
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,10 +45,10 @@ def _tree(tmp_path: Path) -> Path:
 
 
 def _damage(entry: Path, folder: str, change: Callable[[list[Any]], None]) -> None:
-    data = json.loads(entry.read_text(encoding="utf-8"))
-    record = data["folders"][folder]  # format 4: [names, stamps, tails, payloads]
+    data = read_entry(entry)
+    record = data["folders"][folder]  # format 5: [names, stamps, tails, payloads]
     change(record)
-    entry.write_text(json.dumps(data), encoding="utf-8")
+    write_entry(entry, data)
 
 
 def test_a_tail_of_many_digits_is_a_miss(tmp_path: Path) -> None:

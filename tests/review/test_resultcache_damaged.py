@@ -3,13 +3,13 @@ holds a value of the wrong type is a miss, never a traceback or a changed result
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from tests.entries import read_entry, write_entry
 from tests.security.support import JOB
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,11 +33,11 @@ def _check(tmp_path: Path, *extra: str) -> tuple[int, str, str, str]:
 
 
 def _damage(entry: Path, index: int, value: Any) -> None:
-    data = json.loads(entry.read_text(encoding="utf-8"))
-    for *_, payloads in data["folders"].values():  # format 4: [names, stamps, tails, payloads]
+    data = read_entry(entry)
+    for *_, payloads in data["folders"].values():  # format 5: [names, stamps, tails, payloads]
         for payload in payloads.values():
             payload[2][0][index] = value
-    entry.write_text(json.dumps(data), encoding="utf-8")
+    write_entry(entry, data)
 
 
 def test_a_wrongly_typed_record_is_a_miss(tmp_path: Path) -> None:
