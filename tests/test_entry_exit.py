@@ -67,3 +67,44 @@ def _timeless(normal: str, fast: str) -> str:
     timing = re.compile(r"\(\d+\.\d+s\)$", re.M)
     found = timing.search(fast)
     return timing.sub(found.group(0), normal) if found else normal
+
+
+FALLBACK = """
+import sys, threading, time
+import migrator.__main__ as entry
+case = sys.argv[1]
+code = 1
+if case == "thread":
+    threading.Thread(target=time.sleep, args=(0.5,)).start()
+elif case == "tracer":
+    sys.settrace(lambda *args: None)
+elif case == "text":
+    code = "a message, not a number"
+elif case == "large":
+    code = 300
+elif case == "flush":
+    class Full:
+        def write(self, text): return len(text)
+        def flush(self): raise OSError(28, "No space left on device")
+    sys.stdout = Full()
+entry._end_now(code)
+sys.stderr.write("returned\\n")
+"""
+
+
+@pytest.mark.parametrize("case", ["thread", "tracer", "text", "large", "flush"])
+def test_the_end_is_left_to_the_interpreter_when_it_has_more_to_do(case: str) -> None:
+    """Another thread running, a tracer, an exit code that is not a small integer, a stream
+    that cannot be flushed: ``_end_now`` returns (the interpreter ends the process as it
+    always has: it waits for the thread, reports the message or the failed flush)."""
+    proc = subprocess.run([sys.executable, "-c", FALLBACK, case], capture_output=True,
+                          text=True, check=False, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert "returned" in proc.stderr, (proc.returncode, proc.stderr)
+
+
+def test_the_end_is_at_once_otherwise() -> None:
+    proc = subprocess.run([sys.executable, "-c", FALLBACK, "none"], capture_output=True,
+                          text=True, check=False, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert (proc.returncode, proc.stderr) == (1, "")

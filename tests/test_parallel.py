@@ -254,6 +254,12 @@ def test_this_process_reads_on_while_the_loader_loads(
     assert _texts(in_parallel) == _texts([f.slim() for f in serial])
 
 
+class _Named(str):
+    """A job as ``_Workers._dispatch`` sees it: equal to its name, no text of standard input."""
+
+    read = None
+
+
 class _Held:
     """A worker as ``_Workers._dispatch`` sees it: the jobs sent to it and not answered."""
 
@@ -272,11 +278,11 @@ def test_the_last_jobs_go_to_the_first_worker_that_is_done() -> None:
     workers: Any = object.__new__(parallel._Workers)  # only what _dispatch reads
     one, two = _Held(), _Held()
     workers.jobs, workers.workers, workers.ended = 2, [one, two], False
-    workers.queue = deque(["a", "b", "c", "d"])
+    workers.queue = deque(map(_Named, "abcd"))
     workers._dispatch()
     assert (one.held, two.held) == (["a", "c"], ["b", "d"])
     one.held, two.held = ["c"], ["d"]  # a and b answered
-    workers.queue.extend(["e", "f", "g"])
+    workers.queue.extend(map(_Named, "efg"))
     workers.ended = True
     workers._dispatch()  # as before while as many jobs are left as workers; the last waits
     assert (one.held, two.held, list(workers.queue)) == (["c", "e"], ["d", "f"], ["g"])

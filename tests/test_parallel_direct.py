@@ -250,3 +250,75 @@ def test_a_warm_check_with_two_jobs_converts_its_changes_direct(
     warm = check()
     assert seen == [False, True]  # the unchanged run converted nothing
     assert _texts(warm) == _texts(cold)
+
+
+def _many_jobs(tmp_path: Path, copies: int) -> str:
+    """A file of ``copies`` legacy jobs (its slim result is large: findings, sources)."""
+    text = (FIXTURES / "pytorchjob" / "full.in.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "many-jobs.yaml"
+    path.write_text("\n---\n".join([text] * copies), encoding="utf-8")
+    return str(path)
+
+
+def test_standard_input_after_a_large_answer_does_not_deadlock(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deadline: None) -> None:
+    """A file whose answer fills the pipe back (more than 64 KiB), then standard input of as
+    much: the text of standard input waits for the worker to be reading instead of filling
+    its pipe while the worker fills the other (both hung, review 11 F1)."""
+    import io
+    import pickle
+
+    first = _many_jobs(tmp_path, 10)
+    task = parallel._Task(ConvertOptions(), False, 10**7, False, False, None)
+    answer = pickle.dumps((True, parallel._process_batch([(first, first)], task)), 5)
+    assert len(answer) > 1 << 16
+    job = (FIXTURES / "xgboostjob" / "minimal.in.yaml").read_text(encoding="utf-8")
+    stdin = "\n---\n".join([job] * (2 * (1 << 16) // len(job)))
+    assert len(stdin) > 1 << 16
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+    results = _direct([(first, first), ("-", "-")])
+    assert [f.name for f in results] == [first, "-"]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+    assert _texts(results) == _texts(_serial([(first, first), ("-", "-")]))
+    assert _no_children_left()
+
+
+def test_ctrl_c_within_a_large_answer_ends_as_an_interruption(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deadline: None) -> None:
+    """Ctrl-C lands between two reads of one answer (larger than a pipe delivers at once):
+    the run ends with the interruption and its worker; what is left of the answer is read
+    as bytes, not as the length of another (a MemoryError, review 11 F2)."""
+    first = _many_jobs(tmp_path, 10)
+    real, calls = os.readv, [0]
+
+    def readv(descriptor: int, buffers: Any) -> int:
+        calls[0] += 1
+        if calls[0] == 3:  # the answer's header, its first part, then Ctrl-C
+            raise KeyboardInterrupt
+        return real(descriptor, buffers)
+
+    monkeypatch.setattr(os, "readv", readv)
+    with pytest.raises(KeyboardInterrupt):
+        _direct([(first, first)])
+    monkeypatch.setattr(os, "readv", real)
+    assert calls[0] >= 3
+    assert _no_children_left()
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_a_direct_worker_that_cannot_be_forked_leaves_no_pipe_open(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def cannot_fork(child: Any) -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(parallel, "_fork", cannot_fork)
+    found = _tree(tmp_path, 3)
+    before = _open_descriptors()
+    for _ in range(3):
+        with pytest.raises(OSError, match="unavailable"):
+            _direct(found)
+    assert _open_descriptors() == before

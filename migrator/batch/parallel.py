@@ -279,6 +279,13 @@ class _Channel:
             got += count
         return bytes(data)
 
+    def drain(self) -> None:
+        """Read (and drop) what comes until the other end has closed, value or not (after a
+        read interrupted mid-value, what follows is no longer a length and a value)."""
+        with contextlib.suppress(OSError):
+            while os.read(self.reading, 1 << 16):
+                pass
+
     def shutdown(self) -> None:
         """Say no more values will come from this end (the other end reads EOF)."""
         if self.writing is None:
@@ -334,11 +341,8 @@ class _Worker:
         """End the worker (``finish``). With ``wait``, return only when it has ended (its
         writes are done)."""
         self.finish()
-        try:
-            while wait:
-                self.connection.recv_bytes()
-        except (EOFError, OSError):
-            pass
+        if wait:
+            self.connection.drain()
         self.connection.close()
         if self.pid:  # it has ended or is ending: its socket is closed or broken
             _ended(self.pid, block=True)
@@ -380,8 +384,13 @@ class _Workers:
         keep += mine.descriptors()
         if self.control is not None:
             keep.append(self.control.fileno())
-        pid = _fork(functools.partial(_direct_worker, theirs, keep))
-        theirs.close()
+        try:
+            pid = _fork(functools.partial(_direct_worker, theirs, keep))
+        except BaseException:  # cannot fork (no memory, too many processes): no pipe left open
+            mine.close()
+            raise
+        finally:
+            theirs.close()
         return _Worker(mine, pid)
 
     def _grow(self) -> None:
@@ -486,6 +495,8 @@ class _Workers:
             # the last jobs of a run go to the first worker that is done, not behind the job
             # in hand of a busy one (while another worker, done first, would wait idle)
             limit = 1 if self.ended and len(self.queue) < self.jobs else HELD
+            if self.queue[0].read is not None:  # standard input's text: only to a worker that
+                limit = 1  # is reading (one still writing an answer could never take it in)
             free = [w for w in self.workers if len(w.held) < limit and not w.finished]
             if not free:
                 return
