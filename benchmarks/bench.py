@@ -146,8 +146,12 @@ def compared(commands: list[list[str]], repeat: int = 5, cwd: Path | None = None
             if before is not None:
                 before(index)
             started = time.perf_counter()
-            subprocess.run(command, capture_output=True, check=False, cwd=cwd)
+            done = subprocess.run(command, capture_output=True, check=False, cwd=cwd)
             best[index] = min(best[index], time.perf_counter() - started)
+            if command[0] == sys.executable and command[1] != "-m" and done.returncode:
+                # a floor that fails is fast and wrong: never a figure
+                raise RuntimeError(f"a floor failed ({done.returncode}): "
+                                   f"{done.stderr.decode(errors='replace')[-800:]}")
     return best
 
 
@@ -190,14 +194,14 @@ for folder, _, names in os.walk(sys.argv[1]):
 """
 
 # the floor of a warm check in Python: start (with site, as the CLI), stat every file and
-# load a results entry of the same size (argv[2]); FLOOR_CLI also imports click
+# load the results entry (argv[2]: each of its lines is JSON); FLOOR_CLI also imports click
 WARM_FLOOR = """
 import json, os, sys
 for folder, _, names in os.walk(sys.argv[1]):
     for name in names:
         os.stat(os.path.join(folder, name))
 with open(sys.argv[2], "rb") as handle:
-    json.loads(handle.read())
+    [json.loads(line) for line in handle.read().splitlines()]
 """
 
 # the floor of a cold check in any Python design: read every file and load the legacy ones
@@ -336,7 +340,7 @@ def tree_goals(args: argparse.Namespace, temp: Path, cli: list[str]) -> list[Res
         # not be unchanged ones
         grep, unchanged, floor, floor_cli = compared(
             [grep_command, [*cli, "check", str(tree), "-q"], floor_command,
-             [floor_command[0], "-c", "import click\n" + WARM_FLOOR, *floor_command[2:]]],
+             [floor_command[0], "-c", "import click\n" + WARM_FLOOR, *floor_command[3:]]],
             args.repeat)
         grep_again, changed, changed_floor, converter_floor = compared(
             [grep_command, [*cli, "check", str(tree), "-q"],
