@@ -319,7 +319,7 @@ def _wait(channels: list[Any], timeout: float | None) -> list[Any]:
 
 
 class _Worker:
-    """A worker process as this one sees it: the socket to it and the jobs it holds."""
+    """A worker process as this one sees it: its channel (pipes or a socket), the jobs it holds."""
 
     def __init__(self, connection: _Channel, pid: int = 0) -> None:
         self.connection = connection
@@ -344,7 +344,7 @@ class _Worker:
         if wait:
             self.connection.drain()
         self.connection.close()
-        if self.pid:  # it has ended or is ending: its socket is closed or broken
+        if self.pid:  # it has ended or is ending: its end of the channel is closed or broken
             _ended(self.pid, block=True)
 
 
