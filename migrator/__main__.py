@@ -61,8 +61,8 @@ def _end_now(code: object) -> None:
     handlers run, standard output and error are flushed; everything else the tool writes is
     written and closed by then (outputs, reports and cache entries, through ``atomic``).
     Returns (the interpreter ends the process as usual) for a code that is not a small
-    integer, under a profiler or tracer, with ``-i`` or ``-X dev`` (whose warnings of what is
-    left open come at the teardown), while another thread runs, on a Python without
+    integer, under a profiler or tracer, with ``-i``, ``-X dev`` or ``-W`` options (warnings of
+    what is left open come at the teardown), while another thread runs, on a Python without
     ``atexit._run_exitfuncs``, or when a stream cannot be flushed (the interpreter then says
     so, as it always has)."""
     import atexit
@@ -72,6 +72,7 @@ def _end_now(code: object) -> None:
     run_handlers = getattr(atexit, "_run_exitfuncs", None)
     if not isinstance(code, int) or not 0 <= code <= 255 or sys.getprofile() is not None or \
             sys.gettrace() is not None or sys.flags.inspect or sys.flags.dev_mode or \
+            sys.warnoptions or \
             run_handlers is None or (threading is not None and threading.active_count() > 1):
         return
     run_handlers()  # (each runs once: the interpreter's exit would find none left)

@@ -82,6 +82,9 @@ elif case == "text":
     code = "a message, not a number"
 elif case == "large":
     code = 300
+elif case == "enum":  # the click-free path's usage error: an IntEnum, ends at once
+    from migrator.errors import ExitCode
+    code = ExitCode.USAGE
 elif case == "flush":
     class Full:
         def write(self, text): return len(text)
@@ -92,19 +95,22 @@ sys.stderr.write("returned\\n")
 """
 
 
-@pytest.mark.parametrize("case", ["thread", "tracer", "text", "large", "flush"])
+@pytest.mark.parametrize("case", ["thread", "tracer", "text", "large", "flush", "warnings"])
 def test_the_end_is_left_to_the_interpreter_when_it_has_more_to_do(case: str) -> None:
     """Another thread running, a tracer, an exit code that is not a small integer, a stream
-    that cannot be flushed: ``_end_now`` returns (the interpreter ends the process as it
-    always has: it waits for the thread, reports the message or the failed flush)."""
-    proc = subprocess.run([sys.executable, "-c", FALLBACK, case], capture_output=True,
-                          text=True, check=False, timeout=60,
+    that cannot be flushed, warning options: ``_end_now`` returns (the interpreter ends the
+    process as it always has: it waits for the thread, reports the message or the failed
+    flush, warns of what is left open)."""
+    options = ["-W", "always::ResourceWarning"] if case == "warnings" else []
+    proc = subprocess.run([sys.executable, *options, "-c", FALLBACK, case],
+                          capture_output=True, text=True, check=False, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert "returned" in proc.stderr, (proc.returncode, proc.stderr)
 
 
-def test_the_end_is_at_once_otherwise() -> None:
-    proc = subprocess.run([sys.executable, "-c", FALLBACK, "none"], capture_output=True,
+@pytest.mark.parametrize(("case", "code"), [("none", 1), ("enum", 2)])
+def test_the_end_is_at_once_otherwise(case: str, code: int) -> None:
+    proc = subprocess.run([sys.executable, "-c", FALLBACK, case], capture_output=True,
                           text=True, check=False, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert (proc.returncode, proc.stderr) == (1, "")
+    assert (proc.returncode, proc.stderr) == (code, "")

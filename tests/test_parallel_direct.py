@@ -322,3 +322,22 @@ def test_a_direct_worker_that_cannot_be_forked_leaves_no_pipe_open(
         with pytest.raises(OSError, match="unavailable"):
             _direct(found)
     assert _open_descriptors() == before
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_a_channel_whose_second_pipe_cannot_be_made_leaves_the_first_closed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    real, made = os.pipe, [0]
+
+    def second_fails() -> tuple[int, int]:
+        made[0] += 1
+        if made[0] % 2 == 0:
+            raise OSError(24, "Too many open files")
+        return real()
+
+    monkeypatch.setattr(os, "pipe", second_fails)
+    before = _open_descriptors()
+    for _ in range(3):
+        with pytest.raises(OSError, match="Too many"):
+            parallel._Channel.pipes()
+    assert _open_descriptors() == before

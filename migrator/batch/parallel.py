@@ -244,7 +244,12 @@ class _Channel:
     def pipes(cls) -> tuple[_Channel, _Channel]:
         """Two ends of a new channel made of two pipes (inherited by no other program)."""
         theirs_reading, mine_writing = os.pipe()
-        mine_reading, theirs_writing = os.pipe()
+        try:
+            mine_reading, theirs_writing = os.pipe()
+        except OSError:  # (too many open files): the first pipe is not left open
+            os.close(theirs_reading)
+            os.close(mine_writing)
+            raise
         return cls(mine_reading, mine_writing), cls(theirs_reading, theirs_writing)
 
     def descriptors(self) -> list[int]:

@@ -543,6 +543,8 @@ def _entry(raw: bytes) -> tuple[dict[str, Any], list[str]] | None:
             not all(type(text) is str for text in strings) or \
             not all(type(path) is str for path in paths):
         return None
+    if body.count(b"\n") != len(paths):  # (before a split: an entry of nothing but line
+        return None  # breaks must not become as many strings)
     lines = body.split(b"\n")
     if len(lines) != len(paths) + 1 or lines[-1]:  # one line per folder, then the last newline
         return None
@@ -567,9 +569,8 @@ def _entry_text(table: list[str], folders: dict[str, Any]) -> str | None:
     break: one in a string is written ``\\n``); None when something is not JSON data."""
     import json
 
-    def dumped(data: Any) -> str:
-        return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
+    dumped = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False,
+                              allow_nan=False).encode  # (one encoder for every line)
     try:
         lines = [dumped({"format": FORMAT, "strings": table, "folders": list(folders)}),
                  *map(dumped, folders.values())]

@@ -5,9 +5,11 @@ counts; anything else in an entry is a miss, never an error."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import struct
+import sys
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -290,3 +292,52 @@ def test_an_entry_whose_lines_do_not_match_its_header_is_a_miss(
     lines = (cache.folder / cache.name).read_bytes().split(b"\n")
     assert resultcache._entry(b"\n".join(lines)) is not None
     assert resultcache._entry(b"\n".join(change(lines))) is None
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names that are not UTF-8")
+def test_names_that_are_not_utf8_are_matched_again(tmp_path: Path) -> None:
+    """A folder's path (in the header) and its files' names (in its line) reach the entry
+    with lone surrogates (os.fsdecode) and come back as the same names: the lines are read as
+    JSON reads bytes, surrogates let through."""
+    folder = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/tree-\xff\xfe-x"))
+    names = _files(folder, 3)
+    for index in range(2):
+        odd = os.fsdecode(os.fsencode(str(folder)) + b"/odd-\xe9-%d.yaml" % index)
+        os.rename(names[index], odd)
+        names[index] = odd
+    found = sorted((n, os.path.basename(n)) for n in names)
+    cache = _cache(tmp_path)
+    _run(cache, found)
+    cache.save(3)
+    assert _run(_reopened(cache), found) == []
+
+
+def test_a_header_that_names_a_folder_twice_is_a_miss(tmp_path: Path) -> None:
+    trees = [tmp_path / "tree" / name for name in ("a", "b")]
+    cache = _cache(tmp_path)
+    for tree in trees:
+        _run(cache, [(n, os.path.basename(n)) for n in _files(tree, 2)])
+    cache.save(4)
+    head, *lines = (cache.folder / cache.name).read_bytes().split(b"\n")
+    first, second = (json.dumps(os.path.abspath(t)).encode() for t in trees)
+    assert head.count(first) == 1
+    assert head.count(second) == 1
+    twice = head.replace(second, first)
+    assert resultcache._entry(b"\n".join([head, *lines])) is not None
+    assert resultcache._entry(b"\n".join([twice, *lines])) is None
+
+
+def test_an_entry_of_line_breaks_is_refused_before_it_is_split() -> None:
+    """Five million line breaks after a header naming one folder: refused by their count,
+    not after becoming five million strings (~200 MB)."""
+    import tracemalloc
+
+    header = json.dumps({"format": resultcache.FORMAT, "strings": [], "folders": ["/a"]})
+    flood = header.encode() + b"\n" * 5_000_001
+    tracemalloc.start()
+    try:
+        assert resultcache._entry(flood) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20
