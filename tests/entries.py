@@ -16,7 +16,7 @@ def read_entry(path: Path) -> dict[str, Any]:
     assert read is not None, f"{path} is not an entry of format {resultcache.FORMAT}"
     folders, strings = read
     return {"format": resultcache.FORMAT, "strings": strings,
-            "folders": {folder: json.loads(line) for folder, line in folders.items()}}
+            "folders": {folder: json.loads(bytes(line)) for folder, line in folders.items()}}
 
 
 def write_entry(path: Path, data: dict[str, Any]) -> None:

@@ -351,10 +351,10 @@ class ResultCache:
         """The records of folder ``absolute`` (None: it has none), decoded from the entry's
         line on first use (a line that does not decode is None: a miss for each file)."""
         line = self.folders.get(absolute)
-        if type(line) is not bytes:
+        if type(line) is not memoryview:
             return line
         try:  # (as json.loads reads bytes, with no call to detect their encoding)
-            text = line.decode("utf-8", "surrogatepass")
+            text = str(line, "utf-8", "surrogatepass")
             record, end = _decoder()(text)
             if end != len(text):
                 record = None
@@ -527,13 +527,15 @@ def open_for(options: ConvertOptions, render: bool, audit: bool,
 
 
 def _entry(raw: bytes) -> tuple[dict[str, Any], list[str]] | None:
-    """The folders (path -> the bytes of its records' line, decoded on first use) and the
-    table of texts of an entry (``_entry_text``); None when it is not one of this format."""
+    """The folders (path -> its records' line, a view of ``raw`` decoded on first use) and
+    the table of texts of an entry (``_entry_text``); None when it is not one of this format.
+    Nothing of ``raw`` is copied but the header: a large entry (13.5 MB for 100,000 files)
+    copied whole, or split into lines, cost more in fresh pages than the lines' decoding."""
     import json
 
-    head, _, body = raw.partition(b"\n")
+    head_end = raw.find(b"\n")
     try:
-        header = json.loads(head)
+        header = json.loads(raw[:head_end] if head_end >= 0 else raw)
     except (ValueError, RecursionError):
         return None
     if type(header) is not dict or header.get("format") != FORMAT:
@@ -543,13 +545,18 @@ def _entry(raw: bytes) -> tuple[dict[str, Any], list[str]] | None:
             not all(type(text) is str for text in strings) or \
             not all(type(path) is str for path in paths):
         return None
-    if body.count(b"\n") != len(paths):  # (before a split: an entry of nothing but line
-        return None  # breaks must not become as many strings)
-    lines = body.split(b"\n")
-    if len(lines) != len(paths) + 1 or lines[-1]:  # one line per folder, then the last newline
+    # one line per folder, each ended by a line break, nothing after the last
+    if head_end < 0 or raw.count(b"\n", head_end + 1) != len(paths) or \
+            (paths and not raw.endswith(b"\n")) or (not paths and len(raw) != head_end + 1):
         return None
-    folders = dict(zip(paths, lines[:-1], strict=True))
-    if len(folders) != len(paths):
+    view = memoryview(raw)
+    folders: dict[str, Any] = {}
+    start = head_end + 1
+    for path in paths:
+        stop = raw.index(b"\n", start)
+        folders[path] = view[start:stop]
+        start = stop + 1
+    if len(folders) != len(paths):  # a folder named twice
         return None
     return folders, strings
 
