@@ -394,10 +394,9 @@ class ResultCache:
 
         for absolute in self._changed:
             files = self._files[absolute]
+            self.folders.pop(absolute, None)  # (re)recorded: last in the entry, trimmed last
             if files:
                 self.folders[absolute] = _record(files)
-            else:
-                self.folders.pop(absolute, None)
             self.dirty = True
         self._changed.clear()
         if not self.dirty:

@@ -365,3 +365,23 @@ def test_reading_an_entry_copies_nothing_but_its_header() -> None:
     assert peak < 2 * 2**20
     again = resultcache.ResultCache(Path("/nonexistent"), "results-test.json", *read)
     assert again._folder_record("/tree/folder-2199") == record
+
+
+def test_a_folder_recorded_again_is_the_last_one_trimmed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``MAX_ENTRIES`` files an entry keeps the folders recorded last: a folder this run
+    recorded again is among them, not trimmed for keeping its first place in the entry while
+    folders the run never saw stay (review 12 F4)."""
+    trees = [tmp_path / "tree" / name for name in ("a", "b", "c")]
+    found = {tree: [(n, os.path.basename(n)) for n in _files(tree, 2)] for tree in trees}
+    cache = _cache(tmp_path)
+    for tree in trees:  # (each run saves the entry: 6 files, none trimmed)
+        _run(cache, found[tree])
+    again = _reopened(cache)
+    assert len(again.folders) == 3
+    monkeypatch.setattr(resultcache, "MAX_ENTRIES", 4)  # now 2 of the 3 folders are too many
+    changed = found[trees[0]][0][0]
+    with open(changed, "a", encoding="utf-8") as out:
+        out.write("# changed\n")
+    assert _run(again, found[trees[0]]) == [changed]  # (and saved: 6 files, 2 seen)
+    assert set(_reopened(again).folders) == {os.path.abspath(trees[0])}
