@@ -293,16 +293,16 @@ class _Channel:
 
     def shutdown(self) -> None:
         """Say no more values will come from this end (the other end reads EOF)."""
-        if self.writing is None:
+        writing, self.writing = self.writing, None  # shut, whatever the call below says
+        if writing is None:
             return
-        if self.writing != self.reading:  # a pipe: closed
-            os.close(self.writing)
+        if writing != self.reading:  # a pipe: closed
+            os.close(writing)
         else:  # a socket: shut for writing
             import socket
 
-            with socket.socket(fileno=os.dup(self.writing)) as sock:
+            with socket.socket(fileno=os.dup(writing)) as sock:
                 sock.shutdown(socket.SHUT_WR)
-        self.writing = None
 
     def close(self) -> None:
         for descriptor in self.descriptors():
@@ -330,15 +330,18 @@ class _Worker:
         self.connection = connection
         self.held: deque[_Job] = deque()  # answered in the order sent
         self.pid = pid  # a child of this process (forked direct), reaped here; 0: the loader's
-        self.finished = False  # told its input has ended
 
     def send(self, job: _Job) -> None:
         self.connection.send(job.call)
         self.held.append(job)
 
+    @property
+    def finished(self) -> bool:
+        """Told its input has ended (``finish``)."""
+        return self.connection.writing is None
+
     def finish(self) -> None:
         """Tell the worker its input has ended: it finishes what it holds, then ends."""
-        self.finished = True
         with contextlib.suppress(OSError):
             self.connection.shutdown()
 

@@ -76,8 +76,8 @@ Files = dict[str, tuple[Stamp, Any]]
 class ResultCache:
     """The cached results of one run configuration (one entry).
 
-    ``folders`` maps a folder's absolute path to the records of its files (the bytes of
-    their JSON line until first looked up: ``_folder_record``), one JSON list
+    ``folders`` maps a folder's absolute path to the records of its files (a view of their
+    JSON line in the entry read until first looked up: ``_folder_record``), one JSON list
     ``[names, stamps, tails, payloads]`` (format 5):
 
     - ``names``: the files' base names in name order (as a walk lists them), joined by
@@ -533,8 +533,10 @@ def _entry(raw: bytes) -> tuple[dict[str, Any], list[str]] | None:
     import json
 
     head_end = raw.find(b"\n")
+    if head_end < 0:  # (an entry of an earlier format: one JSON document, not decoded)
+        return None
     try:
-        header = json.loads(raw[:head_end] if head_end >= 0 else raw)
+        header = json.loads(raw[:head_end])
     except (ValueError, RecursionError):
         return None
     if type(header) is not dict or header.get("format") != FORMAT:
@@ -545,7 +547,7 @@ def _entry(raw: bytes) -> tuple[dict[str, Any], list[str]] | None:
             not all(type(path) is str for path in paths):
         return None
     # one line per folder, each ended by a line break, nothing after the last
-    if head_end < 0 or raw.count(b"\n", head_end + 1) != len(paths) or \
+    if raw.count(b"\n", head_end + 1) != len(paths) or \
             (paths and not raw.endswith(b"\n")) or (not paths and len(raw) != head_end + 1):
         return None
     view = memoryview(raw)
