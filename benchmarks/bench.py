@@ -28,24 +28,25 @@ goal is a ratio measured in the same run on the same machine, and is printed wit
 - ``--scale``: a 100,000-file tree (5% legacy) checked cold: peak RSS <= 1.5x that of the
   ``--files`` tree, time per file <= 1.5x (linear in the file count)
 
-Commands compared with each other run in turn, ``--repeat`` times, and the best time of each
-counts (the machine may be shared; a busy spell then weighs on all of them alike; the load
-average is printed with each section). Also printed, to explain the figures, the floors: any
-Python program over the tree (an interpreter started with -I -S that only walks the tree and
-reads every file; one that only stats every file), ``python -c pass`` and ``import click``;
-for the --jobs 2 speed-up, its ceiling on this machine in this run (a fixed CPU-bound loop
-in one process, and split across two); for the cold check, a program that reads every file
-and loads the legacy ones with the fastest YAML loader there is in Python (libyaml, safe: no
-round-trip objects, no comments), and the same with the loads split across the CPUs; for the
-warm check, one that stats every file and loads a results entry as large as the CLI's (with
-and without importing click), and for the 10 changed files, the same plus importing
-ruamel.yaml and loading the 10 changed files with libyaml, and the same with this tool's
-converter imported and run on them in one process (what any run in a fresh process pays:
-only a process that stays loaded between runs would not); for the hook, ``python -c pass``
-and ``import click``. Each goal's floor (the speed-up's ceiling) is printed next to its
-verdict ("goal X, floor Y, we are at Z"). Also the round trip timed inside this process, and
-the first run after an install (the per-user catalog cache still cold). Every CLI run uses a
-cache folder of its own in the temporary tree.
+Commands compared with each other run in turn, ``--repeat`` times (those of well under a
+second, the warm checks and the hook, at least 10 times, as hyperfine does), and the best
+time of each counts (the machine may be shared; a busy spell then weighs on all of them
+alike; the load average is printed with each section). Also printed, to explain the figures,
+the floors: any Python program over the tree (an interpreter started with -I -S that only
+walks the tree and reads every file; one that only stats every file), ``python -c pass`` and
+``import click``; for the --jobs 2 speed-up, its ceiling on this machine in this run (a
+fixed CPU-bound loop in one process, and split across two); for the cold check, a program
+that reads every file and loads the legacy ones with the fastest YAML loader there is in
+Python (libyaml, safe: no round-trip objects, no comments), and the same with the loads
+split across the CPUs; for the warm check, one that stats every file and loads a results
+entry as large as the CLI's (with and without importing click), and for the 10 changed
+files, the same plus importing ruamel.yaml and loading the 10 changed files with libyaml,
+and the same with this tool's converter imported and run on them in one process (what any
+run in a fresh process pays: only a process that stays loaded between runs would not); for
+the hook, ``python -c pass`` and ``import click``. Each goal's floor (the speed-up's
+ceiling) is printed next to its verdict ("goal X, floor Y, we are at Z"). Also the round
+trip timed inside this process, and the first run after an install (the per-user catalog
+cache still cold). Every CLI run uses a cache folder of its own in the temporary tree.
 
 Exit status 0 when every goal is met, 1 otherwise (the figures are printed either way).
 """
@@ -107,6 +108,9 @@ data:
 """]
 
 Result = tuple[str, float, str, bool]
+# commands of well under a second (warm checks, the hook) run at least this many times, as
+# hyperfine does: the best of 5 short runs is often a busy spell of a shared machine
+SHORT_RUNS = 10
 
 
 def legacy_inputs() -> list[str]:
@@ -358,13 +362,13 @@ def tree_goals(args: argparse.Namespace, temp: Path, cli: list[str]) -> list[Res
         grep, unchanged, floor, floor_cli = compared(
             [grep_command, [*cli, "check", str(tree), "-q"], floor_command,
              [floor_command[0], "-c", "import click\n" + WARM_FLOOR, *floor_command[3:]]],
-            args.repeat)
+            max(args.repeat, SHORT_RUNS))
         grep_again, changed, changed_floor, converter_floor = compared(
             [grep_command, [*cli, "check", str(tree), "-q"],
              [sys.executable, "-c", WARM_CHANGED_FLOOR, str(tree), str(entry),
               *map(str, edited)],
              [sys.executable, "-c", WARM_CONVERTER_FLOOR, str(tree), str(entry),
-              *map(str, edited)]], args.repeat, before=edit)
+              *map(str, edited)]], max(args.repeat, SHORT_RUNS), before=edit)
         grep = min(grep, grep_again)
         results.append(("warm check, unchanged / grep", unchanged / grep, "<= 3",
                         unchanged / grep <= 3))
@@ -438,7 +442,7 @@ def startup_goals(args: argparse.Namespace, temp: Path, cli: list[str]) -> list[
     hook, import_yaml, click, started = compared(
         [[*cli, "check", str(one)], [sys.executable, "-c", "import yaml"],
          [sys.executable, "-c", "import click"], [sys.executable, "-c", "pass"]],
-        args.repeat + 4)
+        max(args.repeat + 4, SHORT_RUNS))
     FLOORS["hook check of 1 file / import yaml"] = started / import_yaml  # any Python program
     print(f"  check of one ordinary file: {hook * 1000:.0f} ms; "
           f"python -c 'import yaml': {import_yaml * 1000:.0f} ms; floors: python -c pass "
