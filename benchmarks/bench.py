@@ -337,6 +337,11 @@ def tree_goals(args: argparse.Namespace, temp: Path, cli: list[str]) -> list[Res
     print(f"  start-up: python -c pass {started:.3f}s = {started / grep:.1f}x grep "
           f"(site: {started - bare:.3f}s); python -c 'import click' {click:.3f}s = "
           f"{click / grep:.1f}x grep")
+    if started - bare > 0.015:  # a venv's site takes ~2 ms
+        print(f"  note: site takes {(started - bare) * 1000:.0f} ms at every start of this "
+              f"interpreter ({sys.executable}; .pth files in its site-packages?): every "
+              "Python figure here carries it; a virtual environment may start faster "
+              "(docs/performance.md)")
     print(f"  cold floor (python, read every file, import ruamel.yaml, libyaml safe load of "
           f"the {len(legacy)} legacy files, no conversion): {cold_floor:.3f}s = "
           f"{cold_floor / grep:.1f}x grep; without the loads {unloaded:.3f}s; the loads split "
