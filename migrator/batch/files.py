@@ -37,10 +37,13 @@ def process_file(name: str, relative: str, options: ConvertOptions,
     if isinstance(read, FileResult):
         return read
     assert read is not None  # routed files were handled above
-    return store(FileResult(read.name, read.relative, source=read,
-                            result=convert_or_audit(read.text, options, render, audit,
-                                                    review), identity=read.identity),
-                 destination)
+    result = convert_or_audit(read.text, options, render, audit, review)
+    identity = read.identity
+    if not audit:  # the legacy bases of an overlay that cannot be converted stay as they are
+        result, cacheable = routing.hold_bases(name, read.text, result, options)
+        identity = identity if cacheable else None  # (its result depends on the overlays)
+    return store(FileResult(read.name, read.relative, source=read, result=result,
+                            identity=identity), destination)
 
 
 def store(file: FileResult, destination: Destination | None) -> FileResult:

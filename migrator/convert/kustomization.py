@@ -34,11 +34,12 @@ from migrator.load import detect
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
-    from migrator.results import Finding, Status, TextResult
+    from migrator.results import DocumentResult, Finding, Status, TextResult
 
 NAMES = KUSTOMIZATIONS
 TRANSLATED = "E809"
 UNTRANSLATABLE = "E810"
+HELD = "E811"
 MAX_FILES = 200
 _ACTIVE = re.compile(r"^(?:patches|patchesStrategicMerge|patchesJson6902|images)\s*:", re.M)
 _SAFE_PATTERN = re.compile(r"[A-Za-z0-9._\-*^$|]*")
@@ -54,6 +55,7 @@ class _Context:
     roots: tuple[Path, ...] = ()  # the folders the user named (real paths)
     files: frozenset[str] | None = None  # real paths of the files in this run
     found: Iterable[tuple[str, str]] | None = None  # the run's files, read when first asked
+    holds: dict[str, Holds | None] = field(default_factory=dict)  # by repr(options)
 
 
 _CONTEXT = _Context()
@@ -189,6 +191,7 @@ class Bases:
     """The legacy jobs a kustomization builds on, as plain objects."""
 
     jobs: list[dict[str, Any]] = field(default_factory=list)
+    origins: list[tuple[str, int]] = field(default_factory=list)  # (real path, document)
     files: int = 0
     legacy_files: list[Path] = field(default_factory=list)  # real paths holding the jobs
     outside: list[str] = field(default_factory=list)  # entries not read (outside the repo)
@@ -222,16 +225,35 @@ def bases(folder: Path, root: Any, depth: int = 0, found: Bases | None = None,
         if text is None or not detect.is_candidate(text):
             continue
         before = len(found.jobs)
-        for chunk in stream.split(text):
+        for index, chunk in enumerate(stream.split(text)):
+            if not chunk.has_content or _other_kind(chunk.body):
+                continue  # (a CustomResourceDefinition that names the kinds: no deep parse)
             try:
-                doc = yamlio.plain(yamlio.load(chunk.body)) if chunk.has_content else None
+                doc = yamlio.plain(yamlio.load(chunk.body))
             except yamlio.DocumentError:
                 continue
             if isinstance(doc, dict) and _is_legacy(doc):
                 found.jobs.append(doc)
+                found.origins.append((str(path), index))
         if len(found.jobs) > before:
             found.legacy_files.append(path)
     return found
+
+
+_TOP_KIND = re.compile(r"^kind[ \t]*:(?P<value>.*)$", re.M)
+_PLAIN_KIND = re.compile(r"[ \t]*([\"']?)(?P<kind>[A-Za-z][A-Za-z0-9]*)\1[ \t]*(?:#.*)?")
+
+
+def _other_kind(body: str) -> bool:
+    """The document is a block mapping whose top-level ``kind`` (its one line starting with
+    ``kind:``) is a plain name other than a legacy kind: it is not a legacy job, and is not
+    parsed (a 650 KB CustomResourceDefinition costs seconds to round-trip parse). A document
+    written otherwise (flow style, indented, a tagged or anchored kind) is parsed."""
+    lines = _TOP_KIND.findall(body)
+    if len(lines) != 1:
+        return False
+    value = _PLAIN_KIND.fullmatch(lines[0])
+    return value is not None and value.group("kind") not in detect.legacy_kinds()
 
 
 def _mentions_legacy(text: str) -> bool:
@@ -358,8 +380,10 @@ class _Run:
 
 
 def convert_kustomization(name: str, text: str, options: ConvertOptions | None = None,
-                          render_output: bool = True) -> TextResult:
-    """Translate the patches of a kustomization whose bases hold legacy jobs."""
+                          render_output: bool = True, shared: bool = True) -> TextResult:
+    """Translate the patches of a kustomization whose bases hold legacy jobs. In a run (and
+    with ``shared``) an overlay is not retargeted when a legacy job it patches is held back
+    because another overlay of the run that patches it cannot be converted (``holds``)."""
     from migrator.load import yamlio
     from migrator.results import DocumentResult, TextResult
 
@@ -386,6 +410,14 @@ def convert_kustomization(name: str, text: str, options: ConvertOptions | None =
                                        f"{_shown(p, limit)!r} {_NOT_IN_RUN}",
                                        notes_line(root, "resources")) for p in left]
         run.jobs = []  # nothing is retargeted: the base stays a legacy job
+    blockers = _held_by_others(name, options) if shared and found.jobs else []
+    if blockers:
+        run.findings += [notes.finding(UNTRANSLATABLE, "resources", "a legacy base job it "
+                                       f"patches is also patched by the overlay {other!r}, "
+                                       "which cannot be converted: the base stays a legacy "
+                                       "job, so this overlay is not converted either",
+                                       notes_line(root, "resources")) for other in blockers]
+        run.jobs = []
     for key in ("patches", "patchesJson6902"):
         for index, entry in enumerate(_list(root.get(key))):
             if isinstance(entry, dict):
@@ -658,3 +690,196 @@ def convert_patch_file(name: str, text: str, options: ConvertOptions | None = No
     return TextResult(out, [DocumentResult(0, 1, "converted", out, source=source,
                                            findings=[finding],
                                            output={"kind": "Patch (for the TrainJob)"})])
+
+
+# An overlay converts whole or not at all, and its legacy bases follow it: a legacy job that an
+# overlay of the run patches is not converted while that overlay cannot be (kustomize selects a
+# patch's target by kind: the overlay would still build, without its patches), and an overlay
+# that patches such a held job is not retargeted either.
+
+
+@dataclass
+class _Overlay:
+    shown: str  # the kustomization, as findings name it
+    real: str
+    patched: frozenset[tuple[str, int]]  # the legacy jobs its patches select (``origins``)
+    failed: bool
+
+
+@dataclass
+class Holds:
+    """What the run's overlays hold back (``holds``)."""
+
+    jobs: dict[tuple[str, int], list[str]] = field(default_factory=dict)  # -> overlays
+    blocked: dict[str, list[str]] = field(default_factory=dict)  # overlay -> overlays
+    bases: frozenset[str] = frozenset()  # every legacy base file an overlay patches
+
+
+def holds(options: ConvertOptions) -> Holds | None:
+    """The legacy jobs held back by the overlays of this run (None outside a run, and while
+    they are being worked out). Worked out once per run, process and options, before any
+    overlay is written (a run that writes converts kustomizations first: ``kustomize_first``);
+    an overlay written since then no longer targets a legacy job and holds nothing."""
+    if _CONTEXT.found is None:
+        return None
+    key = repr(options)
+    if key not in _CONTEXT.holds:
+        _CONTEXT.holds[key] = None  # being worked out: the overlays are judged on their own
+        _CONTEXT.holds[key] = _work_out(options)
+    return _CONTEXT.holds[key]
+
+
+def _work_out(options: ConvertOptions) -> Holds:
+    assert _CONTEXT.found is not None
+    overlays = [o for o in (_overlay(name, options) for name, _ in _CONTEXT.found
+                            if os.path.basename(name) in NAMES) if o is not None]
+    failing = {o.real for o in overlays if o.failed}
+    while True:  # an overlay that patches a held job is held too, and so are its other jobs
+        held = {job for o in overlays if o.real in failing for job in o.patched}
+        more = {o.real for o in overlays if o.real not in failing and o.patched & held}
+        if not more:
+            break
+        failing |= more
+    jobs = {job: sorted({o.shown for o in overlays if o.real in failing and job in o.patched})
+            for job in held}
+    blocked = {o.real: sorted({other.shown for other in overlays if other.failed
+                               and other.real != o.real and other.patched & o.patched})
+               for o in overlays if o.real in failing and not o.failed}
+    return Holds(jobs, blocked, frozenset(path for o in overlays for path, _ in o.patched))
+
+
+def _overlay(name: str, options: ConvertOptions) -> _Overlay | None:
+    """A kustomization of the run that patches legacy jobs, judged on its own."""
+    from migrator.load import yamlio
+
+    path = Path(name)
+    text = _text(path)
+    if text is None or _ACTIVE.search(text) is None:
+        return None
+    try:
+        root = yamlio.load(text)
+    except yamlio.DocumentError:
+        return None
+    if not isinstance(root, dict):
+        return None
+    limit = confinement(path.parent)
+    found = bases(path.parent, root, limit=limit)
+    patched = _patched(path.parent, root, found, limit)
+    if not patched:
+        return None
+    result = convert_kustomization(name, text, options, False, shared=False)
+    failed = result.failed or any(_patch_file_fails(p, options)
+                                  for p in _merge_files(path.parent, root, limit))
+    real = os.path.realpath(name)
+    return _Overlay(_shown(Path(real), limit), real, frozenset(patched), failed)
+
+
+def _patched(folder: Path, root: Any, found: Bases, limit: Path) -> set[tuple[str, int]]:
+    """The legacy jobs of ``found`` that the kustomization's patches (or ``images:``) select;
+    a patch whose target cannot be told selects them all."""
+    from migrator.load import yamlio
+
+    origin = {id(job): where for job, where in zip(found.jobs, found.origins, strict=True)}
+    every = set(found.origins)
+    if _list(root.get("images")):
+        return every
+    chosen: set[tuple[str, int]] = set()
+
+    def select(target: Any) -> None:
+        chosen.update(origin[id(job)] for job in targets(target, found.jobs))
+
+    def own_target(patch: Any) -> Any:  # a strategic-merge patch names what it patches
+        if not isinstance(patch, dict):
+            return None
+        return {"kind": patch.get("kind"), "name": (patch.get("metadata") or {}).get("name")}
+
+    entries = [(e, e.get("target")) for key in ("patches", "patchesJson6902")
+               for e in _list(root.get(key)) if isinstance(e, dict)]
+    entries += [(e, None) for e in _list(root.get("patchesStrategicMerge"))]
+    for entry, target in entries:
+        if isinstance(target, dict):
+            select(target)
+            continue
+        text = entry.get("patch") if isinstance(entry, dict) else entry
+        named = entry.get("path") if isinstance(entry, dict) else None
+        if isinstance(text, str) and named is None and ("\n" in text or ":" in text):
+            try:
+                patch = yamlio.plain(yamlio.load(text))
+            except yamlio.DocumentError:
+                patch = None
+        else:
+            named = named if named is not None else text
+            where = resolve(folder, str(named), limit) if isinstance(named, str) else None
+            patch = _read_patch(where) if where is not None else None
+        target = own_target(patch)
+        if target is None or target.get("kind") is None:
+            return every
+        select(target)
+    return chosen
+
+
+def _merge_files(folder: Path, root: Any, limit: Path) -> list[Path]:
+    """The strategic-merge patch files (inside the repository) a kustomization names."""
+    found = []
+    for entry in _list(root.get("patchesStrategicMerge")):
+        if isinstance(entry, str) and "\n" not in entry and ":" not in entry:
+            path = resolve(folder, entry, limit)
+            if path is not None:
+                found.append(path)
+    return found
+
+
+def _patch_file_fails(path: Path, options: ConvertOptions) -> bool:
+    text = _text(path)
+    result = convert_patch_file(str(path), text, options, False) if text is not None else None
+    return result is not None and result.failed
+
+
+def _held_by_others(name: str, options: ConvertOptions) -> list[str]:
+    """The overlays of the run that hold back a legacy job this kustomization patches."""
+    found = holds(options)
+    return found.blocked.get(os.path.realpath(name), []) if found is not None else []
+
+
+def hold_bases(name: str, text: str, result: TextResult,
+               options: ConvertOptions) -> tuple[TextResult, bool]:
+    """``result`` (the conversion of the YAML stream ``text`` read from ``name``) with the
+    legacy jobs that an overlay of the run holds back left as they are (an E811 each), and
+    whether the result may be cached (False when overlays patch the file: it depends on
+    them)."""
+    found = holds(options)
+    real = os.path.realpath(name)
+    if found is None or real not in found.bases:
+        return result, True
+    held = {index: shown for (path, index), shown in found.jobs.items() if path == real}
+    if not held:
+        return result, False
+    from migrator.load import stream
+    from migrator.results import TextResult
+
+    chunks = stream.split(text)
+    if len(chunks) != len(result.documents) or any(
+            d.index != i for i, d in enumerate(result.documents)):
+        # (a templated stream, converted as a whole) the whole file stays as it is
+        every = sorted({o for shown in held.values() for o in shown})
+        return TextResult(text, [_held(d, d.text, every) for d in result.documents]), False
+    documents = [_held(d, chunks[d.index].text, held.get(d.index, []))
+                 for d in result.documents]
+    return TextResult("".join(d.text for d in documents), documents), False
+
+
+def _held(document: DocumentResult, original: str, overlays: list[str]) -> DocumentResult:
+    """``document`` left unconverted (``original``) for the overlays that hold it back."""
+    if not overlays or not document.changed:
+        return document
+    from migrator.results import DocumentResult
+
+    plural = len(overlays) > 1
+    names = ("overlays " if plural else "overlay ") + ", ".join(map(repr, overlays))
+    finding = notes.finding(HELD, "", f"not converted: the Kustomize {names} "
+                            f"patch{'' if plural else 'es'} this job and cannot be converted; "
+                            "converting the job alone would silently drop the overlay's "
+                            "patches (they select the legacy kind)", document.line)
+    return DocumentResult(document.index, document.line, "failed", original,
+                          source=document.source, findings=[finding, *document.findings],
+                          reportable=document.reportable)

@@ -166,6 +166,20 @@ def _begin() -> None:
         _begun = True
 
 
+def hold_bases(name: str, text: str, result: TextResult,
+               options: ConvertOptions) -> tuple[TextResult, bool]:
+    """``result`` (the conversion of the YAML stream ``text`` read from ``name``) without the
+    legacy jobs that an overlay of the run which cannot be converted patches (its bases follow
+    it: ``kustomization.hold_bases``), and whether it may be cached. Asked only of a result
+    that converts something, so a run that converts nothing never looks for overlays."""
+    if _pending is None or not result.changed:
+        return result, True
+    _begin()
+    from migrator.convert import kustomization
+
+    return kustomization.hold_bases(name, text, result, options)
+
+
 def kustomize_first(found: list[tuple[str, str]]
                     ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """``found`` split into kustomizations with their patch files, and the rest (in order).
