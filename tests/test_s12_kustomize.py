@@ -147,15 +147,16 @@ def test_a_convertible_overlay_still_converts_with_its_base(tmp_path: Path) -> N
 
 
 def test_a_held_base_is_not_replayed_from_the_results_cache(tmp_path: Path) -> None:
-    """A base in a folder without a kustomization would be cached; its result depends on the
-    overlays, so it is not recorded: fixing the overlay lets it convert on the next run."""
+    """A base in a folder without a kustomization (a file resource below the overlay's
+    folder, as kustomize's load restrictions allow) would be cached; its result depends on
+    the overlays, so it is not recorded: fixing the overlay lets it convert on the next
+    run."""
     root = tmp_path / "repo"
     (root / ".git").mkdir(parents=True)
-    (root / "jobs").mkdir()
-    (root / "jobs" / "job.yaml").write_text(JOB)
-    (root / "overlay").mkdir()
+    (root / "overlay" / "jobs").mkdir(parents=True)
+    (root / "overlay" / "jobs" / "job.yaml").write_text(JOB)
     kustomization = root / "overlay" / "kustomization.yaml"
-    kustomization.write_text(MASTER_ONLY.replace("../../base", "../jobs/job.yaml"))
+    kustomization.write_text(MASTER_ONLY.replace("../../base", "jobs/job.yaml"))
     env = {"PYTHONPATH": str(goldens.ROOT), "PATH": "/usr/bin:/bin",
            "TRAINJOB_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
 
@@ -170,10 +171,37 @@ def test_a_held_base_is_not_replayed_from_the_results_cache(tmp_path: Path) -> N
     time.sleep(RACY_SECONDS + 0.3)  # a file changed just now is never recorded
     assert "jobs/job.yaml:1: error E811" in check()
     assert "jobs/job.yaml:1: error E811" in check()  # warm
-    kustomization.write_text(MORE_WORKERS.replace("../../base", "../jobs/job.yaml"))
+    kustomization.write_text(MORE_WORKERS.replace("../../base", "jobs/job.yaml"))
     out = check()
     assert "E811" not in out
     assert "PyTorchJob/train: would convert" in out
+
+
+def test_a_legacy_job_far_from_any_kustomization_never_walks_the_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a file in or below a folder with a kustomization can be a base (kustomize's
+    load restrictions): converting any other file never works out the run's overlays (a
+    second walk of the whole run, in every worker)."""
+    from migrator.convert import routing
+    from migrator.results import TextResult
+
+    (tmp_path / "jobs").mkdir()
+    job = tmp_path / "jobs" / "job.yaml"
+    job.write_text(JOB)
+    asked: list[str] = []
+    monkeypatch.setattr(kustomization, "holds", lambda options: asked.append("x"))
+    from migrator.convert.text import convert_text
+    from migrator.settings import ConvertOptions
+
+    result: TextResult = convert_text(JOB, options=ConvertOptions())
+    assert result.changed
+    with routing.run_of((str(tmp_path),), [(str(job), "job.yaml")]):
+        assert routing.hold_bases(str(job), JOB, result, ConvertOptions())[1] is True
+    assert asked == []
+    (tmp_path / "kustomization.yaml").write_text("resources:\n- jobs/job.yaml\n")
+    with routing.run_of((str(tmp_path),), [(str(job), "job.yaml")]):
+        routing.hold_bases(str(job), JOB, result, ConvertOptions())
+    assert asked == ["x"]
 
 
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl (kustomize) not installed")

@@ -83,6 +83,20 @@ def beside_kustomization(folder: str) -> bool:
     return found
 
 
+def _near_kustomization(name: str) -> bool:
+    """Whether an overlay may patch the file ``name``: a kustomization sits in its folder or a
+    folder above it. Kustomize reads a base through the base folder's own kustomization, and
+    a file resource only below the overlay's folder (its default load restrictions), so the
+    files of any other folder need no look at the run's overlays (a walk of the whole run)."""
+    folder = os.path.dirname(os.path.abspath(name))
+    while not beside_kustomization(folder):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+    return True
+
+
 def exact(name: str, read: SourceText) -> SourceText:
     """A Markdown page or shell script read with CRLF line endings, as its exact text (each
     line's ending as read, ``newline`` "\\n" so that writing it back changes nothing): only
@@ -172,7 +186,7 @@ def hold_bases(name: str, text: str, result: TextResult,
     legacy jobs that an overlay of the run which cannot be converted patches (its bases follow
     it: ``kustomization.hold_bases``), and whether it may be cached. Asked only of a result
     that converts something, so a run that converts nothing never looks for overlays."""
-    if _pending is None or not result.changed:
+    if _pending is None or not result.changed or not _near_kustomization(name):
         return result, True
     _begin()
     from migrator.convert import kustomization
