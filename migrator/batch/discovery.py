@@ -9,6 +9,12 @@ matches them (so a config's exclude list works under pre-commit too). pathspec i
 only when a walk meets a .gitignore or a glob is given. A folder the walk enters but cannot
 list (no permission, removed meanwhile) is not passed over in silence: a ``Walk`` keeps it
 (``Walk.unlisted``) for the run to report like an unreadable file.
+
+Each file comes with its place below an output folder (``-o``): a file the run names, its
+path relative to the working directory; a file of a folder the run names, its path below
+that folder when the folder is the run's only path (``convert jobs/ -o out/`` mirrors
+``jobs/`` into ``out/``), else below the folder's own path relative to the working
+directory (``convert a b -o out`` writes ``out/a/...`` and ``out/b/...``).
 """
 
 from __future__ import annotations
@@ -153,7 +159,10 @@ def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE,
         root = Path(given)
         if os.path.isdir(root):  # (False when it cannot be told: read, and reported, as a file)
             keyed = remember or only is not None or bool(seen)
-            for folder, real in _walk(root, selection, globs, unlisted):
+            # one root: its tree is the output tree; among others, it keeps its place
+            below = _relative_for_file(root) if len(paths) > 1 else "."
+            for folder, real in _walk(root, selection, globs, unlisted,
+                                      "" if below == "." else below + os.sep):
                 if keyed:  # the file's realpath (its folder's is known: links not followed)
                     kept = []
                     for index, name in enumerate(folder.names):
@@ -182,11 +191,14 @@ def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE,
 
 
 def _walk(root: Path, selection: Selection, globs: _Globs,
-          unlisted: dict[str, Unreadable] | None = None) -> Iterator[tuple[Folder, str]]:
+          unlisted: dict[str, Unreadable] | None = None,
+          placed: str = "") -> Iterator[tuple[Folder, str]]:
     """Each folder below ``root`` that has selected files (sorted, folders first-to-last as
     ``os.walk`` (top-down) visits them), with its realpath. A folder it enters (``root``
     too) but cannot list is recorded in ``unlisted`` (``_unlisted``), never passed over in
-    silence: the files in it were not checked.
+    silence: the files in it were not checked. A file's ``relative`` (its place below an
+    output folder) is its path below ``root``, after ``placed`` (empty, or ending in a
+    separator).
 
     One ``scandir`` per folder and no system call per file (an entry's type comes with the
     listing): a folder's realpath is its parent's plus its name (folder links are never
@@ -206,7 +218,8 @@ def _walk(root: Path, selection: Selection, globs: _Globs,
         except OSError as exc:  # no permission, removed or replaced since its parent's listing
             if unlisted is not None and real not in unlisted and \
                     _may_hold(real, selection.only):
-                unlisted[real] = _unlisted(dirpath, rel_dir, exc)
+                shown = (placed + rel_dir) if rel_dir != "." else (placed.rstrip(os.sep) or ".")
+                unlisted[real] = _unlisted(dirpath, shown, exc)
             continue
         listed = [entry.name for entry in entries]
         try:  # (an entry's type comes with the listing: an error is rare)
@@ -222,7 +235,8 @@ def _walk(root: Path, selection: Selection, globs: _Globs,
                 ignores.enter(real)
             rules = ignores.rules(real)
         prefix = dirpath if dirpath.endswith(_SEPARATORS) else dirpath + os.sep
-        rel_prefix = "" if rel_dir == "." else rel_dir + os.sep
+        walked = "" if rel_dir == "." else rel_dir + os.sep  # (``rel_dir`` is below ``root``)
+        rel_prefix = placed + walked
         real_prefix = real if real.endswith(_SEPARATORS) else real + os.sep
         below = []
         for entry in folders:
@@ -235,7 +249,7 @@ def _walk(root: Path, selection: Selection, globs: _Globs,
             except OSError:
                 link = True
             if not link:  # as os.walk: a folder link is listed, never walked into
-                below.append((prefix + name, rel_prefix + name, real_prefix + name))
+                below.append((prefix + name, walked + name, real_prefix + name))
         stack.extend(reversed(below))
         # a link out of the walked folder is not followed (nor are folder links)
         if globs.any:
@@ -455,6 +469,9 @@ def _key_of(absolute: str, cwd: str | None) -> str:
 
 
 def _relative_for_file(path: Path) -> str:
+    """The place below an output folder of a file named by the run, or of a folder named
+    with other paths: its path relative to the working directory (links resolved), or, when
+    outside it, its absolute path without the leading separator."""
     try:
         resolved = path.resolve()
     except OSError:  # (a relative path once the working directory is gone)

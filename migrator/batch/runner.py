@@ -6,6 +6,8 @@ per-document lines, progress and the summary go to stderr. Every printed line is
 guarded so that no untrusted text becomes a workflow command. Reports are written
 atomically; one that cannot be written is one line (Y107) and exit code 2. A folder the walk
 could not list is reported after the files, as an unreadable file is (Y102, exit code 2).
+A conversion into a folder (``-o``) creates it first (a report may go inside it), and never
+writes two inputs to one output path: the later one is a write failure (Y106, exit code 2).
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
 
 WRITE_FAILED_HINT = "Free space or fix permissions and run the tool again; nothing was " \
     "half-written."
+SHARED_OUTPUT_HINT = "Convert these inputs in separate runs or into separate output " \
+    "folders; nothing was overwritten."
 
 
 def run(settings: RunSettings) -> int:
@@ -63,6 +67,15 @@ def _run(settings: RunSettings) -> int:
     found: Iterable[tuple[str, str]] = walk
     if settings.helm:
         found = _with_rendered_charts(list(found), settings.paths)
+    if settings.mode == "directory" and settings.output_dir is not None:
+        problem = _output_folder(settings.output_dir)
+        if problem is not None:
+            print(problem, file=sys.stderr)
+            return 2
+        if len(settings.paths) > 1 or settings.helm:  # (one path: no two files share one)
+            from migrator.batch import writer
+
+            found = writer.Claims(found, settings.output_dir)
     options = settings.options
     if settings.mode == "validate" or options.runtime_files:
         from dataclasses import replace  # here: most runs copy no options
@@ -242,6 +255,17 @@ def _add(total: dict[str, Any], part: dict[str, Any]) -> None:
             total[key] = total.get(key, 0) + value
 
 
+def _output_folder(output_dir: Path) -> str | None:
+    """Create the output folder (``-o``) and its parents, whether or not a file will be
+    written (a report may go inside it); why it cannot be, as one line, or None."""
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return printable(f"error: cannot create the output folder {output_dir}: "
+                         f"{exc.strerror or exc}")
+    return None
+
+
 def _write(action: Callable[[], None]) -> int:
     """Run one report write; a failure is one line on stderr (Y107). Returns 1 if it failed."""
     try:
@@ -299,8 +323,11 @@ def _with_write_failure(file: FileResult) -> FileResult:
         return file
     from dataclasses import replace  # here: a failed write is rare
 
+    from migrator.batch import writer
+
+    hint = SHARED_OUTPUT_HINT if file.relative.startswith(writer.TAKEN) else WRITE_FAILED_HINT
     finding = Finding("Y106", Severity.ERROR, "", f"cannot write the result: "
-                      f"{file.write_error} (the input is unchanged)", WRITE_FAILED_HINT)
+                      f"{file.write_error} (the input is unchanged)", hint)
     documents, marked = [], False
     for doc in file.result.documents:
         if doc.reportable and doc.status == "converted":

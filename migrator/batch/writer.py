@@ -6,6 +6,11 @@ from a descriptor, with ``O_NOFOLLOW``: a link anywhere below DIR (to a file, a 
 nothing) is refused, never followed. DIR itself is the user's choice and may be a link.
 In-place rewrites keep the file's permission bits and owner (as far as allowed) and write
 through a link at the input's name; a backup replaces whatever is at its name.
+
+Two inputs of one run never share an output path silently: ``Claims`` (in the main process,
+as the run is walked, before any file is written) gives each output path to the first input
+that maps to it; a later one carries ``TAKEN`` and the reason in its ``relative``, and its
+conversion, if it has one, is refused as a write failure (exit code 2), wherever it is made.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import contextlib
 import errno
 import os
 import stat
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +30,9 @@ from migrator.load import sources
 if TYPE_CHECKING:
     from migrator.results import FileResult
 
+# starts the ``relative`` of an input whose output path an earlier input of the run has
+# (``Claims``); the reason follows. No path holds a NUL character.
+TAKEN = "\0taken\0"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -108,6 +117,33 @@ def _input_mode(name: str | None) -> int:
         return 0o666
 
 
+class Claims:
+    """The files of a run (``(path, relative)``, as ``found``) with each output path below
+    ``output_dir`` given to the first input that maps to it: a later input that maps to the
+    same path comes with ``TAKEN`` + why as its ``relative`` (``Destination.store`` refuses
+    to write it). Iterable again, with the same answer (the walk is walked again)."""
+
+    def __init__(self, found: Iterable[tuple[str, str]], output_dir: Path) -> None:
+        self.found, self.output_dir = found, output_dir
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        owners: dict[tuple[str, ...], str] = {}
+        for name, relative in self.found:
+            parts = tuple(_parts(relative))
+            first = owners.get(parts)
+            if first is None:
+                owners[parts] = name
+            else:
+                shown = os.path.join(self.output_dir, *parts)
+                relative = f"{TAKEN}{shown} is also the output path of " \
+                    f"{_input_name(first)}, an earlier input of this run"
+            yield name, relative
+
+
+def _input_name(name: str) -> str:
+    return "standard input" if name == sources.STDIN else name
+
+
 @dataclass(frozen=True)
 class Destination:
     """Where converted files go: a mirrored ``output_dir``, or back in place (``output_dir``
@@ -126,6 +162,8 @@ class Destination:
         if self.output_dir is not None:
             if not file.changed:
                 return False
+            if file.relative.startswith(TAKEN):  # another input's output path (``Claims``)
+                raise OSError(errno.EEXIST, file.relative[len(TAKEN):])
             write_below(self.output_dir, file.relative,
                         sources.encode(file.source, file.result.text), like=file.name)
             return True

@@ -59,7 +59,11 @@ def _reference(paths: tuple[str, ...], selection: Selection) -> list[tuple[str, 
         items = _reference_walk(root, selection, globs) if walking else \
             iter([(os.path.dirname(str(root)) or ".", root.name,
                    discovery._relative_for_file(root))])
+        # among other paths, a folder keeps its own place below an output folder
+        placed = discovery._relative_for_file(root) if walking and len(paths) > 1 else "."
         for folder, name, relative in items:
+            if placed != ".":
+                relative = os.path.join(placed, relative)
             key = os.path.join(os.path.realpath(folder), name)
             if key in seen or (selection.only is not None and key not in selection.only):
                 continue
