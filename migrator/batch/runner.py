@@ -352,11 +352,14 @@ def _findings(file: FileResult) -> list[Finding]:
 
 
 def _runtime_files(found: Iterable[tuple[str, str]]) -> tuple[str, ...]:
-    """Files of the run that hold a runtime (so TrainJobs can be resolved against them)."""
+    """Files of the run that hold a runtime (so TrainJobs can be resolved against them):
+    YAML streams only (Markdown pages, shell scripts and snapshots are not: ``routing``)."""
+    from migrator.convert.routing import SUFFIXES  # (``routing`` is loaded by every run)
+
     kinds = [kind.encode() for kind in RUNTIME_KINDS]
     hits = []
     for name, _ in found:
-        if name == "-" or name.startswith("helm-chart:"):
+        if name == "-" or name.startswith("helm-chart:") or name.lower().endswith(SUFFIXES):
             continue
         start = sources.head(name, 4 * 1024 * 1024)  # regular files only: a FIFO never blocks
         if start is not None and any(kind in start for kind in kinds):

@@ -54,7 +54,7 @@ def known(target: TargetSpec, user_files: tuple[str, ...],
     """Every runtime a TrainJob may resolve to: defaults, then the run's files, then --runtimes
     (a later source wins on a name clash). A fresh dict: callers may add to it."""
     index = dict(defaults(target))
-    index.update(from_files(local_files))
+    index.update(from_files(local_files, local=True))
     index.update(from_files(user_files))
     return index
 
@@ -95,21 +95,28 @@ def describe(doc: Any, source: str = "") -> RuntimeInfo:
 
 
 @functools.lru_cache(maxsize=8)
-def from_files(files: tuple[str, ...]) -> Index:
-    """Runtimes in the given files and directories (YAML streams and v1 Lists)."""
+def from_files(files: tuple[str, ...], *, local: bool = False) -> Index:
+    """Runtimes in the given files and directories (YAML streams and v1 Lists).
+
+    A --runtimes file that cannot be read or parsed is a ``RuntimeFileError`` (one line);
+    one of the run's own files (``local``) is passed over instead: the run reports it as
+    that file's finding, and its runtimes are not known."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
     index: Index = {}
     kinds = _runtime_kinds() if files else ()
-    for path in _yaml_files(files):
+    for path in _yaml_files(files, local=local):
         try:
             text = Path(path).read_text(encoding="utf-8")
             if not any(kind in text for kind in kinds):
                 continue
             documents = list(YAML(typ="safe", pure=True).load_all(text))
         except (OSError, UnicodeDecodeError, YAMLError) as exc:
-            raise RuntimeFileError(f"--runtimes {path}: cannot read it ({exc})") from None
+            if local:
+                continue
+            raise RuntimeFileError(f"--runtimes {path}: cannot read it ({_reason(exc)})"
+                                   ) from None
         for doc in documents:
             items = doc.get("items") if isinstance(doc, dict) and doc.get("kind") == "List" \
                 else [doc]
@@ -128,7 +135,20 @@ def _runtime_kinds() -> tuple[str, ...]:
     return tuple(catalog.load().kinds.runtime_kinds)
 
 
-def _yaml_files(given_paths: tuple[str, ...]) -> list[str]:
+def _reason(exc: Exception) -> str:
+    """Why a runtime file cannot be read, on one line (a YAML error's problem and place)."""
+    if isinstance(exc, OSError):
+        return str(exc.strerror or exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    problem = getattr(exc, "problem", None)
+    mark = getattr(exc, "problem_mark", None)
+    if isinstance(problem, str) and mark is not None:
+        return f"not YAML: {problem} at line {mark.line + 1}, column {mark.column + 1}"
+    return " ".join(str(exc).split())
+
+
+def _yaml_files(given_paths: tuple[str, ...], *, local: bool = False) -> list[str]:
     files = []
     for given in given_paths:
         if os.path.isdir(given):
@@ -136,7 +156,7 @@ def _yaml_files(given_paths: tuple[str, ...]) -> list[str]:
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 files += [os.path.join(dirpath, f) for f in sorted(filenames)
                           if f.endswith((".yaml", ".yml"))]
-        elif os.path.exists(given):
+        elif local or os.path.exists(given):  # (a run's file gone since: passed over)
             files.append(given)
         else:
             raise RuntimeFileError(f"--runtimes {given}: no such file or directory")
