@@ -15,8 +15,8 @@ if TYPE_CHECKING:  # as in migrator.results
 else:
     from migrator.results import fields_only
 
-Verdict = Literal["convert", "pending", "pre-v22", "prototype", "current", "old-api",
-                  "embedded", "embeds-current", "other"]
+Verdict = Literal["convert", "pending", "pre-v22", "prototype", "current", "retired",
+                  "old-api", "embedded", "embeds-current", "other"]
 
 
 
@@ -55,6 +55,8 @@ def classify(root: Any, text: str, legacy: dict[tuple[str, str], MappingSpec],
             marker = _pre_v22_marker(root, current.pre_v22_markers)
             return Classification("pre-v22", detail=marker) if marker else \
                 Classification("current")
+    if kind in kinds.retired and is_candidate(api):  # under any of its apiVersions
+        return Classification("retired")
     if kind in kinds.training_kinds and is_candidate(api):
         return Classification("old-api")
     if kind in kinds.embedding_kinds or kind.endswith("List"):

@@ -78,6 +78,8 @@ def _classified(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: 
     messages = {
         "pending": ("K102", f"{kind} ({api}) is not converted by this release yet"),
         "old-api": ("K101", f"{kind} with apiVersion {api} is not a supported API version"),
+        "retired": ("K110", f"{kind} ({api}) is a kind of a retired Kubeflow operator: Trainer "
+                    "has no runtime for its framework, and it is not converted"),
         "embedded": ("K104", f"{kind} embeds a legacy {found.detail}, which this release does "
                      "not convert"),
     }

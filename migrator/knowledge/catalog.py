@@ -221,8 +221,9 @@ def _check_flow_lists(path: Path, kinds: KindIndex) -> None:
 
 
 def _check_kinds(catalog: Catalog) -> None:
-    """kinds.yaml names every mapped legacy kind, and every legacy kind it names is mapped or
-    pending (the text checks in load/detect.py read the same list)."""
+    """kinds.yaml names every mapped legacy kind, every legacy kind it names is mapped or
+    pending, and a retired kind is not listed, so not mapped (the text checks in
+    load/detect.py read the same lists)."""
     trainer = {item.kind for item in (*catalog.kinds.current, *catalog.kinds.prototypes)}
     listed = set(catalog.kinds.training_kinds) - trainer
     mapped = {kind for _, kind in catalog.legacy}
@@ -230,6 +231,10 @@ def _check_kinds(catalog: Catalog) -> None:
     if mapped - listed:
         raise MappingFileError(f"kinds.yaml: trainingKinds lacks the mapped kinds "
                                f"{sorted(mapped - listed)}")
+    retired = set(catalog.kinds.retired) & set(catalog.kinds.training_kinds)
+    if retired:
+        raise MappingFileError(f"kinds.yaml: the retired kinds {sorted(retired)} are also in "
+                               "trainingKinds (a kind that converts is not retired)")
     if listed - mapped - pending:
         raise MappingFileError(f"kinds.yaml: {sorted(listed - mapped - pending)} have no "
                                "legacy/*.yaml mapping and are not pending")

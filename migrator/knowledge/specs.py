@@ -238,6 +238,7 @@ class KindIndex(Spec):
 
     training_kinds: list[str]
     pending: list[ApiKind]
+    retired: list[str] = []  # kinds of retired operators: reported (K110) under any apiVersion
     runtime_kinds: Annotated[list[str], Len(min=2, max=2)]  # cluster-scoped, namespaced
     candidate_markers: Annotated[list[str], Len(min=1)]
     legacy_groups: Annotated[list[str], Len(min=1)]

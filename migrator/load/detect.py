@@ -39,12 +39,14 @@ def template_syntax(text: str) -> str | None:
 
 @functools.cache
 def kinds() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(legacy kinds, training kinds) as mappings/kinds.yaml lists them: ``trainingKinds``,
-    the legacy ones being those that are not Trainer kinds (``current``, ``prototypes``).
+    """(legacy kinds, training kinds) as mappings/kinds.yaml lists them: ``trainingKinds``
+    and the ``retired`` kinds, the legacy ones being those that are not Trainer kinds
+    (``current``, ``prototypes``).
 
     Read once, only when a document already passed ``is_candidate``; no pydantic."""
     data = _kinds_file()
-    training = tuple(str(kind) for kind in data["trainingKinds"])
+    training = tuple(str(kind) for key in ("trainingKinds", "retired")
+                     for kind in data.get(key) or [])
     trainer = {str(item["kind"]) for key in ("current", "prototypes")
                for item in data.get(key) or []}
     return tuple(kind for kind in training if kind not in trainer), training
