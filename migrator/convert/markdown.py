@@ -8,7 +8,9 @@ alone: one that is broken or cannot be converted is left as it is ("skipped", wi
 findings, so ``check`` still fails) and never blocks the rest of the page; findings and
 documents carry the page's line numbers. Hugo shortcodes (``{{< >}}``, ``{{% %}}``) are
 masked, not taken for templates. Shell blocks (``bash``, ``sh``, ...) have their heredocs
-converted like a script's (``shell``).
+converted like a script's (``shell``); so has an untagged block whose first command line
+starts a heredoc or is a ``$ `` prompt, and an untagged block that is not YAML (with no
+heredoc it is then passed over, like a block tagged with another language).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from migrator.convert import snippets as notes
 from migrator.convert.filekinds import MARKDOWN_SUFFIXES
-from migrator.load import detect, masking
+from migrator.load import detect, masking, textscan
 from migrator.settings import ConvertOptions
 
 if TYPE_CHECKING:
@@ -30,8 +32,12 @@ YAML_TAGS = frozenset({"yaml", "yml"})
 SHELL_TAGS = frozenset({"bash", "sh", "shell", "console", "zsh"})
 FRAGMENT = "E804"
 PLACEHOLDER_LOST = "E805"
+NOT_YAML = "Y101"
 _OPEN = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\r\n]*)")
 _API_LINE = re.compile(r"^apiVersion:", re.M)
+_PROMPT = "$ "
+# a line that YAML reads as a mapping key, a list item or a document marker
+_YAML_LINE = re.compile(r"(?:-|---|\.\.\.)(?:[ \t]|$)|[^\s#:][^:]*:(?:[ \t]|$)")
 _KIND_LINE = re.compile(r"^kind:", re.M)
 _FRONT_MATTER = {"---": "---", "+++": "+++"}
 
@@ -51,6 +57,20 @@ class Block:
     def line(self) -> int:
         """1-based line number of the first body line."""
         return self.first + 1
+
+    @property
+    def is_shell(self) -> bool:
+        """A shell-tagged block, or an untagged one whose first line that is not blank or a
+        comment is a shell command: a ``$ `` prompt, or a line starting a heredoc
+        (``cat <<EOF > job.yaml``) that YAML would not read as a key or list item."""
+        if self.info in SHELL_TAGS:
+            return True
+        if self.info:
+            return False
+        first = next((line for line in self.body.splitlines()
+                      if line.strip() and not line.lstrip().startswith("#")), "").lstrip()
+        return first.startswith(_PROMPT) or (
+            textscan.opens_heredoc(first) and _YAML_LINE.match(first) is None)
 
     @property
     def is_snippet(self) -> bool:
@@ -127,7 +147,9 @@ def convert(text: str, options: ConvertOptions | None = None,
     lines, blocks = scan(text)
     edits = []
     for block in blocks:
-        if block.info in SHELL_TAGS and detect.is_candidate(block.body):
+        if block.is_shell:
+            if not detect.is_candidate(block.body):
+                continue
             new_body, results = _shell(block, options, render)
         elif block.is_snippet:
             new_body, results = _snippet(block, options, render)
@@ -175,6 +197,10 @@ def _snippet(block: Block, options: ConvertOptions,
         return None, []
     masked = masking.mask(block.body, masking.SHORTCODE)
     result = convert_text(masked.text, options=options, render=render)
+    if not block.info and any(f.code == NOT_YAML for d in result.documents for f in d.findings):
+        # an untagged block that is not YAML: a shell snippet (its heredocs are converted), or
+        # text passed over like a block tagged with another language
+        return _shell(block, options, render) if detect.is_candidate(block.body) else (None, [])
     offset = block.first
     last = max(block.last, block.line)
     documents = [notes.placed(d, offset, last, independent=True) for d in result.documents

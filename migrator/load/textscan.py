@@ -69,6 +69,11 @@ class Heredoc(FrozenValue):
         _set(self, "quoted", quoted)
 
 
+def opens_heredoc(line: str) -> bool:
+    """Whether a line starts a here-document (``cat <<EOF > job.yaml``)."""
+    return _HEREDOC.search(line) is not None
+
+
 def heredocs(text: str) -> tuple[list[str], list[Heredoc]]:
     """The text's lines (with their ends) and its here-documents, in order."""
     lines = text.splitlines(keepends=True)
