@@ -100,15 +100,21 @@ def test_the_shape_is_read_from_the_first_command_line() -> None:
 
 
 @pytest.mark.parametrize("body", [
-    f"{JOB}  broken: [\n",  # a job with a YAML error
+    "kubectl logs -f train-master-0\nEpoch 1: loss=0.3, accuracy: 0.91 {x}\n",  # not YAML
     f"$ kubectl get pytorchjob a -o yaml\n{JOB}",  # a command's output, like ```console
-], ids=["broken", "output"])
+], ids=["text", "output"])
 def test_an_untagged_block_that_is_not_yaml_is_passed_over(body: str) -> None:
     page = "See:\n\n" + _fence("", body)
     result = markdown.convert(page)
     assert (result.documents, result.text) == ([], page)
     # as a block of another language is
     assert markdown.convert("See:\n\n" + _fence("text", body)).documents == []
+
+
+def test_a_broken_legacy_job_in_an_untagged_block_is_still_reported() -> None:
+    """Neither YAML nor a heredoc, but it shows a legacy job: check must not pass over it."""
+    result = markdown.convert("See:\n\n" + _fence("", f"{JOB}  broken: [\n"))
+    assert [[f.code for f in d.findings] for d in result.documents] == [["Y101"]]
 
 
 def test_a_yaml_tagged_block_that_is_not_yaml_is_still_an_error() -> None:
@@ -131,6 +137,6 @@ def test_check_of_the_repro_and_of_a_broken_untagged_block(tmp_path: Path) -> No
     assert repro.returncode == 1  # something would change: both jobs convert
     assert "Y101" not in repro.stdout + repro.stderr
     assert "2 would convert, 0 unchanged, 0 skipped" in repro.stderr
-    broken = check("broken.md")
-    assert broken.returncode == 0, broken.stdout + broken.stderr
-    assert "1 file, 0 documents" in broken.stderr
+    broken = check("broken.md")  # a legacy job that does not parse is still reported
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "Y101" in broken.stdout

@@ -199,8 +199,12 @@ def _snippet(block: Block, options: ConvertOptions,
     result = convert_text(masked.text, options=options, render=render)
     if not block.info and any(f.code == NOT_YAML for d in result.documents for f in d.findings):
         # an untagged block that is not YAML: a shell snippet (its heredocs are converted), or
-        # text passed over like a block tagged with another language
-        return _shell(block, options, render) if detect.is_candidate(block.body) else (None, [])
+        # text passed over like a block tagged with another language, unless it shows a
+        # legacy job (a broken one is still reported: check never passes over a legacy job)
+        shell = _shell(block, options, render) if detect.is_candidate(block.body) else \
+            (None, [])
+        if shell[1] or _legacy_part().search(block.body) is None:
+            return shell
     offset = block.first
     last = max(block.last, block.line)
     documents = [notes.placed(d, offset, last, independent=True) for d in result.documents
