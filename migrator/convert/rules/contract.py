@@ -137,12 +137,19 @@ def _rewrite_refs(item: Any, main: Container, draft: Draft, ledger: Ledger,
 def _launcher(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec) -> None:
     if spec.launcher.check != "torchrun":
         return
-    words = _words(draft.trainer.get("command")) + _words(draft.trainer.get("args"))
-    text = " ".join(words)
+    command = _words(draft.trainer.get("command"))
+    args = _words(draft.trainer.get("args"))
+    text = " ".join(command + args)
     where = (*main.path, "command") if "command" in main.node else main.path
-    if not words:
-        return
-    if not TORCHRUN.search(text):
+    if not command and not TORCHRUN.search(text):
+        # No command: the image's entrypoint runs (with the args, if any), and the tool cannot
+        # see whether it launches torchrun; an args list naming torchrun is taken as the launch.
+        given = "it runs the image's entrypoint with these args" if args else \
+            "it runs the image's entrypoint"
+        ledger.report("F506", where, f"the container has no command ({given}), so the tool "
+                      "cannot tell whether it starts torchrun; Trainer sets PET_* variables for "
+                      "torchrun, not MASTER_ADDR/WORLD_SIZE/RANK", consume=False)
+    elif not TORCHRUN.search(text):
         ledger.report("F506", where, "the command does not start torchrun; Trainer sets PET_* "
                       "variables for torchrun, not MASTER_ADDR/WORLD_SIZE/RANK", consume=False)
     elif TOPOLOGY_FLAGS.search(text):
