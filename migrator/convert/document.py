@@ -170,10 +170,10 @@ def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     else:
         doc = upgrade.upgrade_runtime(root, ledger, target.api_version, prototype=prototype)
     plain_doc = yamlio.plain(doc)
-    ledger.findings.extend(validate.check(plain_doc, target, catalog.codes,
-                                          _known_runtimes(catalog, options),
-                                          resolve=bool(options.runtime_files)))
-    ledger.findings.extend(crdschema.check(plain_doc, options.crds, catalog.codes))
+    checked = validate.check(plain_doc, target, catalog.codes, _known_runtimes(catalog, options),
+                             resolve=bool(options.runtime_files))
+    checked += crdschema.check(plain_doc, options.crds, catalog.codes)
+    ledger.findings.extend(upgrade.locate_findings(checked, root, chunk.line - 1))
     result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
                             mappings=ledger.mappings, findings=ledger.findings)
     return _finish(result, doc, chunk, options, render)

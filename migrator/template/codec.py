@@ -18,6 +18,9 @@ _LINE_FORM = re.compile(
     r"^(\s*)(?:- (?:name: )?)?tjml(\d{4})l(?:: (?:tjml\d{4}l|\"1\"|'1'|1))?\s*$")
 _INT_TOKEN = re.compile(r"(?<![0-9A-Za-z_.])(3\d{8}|[3-8]\d{4})(?![0-9A-Za-z_.])")
 _WHOLE = re.compile(r"^(\s*(?:- )?)([^\s:#][^:#]*?|\"[^\"]*\"|'[^']*'):[ \t]+(\S.*?)\s*$")
+# a whole-value action followed by a YAML comment (`numNodes: ${NODE_NUM}  # nodes`): the value is
+# the action alone (probe text: the action is \x00)
+_COMMENTED = re.compile("^([\"']?\x00[\"']?)[ \t]+#.*$")
 _INDENT_FN = re.compile(r"\b(n?indent)\s+(\d+)\b")
 # Stand-ins: counts that the engine may add up (replicas) get 30000 + 2^i * 100 (i < 8), so a
 # sum of two is unique; other numbers and quantities get 300M + j * 1000 (read back alone).
@@ -165,7 +168,7 @@ class Codec:
             # read by the embedded job's converter like any other
             whole = _WHOLE.match(self._inline(unit, acts, ctx, probe=True))
             key = whole.group(2).strip("\"'") if whole else ""
-            if whole and whole.group(3) == "\x00" and FIELDS.is_int(key):
+            if whole and _value(whole) == "\x00" and FIELDS.is_int(key):
                 slot = self.slot("int", acts[0], unit.line, ctx,
                                  summable=key in FIELDS.int_fields)
                 return [unit.text.replace(acts[0].text, slot.token)]
@@ -183,11 +186,11 @@ class Codec:
             raise Unsupported(f"the control action {bad.text} shares its line with YAML "
                               "text", unit.line, bad.text)
         whole = _WHOLE.match(self._inline(unit, acts, ctx, probe=True))
-        if whole and whole.group(3).strip("\"'") == "\x00" and acts[-1].outputs:
+        if whole and _value(whole).strip("\"'") == "\x00" and acts[-1].outputs:
             key = whole.group(2).strip("\"'")
             act = acts[-1]
             rest = acts[:-1]
-            if _is_subtree(act) and not rest:
+            if _is_subtree(act) and not rest and whole.group(3).strip("\"'") == "\x00":
                 col = len(whole.group(1))
                 child = col + 2
                 form: Shape = "item" if key in FIELDS.list_fields else "map"
@@ -200,7 +203,7 @@ class Codec:
             quantity = self._parent_key(unit) in FIELDS.quantity_parents \
                 or key in FIELDS.quantity_fields
             if quantity or (FIELDS.is_int(key) and not _quoted(act)
-                            and whole.group(3) == "\x00"):
+                            and _value(whole) == "\x00"):
                 slot = self.slot("int", act, unit.line, ctx,
                                  summable=key in FIELDS.int_fields)
                 keyed = _Shifted(unit, rest, self, ctx)
@@ -455,6 +458,11 @@ def _quoted(act: Action) -> bool:
 def _is_subtree(act: Action) -> bool:
     return act.text.startswith("{{") and bool(re.search(r"\b(toYaml|nindent|indent)\b",
                                                           act.body))
+
+
+def _value(whole: re.Match[str]) -> str:
+    """The value of a ``_WHOLE`` match, without a comment after a whole-value action."""
+    return _COMMENTED.sub(r"\1", whole.group(3))
 
 
 def _line_placeholder(slot: Slot, indent: int) -> str:

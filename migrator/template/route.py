@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import contextvars
+import functools
 import re
 from typing import Any
 
@@ -27,8 +28,10 @@ _ARGO = re.compile(r"^kind:\s*[\"']?(" + "|".join(detect.ARGO_KINDS) + r")\b", r
 
 
 def dialect(text: str) -> str | None:
-    """The template dialect of a text holding a legacy job, or None (not ours to convert)."""
-    if not detect.embeds_legacy_job(text) or "{%" in text or "{#" in text:
+    """The template dialect of a text holding a legacy job or a Trainer manifest (which may
+    need an upgrade to the 2.2 shape), or None (not ours to convert)."""
+    if not (detect.embeds_legacy_job(text) or trainer_kind(text)) or "{%" in text \
+            or "{#" in text:
         return None
     if "{{" in text:
         return None if _ARGO.search(text) else "go"
@@ -78,7 +81,25 @@ def convert_templated(text: str, options: ConvertOptions, render: bool) -> TextR
         _ACTIVE.reset(token)
     if outcome is None:
         return None
+    if not detect.embeds_legacy_job(text) and outcome.status not in ("converted", "failed"):
+        # Trainer manifests only: the template stage carries an upgrade (a pre-2.2 TrainJob
+        # or runtime); a current one, or one the stage cannot read, is judged as before
+        return None
     return TextResult(outcome.text if render else text, _documents(outcome, text))
+
+
+def trainer_kind(text: str) -> str | None:
+    """The first Trainer kind (TrainJob, a runtime: mappings/kinds.yaml ``current`` and
+    ``prototypes``) a ``kind:`` of ``text`` names."""
+    match = _trainer_kinds().search(text)
+    return match.group(1) if match else None
+
+
+@functools.cache
+def _trainer_kinds() -> re.Pattern[str]:
+    legacy, training = detect.kinds()
+    names = [kind for kind in training if kind not in legacy]
+    return re.compile(r"kind:\s*[\"']?(" + "|".join(map(re.escape, names)) + r")\b")
 
 
 # a Jinja statement or comment tag (`${#ARRAY[@]}` in a shell script is no Jinja comment, a
