@@ -93,17 +93,21 @@ def test_validate_a_tree_that_includes_markdown(tmp_path: Path) -> None:
 def test_a_file_of_the_run_that_does_not_parse_does_not_stop_the_run(tmp_path: Path) -> None:
     """A walked YAML file that names a runtime kind but is not YAML: its runtimes are not
     known, the run goes on (a runtimeRef that resolves nowhere is an error only with
-    --runtimes; validate leaves a document that is not YAML to check and convert)."""
+    --runtimes), and the broken document is an error of its own (Y101: a cluster would not
+    accept it either)."""
     (tmp_path / "broken.yaml").write_text(RUNTIME + "  oops: [\n", encoding="utf-8")
     (tmp_path / "job.yaml").write_text(TRAINJOB + "  podTemplateOverrides: []\n",
                                        encoding="utf-8")
     proc = run("validate", ".", "-j", "1", cwd=tmp_path)
     _no_runtimes_blamed(proc.stdout + proc.stderr)
     assert proc.returncode == 1, proc.stdout + proc.stderr  # the TrainJob's own error
-    assert proc.stdout.splitlines()[0] == "job.yaml:1: TrainJob/a: rejected by Trainer 2.2 " \
-        "(1 error)"
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "broken.yaml:1: TrainingRuntime: rejected by Trainer 2.2 (1 error)"
+    assert lines[1].startswith("broken.yaml:")
+    assert " error Y101 " in lines[1]
+    assert "job.yaml:1: TrainJob/a: rejected by Trainer 2.2 (1 error)" in lines
     assert "error V602" in proc.stdout
-    assert "2 files, 1 document" in proc.stderr
+    assert "2 files, 2 documents" in proc.stderr
 
 
 def test_runtimes_the_user_names_are_still_read_strictly_in_one_line(tmp_path: Path) -> None:

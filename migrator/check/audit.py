@@ -2,7 +2,8 @@
 
 Every TrainJob, TrainingRuntime and ClusterTrainingRuntime (hand-written ones too) is checked
 with the same validator the converter applies to its own output (strict API models, admission
-rules, runtime resolution, ``--crd``). Other documents are ignored and nothing is written.
+rules, runtime resolution, ``--crd``). A document that names Trainer's group but is not YAML
+is an error (Y101). Other documents are ignored and nothing is written.
 """
 
 from __future__ import annotations
@@ -83,8 +84,15 @@ def _validate(chunk: stream.Chunk, index: int, catalog: Catalog, options: Conver
               known: runtimeindex.Index, trainer: TrainerObjects) -> DocumentResult | None:
     try:
         root = yamlio.load(chunk.body)
-    except yamlio.DocumentError:
-        return None  # not YAML: convert/check report it; validate looks at Trainer objects
+    except yamlio.DocumentError as exc:  # it names Trainer's group: a cluster refuses it too
+        from migrator.load import detect
+
+        code = catalog.codes[exc.code]
+        line = exc.line + chunk.line - 1 if exc.line is not None else chunk.line
+        finding = Finding(exc.code, Severity(code.severity), "", str(exc), code.fix, line,
+                          exc.column)
+        return DocumentResult(index, chunk.line, "failed", chunk.text, findings=[finding],
+                              source={"kind": detect.training_kind(chunk.body)})
     if not isinstance(root, dict):
         return None
     api = str(root.get("apiVersion", ""))
