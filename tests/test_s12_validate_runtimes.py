@@ -131,3 +131,18 @@ def test_jobs_in_markdown_fences_are_not_validated(tmp_path: Path) -> None:
     usage = (Path(__file__).resolve().parent.parent / "docs" / "usage.md").read_text(
         encoding="utf-8")
     assert "TrainJobs inside Markdown fences" in " ".join(usage.split())
+
+
+def test_a_template_is_not_taken_for_broken_yaml(tmp_path: Path) -> None:
+    """A Helm template of a TrainJob (convert writes such templates) is not YAML, but it is
+    no broken manifest either: validate passes over it, as before; plain broken YAML that
+    names Trainer's group is an error."""
+    (tmp_path / "chart.yaml").write_text("{{- if .Values.on }}\n" + TRAINJOB + "{{- end }}\n",
+                                         encoding="utf-8")
+    proc = run("validate", "chart.yaml", "-j", "1", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Y101" not in proc.stdout
+    (tmp_path / "broken.yaml").write_text(TRAINJOB + "  oops: [\n", encoding="utf-8")
+    proc = run("validate", "broken.yaml", "-j", "1", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert " error Y101 " in proc.stdout

@@ -3,7 +3,8 @@
 Every TrainJob, TrainingRuntime and ClusterTrainingRuntime (hand-written ones too) is checked
 with the same validator the converter applies to its own output (strict API models, admission
 rules, runtime resolution, ``--crd``). A document that names Trainer's group but is not YAML
-is an error (Y101). Other documents are ignored and nothing is written.
+is an error (Y101), unless it is a template. Other documents are ignored and nothing is
+written.
 """
 
 from __future__ import annotations
@@ -87,6 +88,8 @@ def _validate(chunk: stream.Chunk, index: int, catalog: Catalog, options: Conver
     except yamlio.DocumentError as exc:  # it names Trainer's group: a cluster refuses it too
         from migrator.load import detect
 
+        if detect.template_syntax(chunk.body) is not None:
+            return None  # a template (render it first): not a manifest a cluster is given
         code = catalog.codes[exc.code]
         line = exc.line + chunk.line - 1 if exc.line is not None else chunk.line
         finding = Finding(exc.code, Severity(code.severity), "", str(exc), code.fix, line,
