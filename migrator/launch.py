@@ -204,6 +204,9 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
     except (ValueError, MigratorError) as exc:  # a bad target; no mappings folder
         raise UsageError(str(exc)) from None
     preload(options)
+    include = values["include"] or project.include
+    exclude = (*project.exclude, *values["exclude"])
+    _bounded_globs((*include, *exclude, *(p for paths, _ in project.ignore for p in paths)))
     from migrator.report.terminal import color_wanted
 
     color = values.get("color", "auto")
@@ -212,8 +215,7 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
         output_dir=values.get("output_dir"), reports=values["reports"],
         fail_on=_pick(values.get("fail_on"), project.fail_on, "error"),
         quiet=values["quiet"], verbose=values["verbose"],
-        include=values["include"] or project.include,
-        exclude=(*project.exclude, *values["exclude"]),
+        include=include, exclude=exclude,
         gitignore=not values["no_gitignore"] and project.gitignore is not False,
         changed_since=values["changed_since"],
         jobs=values["jobs"] or (1 if under_pre_commit else os.cpu_count() or 1),
@@ -312,6 +314,21 @@ class _Closed:
         import io
 
         raise io.UnsupportedOperation("a closed standard stream has no descriptor")
+
+
+def _bounded_globs(patterns: tuple[str, ...]) -> None:
+    """A glob of the command line or the config whose matching could take too long is a usage
+    error (``migrator.load.globs``)."""
+    if not any("*" in pattern for pattern in patterns):
+        return
+    from migrator.load import globs
+
+    for pattern in patterns:
+        if globs.too_complex(pattern):
+            raise UsageError(f"pattern {shown(globs.shown(pattern))!r}: more than "
+                             f"{globs.MAX_STARS} wildcards, or {globs.MAX_SEGMENT_STARS} in "
+                             "one name, make matching too slow; split it into simpler "
+                             "patterns")
 
 
 def preload(options: ConvertOptions) -> None:

@@ -203,7 +203,7 @@ def _walk(root: Path, selection: Selection, globs: _Globs,
     One ``scandir`` per folder and no system call per file (an entry's type comes with the
     listing): a folder's realpath is its parent's plus its name (folder links are never
     followed), a file's realpath is asked only when the file is a link."""
-    ignores = _IgnoreStack(root) if selection.gitignore else None
+    ignores = _IgnoreStack(root, unlisted) if selection.gitignore else None
     top = os.fspath(root)
     base = os.path.abspath(top)
     top_real = os.path.realpath(top)
@@ -315,17 +315,18 @@ class _Globs:
 
 
 def _spec(patterns: tuple[str, ...]) -> Any:
-    import pathspec
+    from migrator.load.globs import spec  # (bounded matching time: normal forms)
 
-    return pathspec.GitIgnoreSpec.from_lines(patterns)
+    return spec(patterns)
 
 
 class _IgnoreStack:
     """The .gitignore files that apply below a walk root (its repository's and nested ones)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, unlisted: dict[str, Unreadable] | None = None) -> None:
         self.specs: list[tuple[str, Any]] = []
         self.loaded: set[str] = set()
+        self.unlisted = unlisted  # a .gitignore with a pattern not used is reported there
         top = _git_root(root.resolve())
         if top is not None:
             chain = [p for p in reversed(root.resolve().parents) if p == top or top in p.parents]
@@ -340,7 +341,29 @@ class _IgnoreStack:
         data = sources.head(os.path.join(folder, GITIGNORE), IGNORE_BYTES)  # regular files only
         if data is not None:
             lines = data.decode("utf-8", "replace").splitlines()
-            self.specs.append((folder, _spec(tuple(lines))))
+            self.specs.append((folder, _spec(tuple(self._usable(folder, lines)))))
+
+    def _usable(self, folder: str, lines: list[str]) -> list[str]:
+        """``lines`` without the patterns whose matching could take too long (a hostile
+        ``**********x`` took minutes per file); the file is reported (Y102) if it had any."""
+        from migrator.load import globs as bounded
+
+        kept, refused = [], []
+        for number, line in enumerate(lines, 1):
+            if line.lstrip().startswith("#") or not bounded.too_complex(line.strip()):
+                kept.append(line)
+            else:
+                refused.append((number, line.strip()))
+        if refused and self.unlisted is not None:
+            path = os.path.join(folder, GITIGNORE)
+            number, pattern = refused[0]
+            more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+            self.unlisted.setdefault(path, Unreadable(
+                path, f"pattern {bounded.shown(pattern)!r} (line {number}){more} not used: "
+                f"more than {bounded.MAX_STARS} wildcards, or {bounded.MAX_SEGMENT_STARS} in "
+                "one name, make matching too slow; the files it names were walked",
+                GITIGNORE, folder=True))
+        return kept
 
     def ignored(self, folder: str, name: str, *, directory: bool) -> bool:
         """Whether ``folder/name`` is ignored (``folder`` resolved); deeper files decide last."""

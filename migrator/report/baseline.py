@@ -98,7 +98,7 @@ def write_baseline(path: Path, files: list[FileResult]) -> int:
 
 
 def _spec(patterns: tuple[str, ...]) -> Any:
-    import pathspec
+    from migrator.load.globs import spec  # (bounded matching time: normal forms)
 
-    return pathspec.GitIgnoreSpec.from_lines(patterns)
+    return spec(patterns)
 
