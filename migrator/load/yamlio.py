@@ -29,6 +29,10 @@ else:
     from migrator.results import fields_only
 
 MAX_EXPANDED_NODES = 1_000_000
+# merge keys (``<<: *base``) in one document: ruamel's round-trip loader records each merge
+# of an anchor in a list it searches every time (quadratic: 3,000 merges took 23 s)
+MAX_MERGE_KEYS = 500
+_MERGE_KEY = re.compile(r"<<[ \t]*:")
 # MAX_DEPTH (deepest nesting loaded) and MAX_SCANNED_DEPTH (refused before parsing) live in
 # nesting.py, which fastload shares (no import circle between yamlio and fastload).
 FAST = True  # libyaml for the documents it loads identically (see fastload); False: pure only
@@ -92,6 +96,10 @@ def load(text: str) -> Any:
     if bound > MAX_SCANNED_DEPTH:
         raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels (refused before "
                             "parsing)", code="Y104")
+    if text.count("<<") > MAX_MERGE_KEYS and \
+            sum(1 for _ in _MERGE_KEY.finditer(text)) > MAX_MERGE_KEYS:
+        raise DocumentError(f"document has more than {MAX_MERGE_KEYS} merge keys (<<), which "
+                            "would take too long to load (refused before parsing)", code="Y104")
     data = fastload.load(text, _load_pure, bound) if FAST else None
     if data is None:
         data = _load_pure(text)
