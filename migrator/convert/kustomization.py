@@ -3,7 +3,8 @@ the patch files it names, rewritten for the TrainJob the base job converts to.
 
 The legacy bases are read from the kustomization's ``resources`` (files, and folders with a
 kustomization, a few levels deep, never URLs); each patch is translated by ``kustomize``
-(apply to the base, convert both, diff). A patch's target becomes the TrainJob
+(apply to the base, convert both, diff); when one cannot be translated alone, the patches
+are judged together, in kustomize's order (``joint``). A patch's target becomes the TrainJob
 (group/version/kind; the name is unchanged, so ``namePrefix``/``labels`` keep working).
 ``images:`` does not reach ``spec.trainer.image`` (kustomize only edits ``containers``),
 so an inline ``ImageTagTransformer`` with that field spec is added for each image.
@@ -56,6 +57,8 @@ class _Context:
     files: frozenset[str] | None = None  # real paths of the files in this run
     found: Iterable[tuple[str, str]] | None = None  # the run's files, read when first asked
     holds: dict[str, Holds | None] = field(default_factory=dict)  # by repr(options)
+    joints: dict[tuple[str, str], dict[str, _Step] | None] = field(
+        default_factory=dict)  # (kustomization, repr(options)): ``_joint_of``
 
 
 _CONTEXT = _Context()
@@ -359,6 +362,175 @@ def translate(patch: Any, chosen: list[dict[str, Any]],
     return results[0]
 
 
+# Patches judged together: kustomize applies an overlay's patches one after the other
+# (patchesStrategicMerge, then patches, then patchesJson6902: ``configureBuiltinTransformers``;
+# namePrefix, labels and annotations come between, and do not change what a patch selects).
+# Two patches may only convert together (one patches Master, the next Worker the same way:
+# in between the roles differ). When judging each patch alone against the base fails, the
+# patches are applied in that order and the job converted after each; a patch after which the
+# job does not convert changes nothing on the TrainJob (a JSON ``test`` of the kind, or an
+# empty partial TrainJob), and the next patch after which it converts makes its change too.
+# Applied in order to the converted base, the translated patches give the conversion of the
+# built overlay.
+
+
+@dataclass(frozen=True)
+class _Step:
+    """A patch's translation when the overlay's patches are judged together (``joint``)."""
+
+    translation: kustomize.Translation
+    carries: tuple[str, ...] = ()  # the earlier patches whose change this one makes
+    deferred: bool = False  # the job does not convert after it: a later patch makes its change
+
+
+@dataclass(frozen=True)
+class _Entry:
+    at: str  # e.g. patches[1]
+    patch: Any
+    target: Any
+    file: Path | None  # the patch file (real path), or None for an inline patch
+
+
+ORDER = ("patchesStrategicMerge", "patches", "patchesJson6902")
+
+
+def _entries(folder: Path, root: Any, limit: Path | None) -> list[_Entry] | None:
+    """Every patch of the kustomization in the order kustomize applies them, or None when one
+    cannot be read (then the patches are not judged together)."""
+    from migrator.load import yamlio
+
+    found: list[_Entry] = []
+    for key in ORDER:
+        for index, entry in enumerate(_list(root.get(key))):
+            at = f"{key}[{index}]"
+            inline = entry.get("patch") if isinstance(entry, dict) else entry
+            named = entry.get("path") if isinstance(entry, dict) else None
+            if key == "patchesStrategicMerge" and isinstance(entry, str) \
+                    and "\n" not in entry and ":" not in entry:
+                inline, named = None, entry
+            file = None
+            if isinstance(inline, str):
+                try:
+                    patch = yamlio.plain(yamlio.load(inline))
+                except yamlio.DocumentError:
+                    return None
+            elif isinstance(named, str):
+                file = resolve(folder, named, limit)
+                patch = _read_patch(file) if file is not None else None
+                if patch is None:
+                    return None
+            else:
+                return None
+            if isinstance(entry, dict):
+                target = entry.get("target")
+            elif isinstance(patch, dict):
+                target = {"kind": patch.get("kind"),
+                          "name": (patch.get("metadata") or {}).get("name")}
+            else:
+                return None
+            found.append(_Entry(at, patch, target, file))
+    return found
+
+
+def joint(entries: list[_Entry], jobs: list[dict[str, Any]], convert: kustomize.Convert,
+          trainjob: TrainJobType) -> dict[str, _Step] | None:
+    """Each patch's translation with the overlay's patches applied together (see above), or
+    None when the built overlay does not convert either (or a patch's change is lost, or a
+    patch translates differently for the jobs it selects)."""
+    steps: dict[str, list[_Step]] = {}
+    for job in jobs:
+        state, done = job, convert(job)
+        if done is None:
+            return None
+        settled, pending = state, []  # the last state that converted; patches since then
+        for entry in entries:
+            if not targets(entry.target, [job]):
+                continue
+            try:
+                if isinstance(entry.patch, list):
+                    state = kustomize.apply_json6902(state, entry.patch)
+                elif isinstance(entry.patch, dict):
+                    state = kustomize.apply_strategic(state, entry.patch)
+                else:
+                    return None
+            except kustomize.PatchError:
+                return None
+            now = convert(state)
+            if now is None:
+                steps.setdefault(entry.at, []).append(
+                    _Step(_unchanged(entry.patch, done, trainjob), deferred=True))
+                pending.append(entry.at)
+                continue
+            if now == done and state != settled:
+                return None  # the change does not survive conversion: judged alone instead
+            if now == done:
+                translation = _unchanged(entry.patch, now, trainjob)
+            elif isinstance(entry.patch, list):
+                translation = kustomize.Translation(ops=kustomize.diff(done, now))
+            else:
+                translation = kustomize.Translation(
+                    partial=kustomize.apply_strategic(_unchanged(entry.patch, now, trainjob)
+                                                      .partial, kustomize.merge_patch(done, now)))
+            steps.setdefault(entry.at, []).append(_Step(translation, tuple(pending)))
+            settled, done, pending = state, now, []
+        if pending:
+            return None  # the built overlay does not convert
+    joined: dict[str, _Step] = {}
+    for at, found in steps.items():
+        if any(step != found[0] for step in found):
+            return None
+        joined[at] = found[0]
+    return joined
+
+
+def _unchanged(patch: Any, trainjob: dict[str, Any],
+               output: TrainJobType) -> kustomize.Translation:
+    """A patch that changes nothing on the TrainJob (kustomize refuses an empty JSON patch)."""
+    if isinstance(patch, list):
+        return kustomize.Translation(ops=[{"op": "test", "path": "/kind",
+                                           "value": output.kind}])
+    return kustomize.Translation(partial={
+        "apiVersion": trainjob.get("apiVersion"), "kind": trainjob.get("kind"),
+        "metadata": {"name": (trainjob.get("metadata") or {}).get("name")}})
+
+
+def _joint_of(kustomization: Path, root: Any, jobs: list[dict[str, Any]],
+              options: ConvertOptions, limit: Path | None = None) -> dict[str, _Step] | None:
+    """``joint`` for a kustomization, remembered for the run (a kustomization rewritten in
+    place is no longer legacy: its patch files are judged with what it was)."""
+    key = (os.path.realpath(kustomization), repr(options))
+    if key in _CONTEXT.joints:
+        return _CONTEXT.joints[key]
+    limit = limit or confinement(kustomization.parent)
+    entries = _entries(kustomization.parent, root, limit)
+    output = TrainJobType.of(options)
+    if entries is None or not jobs or any(isinstance(e.target, dict) and e.target.get(
+            "kind") == output.kind for e in entries):
+        return None  # (retargeted already: what it was is not known)
+    found = joint(entries, jobs, converter(options), output)
+    if _CONTEXT.found is not None:
+        _CONTEXT.joints[key] = found
+    return found
+
+
+def _joint_at(folder: Path, root: Any, file: Path, limit: Path | None) -> str | None:
+    """Where the kustomization names the patch file ``file`` (a real path)."""
+    entries = _entries(folder, root, limit)
+    return next((e.at for e in entries or [] if e.file == file), None)
+
+
+def _joint_note(joined: dict[str, _Step], at: str, step: _Step) -> str:
+    """What an E809 adds for a patch judged together with the others."""
+    if step.deferred:
+        later = next((other for other, s in joined.items() if at in s.carries), "a later patch")
+        return (f"it changes nothing there: the job does not convert after this patch alone "
+                f"(the roles differ), so {later}, after which it converts, makes its change")
+    if step.carries:
+        return (f"it also makes the change of {', '.join(step.carries)}, after which the job "
+                "does not convert alone")
+    return "the overlay's patches judged together"
+
+
 def render(translation: kustomize.Translation, as_json: bool = False) -> str:
     from migrator.load import yamlio
 
@@ -377,13 +549,27 @@ class _Run:
     findings: list[Finding] = field(default_factory=list)
     changed: bool = False
     limit: Path | None = None
+    joint: dict[str, _Step] | None = None  # the patches judged together (``joint``)
+    untranslated: bool = False  # a patch judged alone could not be translated
+
+    def translation(self, at: str, patch: Any,
+                    chosen: list[dict[str, Any]]) -> tuple[kustomize.Translation, str]:
+        """The patch's translation, and what its E809 adds (judged together, or alone)."""
+        if self.joint is not None and at in self.joint:
+            step = self.joint[at]
+            return step.translation, f"; {_joint_note(self.joint, at, step)}"
+        translation = translate(patch, chosen, self.convert)
+        self.untranslated = self.untranslated or bool(translation.problems)
+        return translation, ""
 
 
 def convert_kustomization(name: str, text: str, options: ConvertOptions | None = None,
                           render_output: bool = True, shared: bool = True) -> TextResult:
     """Translate the patches of a kustomization whose bases hold legacy jobs. In a run (and
     with ``shared``) an overlay is not retargeted when a legacy job it patches is held back
-    because another overlay of the run that patches it cannot be converted (``holds``)."""
+    because another overlay of the run that patches it cannot be converted (``holds``).
+    The patches are judged one at a time; when one cannot be translated so, they are judged
+    together (``joint``): what counts is whether the built overlay converts."""
     from migrator.load import yamlio
     from migrator.results import DocumentResult, TextResult
 
@@ -399,7 +585,31 @@ def convert_kustomization(name: str, text: str, options: ConvertOptions | None =
     folder = Path(name).parent
     limit = confinement(folder)
     found = bases(folder, root, limit=limit)
-    run = _Run(folder, found.jobs, converter(options), TrainJobType.of(options), limit=limit)
+    run = _pass(name, text, root, found, options, shared, None)
+    if run.untranslated and run.jobs:
+        root = yamlio.load(text)  # (the first pass rewrote what it could)
+        joined = _joint_of(Path(name), yamlio.plain(root), found.jobs, options, limit)
+        run = _pass(name, text, root, found, options, shared, joined)
+    if not run.findings:
+        return TextResult(text)
+    blocked = any(f.code == UNTRANSLATABLE for f in run.findings) and not options.allow_lossy
+    status: Status = "failed" if blocked else "converted" if run.changed else "unchanged"
+    out = text
+    if status == "converted" and render_output:
+        out = yamlio.dump(root, yamlio.detect_indent(text))
+    source = {"apiVersion": root.get("apiVersion"), "kind": "Kustomization", "name": None}
+    document = DocumentResult(0, 1, status, out, source=source, findings=run.findings,
+                              output={"kind": "Kustomization (for the TrainJob)"})
+    return TextResult(out, [document])
+
+
+def _pass(name: str, text: str, root: Any, found: Bases, options: ConvertOptions,
+          shared: bool, joined: dict[str, _Step] | None) -> _Run:
+    """One translation of the kustomization's patches (``root`` is rewritten in place)."""
+    folder = Path(name).parent
+    limit = confinement(folder)
+    run = _Run(folder, found.jobs, converter(options), TrainJobType.of(options), limit=limit,
+               joint=joined)
     if found.outside and _mentions_legacy(text):
         run.findings += [notes.finding(UNTRANSLATABLE, "resources", f"the base {entry!r} "
                                        f"{_OUTSIDE}", notes_line(root, "resources"))
@@ -427,17 +637,7 @@ def convert_kustomization(name: str, text: str, options: ConvertOptions | None =
         if isinstance(entry, str):
             _strategic(run, merges, index)
     _images(run, root)
-    if not run.findings:
-        return TextResult(text)
-    blocked = any(f.code == UNTRANSLATABLE for f in run.findings) and not options.allow_lossy
-    status: Status = "failed" if blocked else "converted" if run.changed else "unchanged"
-    out = text
-    if status == "converted" and render_output:
-        out = yamlio.dump(root, yamlio.detect_indent(text))
-    source = {"apiVersion": root.get("apiVersion"), "kind": "Kustomization", "name": None}
-    document = DocumentResult(0, 1, status, out, source=source, findings=run.findings,
-                              output={"kind": "Kustomization (for the TrainJob)"})
-    return TextResult(out, [document])
+    return run
 
 
 def _targeted(run: _Run, entry: Any, at: str) -> None:
@@ -472,7 +672,7 @@ def _targeted(run: _Run, entry: Any, at: str) -> None:
                                               f"{named!r} {_OUTSIDE}", line))
             return
         patch = _read_patch(patch_file)
-    translation = translate(patch, chosen, run.convert)
+    translation, note = run.translation(at, patch, chosen)
     if translation.problems:
         run.findings += [notes.finding(UNTRANSLATABLE, f"{at}.patch", _problem(p), line)
                          for p in translation.problems]
@@ -488,7 +688,7 @@ def _targeted(run: _Run, entry: Any, at: str) -> None:
     target["group"], target["version"], target["kind"] = output.group, output.version, output.kind
     run.changed = True
     run.findings.append(notes.finding(TRANSLATED, at, f"the patch now targets the TrainJob "
-                                      f"({_summary(translation)})", line))
+                                      f"({_summary(translation)}{note})", line))
 
 
 def _strategic(run: _Run, merges: list[Any], index: int) -> None:
@@ -511,7 +711,7 @@ def _strategic(run: _Run, merges: list[Any], index: int) -> None:
     if not chosen:
         return
     at = f"patchesStrategicMerge[{index}]"
-    translation = translate(patch, chosen, run.convert)
+    translation, note = run.translation(at, patch, chosen)
     if translation.problems:
         run.findings += [notes.finding(UNTRANSLATABLE, at, _problem(p))
                          for p in translation.problems]
@@ -519,7 +719,7 @@ def _strategic(run: _Run, merges: list[Any], index: int) -> None:
     merges[index] = LiteralScalarString(render(translation))
     run.changed = True
     run.findings.append(notes.finding(TRANSLATED, at, "the strategic-merge patch now patches "
-                                      f"the TrainJob ({_summary(translation)})"))
+                                      f"the TrainJob ({_summary(translation)}{note})"))
 
 
 def _strategic_file(run: _Run, entry: str, index: int) -> None:
@@ -671,6 +871,14 @@ def convert_patch_file(name: str, text: str, options: ConvertOptions | None = No
         return TextResult(text, [DocumentResult(0, 1, "failed", text, source=source,
                                                 findings=[finding])])
     translation = translate(patch, chosen, converter(options))
+    note = ""
+    if translation.problems:  # judged with the overlay's other patches (``joint``)
+        real = Path(os.path.realpath(name))
+        joined = _joint_of(kustomization, root, jobs, options)
+        at = _joint_at(kustomization.parent, root, real, None) if joined else None
+        if joined is not None and at is not None and at in joined:
+            translation = joined[at].translation
+            note = f"; {_joint_note(joined, at, joined[at])}"
     if translation.problems:
         findings = [notes.finding(UNTRANSLATABLE, "", _problem(p), 1)
                     for p in translation.problems]
@@ -685,7 +893,7 @@ def convert_patch_file(name: str, text: str, options: ConvertOptions | None = No
                                                 findings=[finding])])
     out = render(translation, as_json=text.lstrip().startswith(("[", "{")))
     finding = notes.finding(TRANSLATED, "", "the patch now applies to the TrainJob "
-                            f"({_summary(translation)})", 1)
+                            f"({_summary(translation)}{note})", 1)
     out = out if render_output else text
     return TextResult(out, [DocumentResult(0, 1, "converted", out, source=source,
                                            findings=[finding],
