@@ -141,6 +141,20 @@ def test_current_trainjobs_in_templates_are_judged_as_before() -> None:
         [("skipped", ["Y103"])]
 
 
+def test_a_current_trainjob_template_the_stage_cannot_read_is_judged_as_before() -> None:
+    """(review 13) An inline ``{{ if }}...{{ end }}`` line: the template stage cannot read
+    it; a current TrainJob needs no upgrade, so it stays a Y103 warning, not a Y101 error."""
+    current = TRAINJOB.replace(TRAINJOB[TRAINJOB.index("  podTemplateOverrides"):
+                                        TRAINJOB.index("  runtimeRef")], "")
+    text = current.replace("${NODE_NUM}", "{{ .Values.nodes }}").replace(
+        "    numNodes:", "    {{ if .Values.gpu }}resourcesPerNode: {limits: {nvidia.com/gpu: 1}}"
+        "{{ end }}\n    numNodes:")
+    result = convert_text(text)
+    assert [(d.status, [f.code for f in d.findings]) for d in result.documents] == \
+        [("skipped", ["Y103"])]
+    assert result.text == text
+
+
 def test_a_placeholder_the_upgrade_cannot_carry_is_reported_at_its_line(tmp_path: Path) -> None:
     text = TRAINJOB.replace("${NODE_NUM}", "${A}${B}")  # not a whole value: not carried
     result = convert_text(text)
@@ -159,3 +173,23 @@ def test_validation_findings_of_an_upgrade_point_at_the_source_line() -> None:
     for finding in found:
         assert finding.path == "spec.trainer.numNodes"
         assert (finding.line, finding.column) == (17, 5)
+
+
+@pytest.mark.parametrize(("value", "kept"), [
+    ("\x00  # nodes", "\x00"), ('"\x00" # nodes', '"\x00"'), ("'\x00' # n", "'\x00'"),
+    ('"\x00 #y"', '"\x00 #y"'),  # (review 13) a ``#`` inside quotes is text, not a comment
+    ("\x00#c", "\x00#c"),  # no blank before it: not a comment either
+])
+def test_only_a_comment_after_a_whole_value_action_is_dropped(value: str, kept: str) -> None:
+    from migrator.template import codec
+
+    assert codec._COMMENTED.sub(r"\1", value) == kept
+
+
+def test_a_hash_inside_a_quoted_placeholder_value_is_kept() -> None:
+    text = PYTORCHJOB.replace("- name: pytorch\n", '- name: pytorch\n'
+                              '            env: [{name: TAG, value: "${TAG} #y"}]\n', 1)
+    result = convert_text(text)
+    assert [d.status for d in result.documents] == ["converted"]
+    assert result.text != text
+    assert '{name: TAG, value: "${TAG} #y"}' in result.text

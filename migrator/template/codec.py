@@ -20,7 +20,8 @@ _INT_TOKEN = re.compile(r"(?<![0-9A-Za-z_.])(3\d{8}|[3-8]\d{4})(?![0-9A-Za-z_.])
 _WHOLE = re.compile(r"^(\s*(?:- )?)([^\s:#][^:#]*?|\"[^\"]*\"|'[^']*'):[ \t]+(\S.*?)\s*$")
 # a whole-value action followed by a YAML comment (`numNodes: ${NODE_NUM}  # nodes`): the value is
 # the action alone (probe text: the action is \x00)
-_COMMENTED = re.compile("^([\"']?\x00[\"']?)[ \t]+#.*$")
+# (quotes closed: a ``#`` inside them is text)
+_COMMENTED = re.compile("^(\x00|\"\x00\"|'\x00')[ \t]+#.*$")
 _INDENT_FN = re.compile(r"\b(n?indent)\s+(\d+)\b")
 # Stand-ins: counts that the engine may add up (replicas) get 30000 + 2^i * 100 (i < 8), so a
 # sum of two is unique; other numbers and quantities get 300M + j * 1000 (read back alone).

@@ -81,9 +81,10 @@ def convert_templated(text: str, options: ConvertOptions, render: bool) -> TextR
         _ACTIVE.reset(token)
     if outcome is None:
         return None
-    if not detect.embeds_legacy_job(text) and outcome.status not in ("converted", "failed"):
-        # Trainer manifests only: the template stage carries an upgrade (a pre-2.2 TrainJob
-        # or runtime); a current one, or one the stage cannot read, is judged as before
+    if not detect.embeds_legacy_job(text) and outcome.status != "converted":
+        # Trainer manifests only: the template stage carries an upgrade (a pre-2.2 TrainJob or
+        # runtime); a current one, one it cannot read or an upgrade that fails is judged as
+        # before (a current chart's Y103, not the template stage's errors)
         return None
     return TextResult(outcome.text if render else text, _documents(outcome, text))
 
