@@ -52,3 +52,19 @@ def test_check_reports_it_as_y104() -> None:
     result = convert_text(_with_merges(3000), render=False)
     assert [f.code for d in result.documents for f in d.findings] == ["Y104"]
     assert result.documents[0].status == "failed"
+
+
+def test_explicit_merge_keys_count_too() -> None:
+    """(review 13) ``? <<`` then ``: *base`` is a merge key as well (as slow to load)."""
+    explicit = JOB + "".join(f"                - ? <<\n                  : *base\n"
+                             f"                  name: V{i}\n"
+                             for i in range(yamlio.MAX_MERGE_KEYS + 1))
+    with pytest.raises(yamlio.DocumentError) as refused:
+        yamlio.load(explicit)
+    assert refused.value.code == "Y104"
+
+
+def test_a_heredoc_is_no_merge_key() -> None:
+    script = "".join(f"      cat <<EOF{i}\n      x\n      EOF{i}\n" for i in range(600))
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata:\n  run.sh: |\n" + script
+    assert yamlio.load(text)["metadata"]["name"] == "s"

@@ -32,7 +32,7 @@ MAX_EXPANDED_NODES = 1_000_000
 # merge keys (``<<: *base``) in one document: ruamel's round-trip loader records each merge
 # of an anchor in a list it searches every time (quadratic: 3,000 merges took 23 s)
 MAX_MERGE_KEYS = 500
-_MERGE_KEY = re.compile(r"<<[ \t]*:")
+_MERGE_KEY = re.compile(r"<<[ \t]*(?::|#|$)", re.M)  # ``<<: *a``, and the explicit ``? <<``
 # MAX_DEPTH (deepest nesting loaded) and MAX_SCANNED_DEPTH (refused before parsing) live in
 # nesting.py, which fastload shares (no import circle between yamlio and fastload).
 FAST = True  # libyaml for the documents it loads identically (see fastload); False: pure only
