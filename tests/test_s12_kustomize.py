@@ -177,6 +177,34 @@ def test_a_held_base_is_not_replayed_from_the_results_cache(tmp_path: Path) -> N
     assert "PyTorchJob/train: would convert" in out
 
 
+def test_a_base_cached_before_its_overlay_fails_is_checked_again(tmp_path: Path) -> None:
+    """(review 13) A converting base near a kustomization is never cached: an overlay that
+    gains a patch it cannot convert holds the base back on the next warm run too."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "overlay" / "jobs").mkdir(parents=True)
+    (root / "overlay" / "jobs" / "job.yaml").write_text(JOB)
+    kustomization = root / "overlay" / "kustomization.yaml"
+    kustomization.write_text("resources:\n- jobs/job.yaml\n")  # no patch yet
+    env = {"PYTHONPATH": str(goldens.ROOT), "PATH": "/usr/bin:/bin",
+           "TRAINJOB_MIGRATE_CACHE_DIR": str(tmp_path / "cache")}
+
+    def check(*extra: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "migrator", "check", ".", *extra],
+                              capture_output=True, text=True, timeout=600, cwd=root, env=env,
+                              check=False)
+        return done.stdout + done.stderr
+
+    from migrator.batch.resultcache import RACY_SECONDS
+
+    time.sleep(RACY_SECONDS + 0.3)
+    for _ in range(2):  # cold, then warm: the base converts
+        assert "PyTorchJob/train: would convert" in check("-j", "1")
+    kustomization.write_text(MASTER_ONLY.replace("../../base", "jobs/job.yaml"))
+    for extra in (("-j", "1"), ("-j", "2"), ("--no-cache",)):
+        assert "jobs/job.yaml:1: error E811" in check(*extra), extra
+
+
 def test_a_legacy_job_far_from_any_kustomization_never_walks_the_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Only a file in or below a folder with a kustomization can be a base (kustomize's

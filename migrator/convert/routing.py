@@ -184,14 +184,17 @@ def hold_bases(name: str, text: str, result: TextResult,
                options: ConvertOptions) -> tuple[TextResult, bool]:
     """``result`` (the conversion of the YAML stream ``text`` read from ``name``) without the
     legacy jobs that an overlay of the run which cannot be converted patches (its bases follow
-    it: ``kustomization.hold_bases``), and whether it may be cached. Asked only of a result
-    that converts something, so a run that converts nothing never looks for overlays."""
+    it: ``kustomization.hold_bases``), and whether it may be cached: not when a kustomization
+    is near (its result depends on the overlays, which the file's stamp does not cover).
+    Asked only of a result that converts something, so a run that converts nothing never
+    looks for overlays."""
     if _pending is None or not result.changed or not _near_kustomization(name):
         return result, True
     _begin()
     from migrator.convert import kustomization
 
-    return kustomization.hold_bases(name, text, result, options)
+    held, _ = kustomization.hold_bases(name, text, result, options)
+    return held, False  # an overlay may patch it (now or once edited): never cached
 
 
 def kustomize_first(found: list[tuple[str, str]]
