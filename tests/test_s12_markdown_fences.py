@@ -101,7 +101,7 @@ def test_the_shape_is_read_from_the_first_command_line() -> None:
 
 @pytest.mark.parametrize("body", [
     "kubectl logs -f train-master-0\nEpoch 1: loss=0.3, accuracy: 0.91 {x}\n",  # not YAML
-    f"$ kubectl get pytorchjob a -o yaml\n{JOB}",  # a command's output, like ```console
+    "$ kubectl get pods\nNAME: train-0   READY: 1/1\n",  # a command's output, no job
 ], ids=["text", "output"])
 def test_an_untagged_block_that_is_not_yaml_is_passed_over(body: str) -> None:
     page = "See:\n\n" + _fence("", body)
@@ -115,6 +115,25 @@ def test_a_broken_legacy_job_in_an_untagged_block_is_still_reported() -> None:
     """Neither YAML nor a heredoc, but it shows a legacy job: check must not pass over it."""
     result = markdown.convert("See:\n\n" + _fence("", f"{JOB}  broken: [\n"))
     assert [[f.code for f in d.findings] for d in result.documents] == [["Y101"]]
+
+
+def test_a_prompt_then_a_legacy_job_in_an_untagged_block_is_reported() -> None:
+    """(review 13) ``$ kubectl get ... -o yaml`` then the job: not YAML, no heredoc, but it
+    shows a legacy job, so it is reported (Y101) as it was before untagged shell blocks."""
+    block = _fence("", f"$ kubectl get pytorchjob a -o yaml\n{JOB}")
+    result = markdown.convert("See:\n\n" + block)
+    assert [[f.code for f in d.findings] for d in result.documents] == [["Y101"]]
+
+
+def test_an_untagged_block_with_a_trainjob_and_a_broken_document_is_read_as_yaml() -> None:
+    """(review 13) A TrainJob beside a broken one: read as YAML as before (the broken one is
+    reported), not passed over as text."""
+    trainjob = ("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
+                "  name: t\nspec:\n  runtimeRef: {name: torch-distributed}\n"
+                "  trainer: {numNodes: 2, numProcPerNode: 4}\n")
+    broken = trainjob.replace("  name: t\n", "  name: u\n\tbad: tab\n")  # not YAML
+    result = markdown.convert("See:\n\n" + _fence("", trainjob + "---\n" + broken))
+    assert [[f.code for f in d.findings] for d in result.documents if d.findings] == [["Y101"]]
 
 
 def test_a_yaml_tagged_block_that_is_not_yaml_is_still_an_error() -> None:

@@ -10,7 +10,8 @@ documents carry the page's line numbers. Hugo shortcodes (``{{< >}}``, ``{{% %}}
 masked, not taken for templates. Shell blocks (``bash``, ``sh``, ...) have their heredocs
 converted like a script's (``shell``); so has an untagged block whose first command line
 starts a heredoc or is a ``$ `` prompt, and an untagged block that is not YAML (with no
-heredoc it is then passed over, like a block tagged with another language).
+heredoc it is then passed over, like a block tagged with another language, unless it shows a
+job or names a training kind: then it is read as YAML and reported if it is not).
 """
 
 from __future__ import annotations
@@ -151,6 +152,10 @@ def convert(text: str, options: ConvertOptions | None = None,
             if not detect.is_candidate(block.body):
                 continue
             new_body, results = _shell(block, options, render)
+            if not results and not block.info and _shows_job(block.body):
+                # an untagged block with no heredoc that shows a job (a prompt, then
+                # ``kubectl get -o yaml`` output): read as YAML, as before (reported if broken)
+                new_body, results = _snippet(block, options, render)
         elif block.is_snippet:
             new_body, results = _snippet(block, options, render)
         else:
@@ -172,6 +177,14 @@ def _shell(block: Block, options: ConvertOptions,
     if not result.changed or not render:
         return None, documents
     return _indent(result.text, block), documents
+
+
+def _shows_job(body: str) -> bool:
+    """The block shows a legacy job (whole or in part) or names a training kind (a Trainer
+    object too): one check must never pass over, even when the block is not YAML."""
+    from migrator.load import detect
+
+    return _legacy_part().search(body) is not None or detect.mentions_training_kind(body)
 
 
 @functools.cache
@@ -203,7 +216,7 @@ def _snippet(block: Block, options: ConvertOptions,
         # legacy job (a broken one is still reported: check never passes over a legacy job)
         shell = _shell(block, options, render) if detect.is_candidate(block.body) else \
             (None, [])
-        if shell[1] or _legacy_part().search(block.body) is None:
+        if shell[1] or not _shows_job(block.body):
             return shell
     offset = block.first
     last = max(block.last, block.line)
