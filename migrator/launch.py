@@ -326,9 +326,9 @@ def _bounded_globs(patterns: tuple[str, ...]) -> None:
     for pattern in patterns:
         if globs.too_complex(pattern):
             raise UsageError(f"pattern {shown(globs.shown(pattern))!r}: more than "
-                             f"{globs.MAX_STARS} wildcards, or {globs.MAX_SEGMENT_STARS} in "
-                             "one name, make matching too slow; split it into simpler "
-                             "patterns")
+                             f"{globs.MAX_STARS} wildcards, or more than "
+                             f"{globs.MAX_SEGMENT_STARS} in one name, make matching too slow; "
+                             "split it into simpler patterns")
 
 
 def preload(options: ConvertOptions) -> None:

@@ -32,6 +32,8 @@ LEGACY = (FIXTURES / "pytorchjob" / "minimal.in.yaml").read_text()
     ("*a*a*a*a*a*a*a*a*b", "*a*a*a*a*a*a*a*a*b", True),
     ("a/**/a/**/a/**/a/**/a/**/x", "a/**/a/**/a/**/a/**/a/**/x", True),
     ("**/**/**/**/**/x", "**/**/**/**/**/x", False),  # one ``**`` (pathspec merges them)
+    ("**/build/**/*-*.*", "**/build/**/*-*.*", False),  # a leading ``**`` is not counted
+    ("a/**/b/**/*-*.*", "a/**/b/**/*-*.*", True),
 ])
 def test_normal_form_and_refusal(pattern: str, normal: str, refused: bool) -> None:
     assert globs.normal(pattern) == normal

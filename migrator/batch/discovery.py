@@ -360,8 +360,9 @@ class _IgnoreStack:
             more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
             self.unlisted.setdefault(path, Unreadable(
                 path, f"pattern {bounded.shown(pattern)!r} (line {number}){more} not used: "
-                f"more than {bounded.MAX_STARS} wildcards, or {bounded.MAX_SEGMENT_STARS} in "
-                "one name, make matching too slow; the files it names were walked",
+                f"more than {bounded.MAX_STARS} wildcards, or more than "
+                f"{bounded.MAX_SEGMENT_STARS} in one name, make matching too slow; the files "
+                "it names were walked",
                 GITIGNORE, folder=True))
         return kept
 

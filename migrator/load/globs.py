@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-MAX_STARS = 4  # wildcards in one pattern: each ``*`` in a segment, each ``**`` segment
+MAX_STARS = 4  # wildcards in one pattern: each ``*`` in a segment, each ``**`` segment but
+# a leading one
 MAX_SEGMENT_STARS = 3  # ``*`` in one path segment (a name may be 255 characters long)
 
 
@@ -30,8 +31,9 @@ def spec(patterns: Iterable[str]) -> Any:
 def too_complex(pattern: str) -> bool:
     """Whether matching ``pattern`` could take too long (more wildcards than allowed)."""
     total = 0
-    previous_globstar = False
-    for segment in normal(pattern).removeprefix("!").split("/"):
+    # a leading ``**`` is the "anywhere" every pattern without a slash has: not counted
+    previous_globstar = True
+    for segment in normal(pattern).removeprefix("!").removeprefix("/").split("/"):
         if segment == "**":
             total += 0 if previous_globstar else 1  # ``**/**`` is one (pathspec merges them)
             previous_globstar = True
