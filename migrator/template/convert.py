@@ -12,7 +12,13 @@ from migrator.template.conditions import condition as _condition
 from migrator.template.marks import ENV_MARK, MARK
 from migrator.template.structure import Unsupported
 from migrator.template.tokens import Dialect, TemplateSyntaxError, tokenize
-from migrator.template.worlds import MAX_BRANCH_RUNS, WorldFailed, fold, render_lines
+from migrator.template.worlds import (
+    MAX_BRANCH_RUNS,
+    WorldFailed,
+    fold,
+    max_runs,
+    render_lines,
+)
 
 Status = Literal["converted", "unchanged", "failed", "skipped"]
 NOT_CARRIED = "Y110"
@@ -121,6 +127,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     codec = Codec(template, dialect)
 
     runs = [0]
+    total = min(MAX_TOTAL_RUNS, 2 * max_runs(codec))  # (fewer for a long template)
     # a refold (a branch kept legacy) meets most worlds of the fold before it again, as the
     # same text (the kept branch was the reference one): each text is converted once
     seen: dict[str, tuple[str, list[Any], bool]] = {}
@@ -129,8 +136,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         if world_text in seen:
             return seen[world_text]
         runs[0] += 1  # every fold (one more per branch kept legacy) draws on one budget
-        if runs[0] > MAX_TOTAL_RUNS:
-            raise Unsupported(f"the template's blocks needed more than {MAX_TOTAL_RUNS} branch "
+        if runs[0] > total:
+            raise Unsupported(f"the template's blocks needed more than {total} branch "
                               "conversions in all (its branches kept failing in turn); decide "
                               "which values the blocks take (render the chart first, "
                               "`check --helm`), or split the template", 0)

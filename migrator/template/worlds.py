@@ -124,6 +124,11 @@ MAX_GUARD_ROUNDS = 12
 # template left byte-identical, nothing converted) instead of taking minutes. The converted
 # corpus charts plan at most 74 (arena mpijob/pytorchjob); arena tfjob (121) is refused here.
 MAX_BRANCH_RUNS = 80
+# Each run converts the whole template, so the runs a document may take also shrink with its
+# length: at most this many characters converted over all of them (~3 s per million here; the
+# largest corpus chart, arena's pytorchjob, plans 74 runs of 24 KB: 1.8 M). A template of many
+# jobs (each run converts them all) took minutes before (hostile-input attack 12).
+MAX_BRANCH_WORK = 2_000_000
 
 
 def planned_runs(codec: Codec) -> int:
@@ -143,10 +148,16 @@ def planned_runs(codec: Codec) -> int:
     return runs + (code_length(leaves) if leaves >= BATCH_MIN else leaves)
 
 
+def max_runs(codec: Codec) -> int:
+    """The branch runs this document may take: MAX_BRANCH_RUNS, fewer for a long template
+    (MAX_BRANCH_WORK characters converted in all)."""
+    return max(1, min(MAX_BRANCH_RUNS, MAX_BRANCH_WORK // max(1, len(codec.template.text))))
+
+
 def too_many_runs(codec: Codec) -> Unsupported | None:
-    """The refusal for a document with more branch worlds than MAX_BRANCH_RUNS, or None."""
+    """The refusal for a document with more branch worlds than it may take, or None."""
     runs = planned_runs(codec)
-    if runs <= MAX_BRANCH_RUNS:
+    if runs <= max_runs(codec):
         return None
     return _over_cap(codec, str(runs))
 
@@ -156,8 +167,11 @@ def _over_cap(codec: Codec, runs: str) -> Unsupported:
     count = sum(1 for b in codec.template.blocks if codec.canon.get(b.id, b.id) == b.id)
     first = codec.template.blocks[0] if codec.template.blocks else None
     head = first.branches[0].header.text if first and first.branches[0].header else ""
+    limit = max_runs(codec)
+    size = "" if limit == MAX_BRANCH_RUNS else \
+        f" for a template of {len(codec.template.text) // 1024} KB"
     return Unsupported(f"{count} conditional/range blocks need {runs} branch conversions, more "
-                       f"than the limit of {MAX_BRANCH_RUNS} per document; decide which "
+                       f"than the limit of {limit} per document{size}; decide which "
                        "values the blocks take (render the chart first, `check --helm`), or "
                        "split the template so that each file has fewer blocks",
                        first.line if first else 0, head)
@@ -364,16 +378,17 @@ def _score(lines: list[str], start: int, stop: int) -> tuple[bool, bool, bool]:
 def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folded:
     forced = dict(forced or {})
     refused = too_many_runs(codec)
+    limit = max_runs(codec)
     blocks = {b.id: b for b in codec.template.blocks}
     folded = Folded([])
 
     def run(world: World) -> list[str]:
         key = tuple(sorted(world.items()))
         if key not in folded.worlds:
-            if len(folded.worlds) >= MAX_BRANCH_RUNS:
+            if len(folded.worlds) >= limit:
                 # batched worlds that disagree fall back to one block at a time: the plan
                 # under the cap does not bound what the fallback converts, this does
-                raise _over_cap(codec, f"more than {MAX_BRANCH_RUNS}")
+                raise _over_cap(codec, f"more than {limit}")
             text = codec.encode(world).text
             out, docs, ok = convert(text)
             if not ok:
