@@ -984,45 +984,21 @@ def _overlay(name: str, options: ConvertOptions) -> _Overlay | None:
 
 def _patched(folder: Path, root: Any, found: Bases, limit: Path) -> set[tuple[str, int]]:
     """The legacy jobs of ``found`` that the kustomization's patches (or ``images:``) select;
-    a patch whose target cannot be told selects them all."""
-    from migrator.load import yamlio
-
-    origin = {id(job): where for job, where in zip(found.jobs, found.origins, strict=True)}
+    a patch that cannot be read, or whose target cannot be told, selects them all."""
     every = set(found.origins)
-    if _list(root.get("images")):
+    entries = _entries(folder, root, limit)
+    if _list(root.get("images")) or entries is None:
         return every
+    origin = {id(job): where for job, where in zip(found.jobs, found.origins, strict=True)}
     chosen: set[tuple[str, int]] = set()
-
-    def select(target: Any) -> None:
-        chosen.update(origin[id(job)] for job in targets(target, found.jobs))
-
-    def own_target(patch: Any) -> Any:  # a strategic-merge patch names what it patches
-        if not isinstance(patch, dict):
-            return None
-        return {"kind": patch.get("kind"), "name": (patch.get("metadata") or {}).get("name")}
-
-    entries = [(e, e.get("target")) for key in ("patches", "patchesJson6902")
-               for e in _list(root.get(key)) if isinstance(e, dict)]
-    entries += [(e, None) for e in _list(root.get("patchesStrategicMerge"))]
-    for entry, target in entries:
-        if isinstance(target, dict):
-            select(target)
-            continue
-        text = entry.get("patch") if isinstance(entry, dict) else entry
-        named = entry.get("path") if isinstance(entry, dict) else None
-        if isinstance(text, str) and named is None and ("\n" in text or ":" in text):
-            try:
-                patch = yamlio.plain(yamlio.load(text))
-            except yamlio.DocumentError:
-                patch = None
-        else:
-            named = named if named is not None else text
-            where = resolve(folder, str(named), limit) if isinstance(named, str) else None
-            patch = _read_patch(where) if where is not None else None
-        target = own_target(patch)
-        if target is None or target.get("kind") is None:
+    for entry in entries:
+        target = entry.target
+        if target is None and isinstance(entry.patch, dict):  # a strategic-merge patch
+            target = {"kind": entry.patch.get("kind"),  # names what it patches
+                      "name": (entry.patch.get("metadata") or {}).get("name")}
+        if not isinstance(target, dict) or target.get("kind") is None:
             return every
-        select(target)
+        chosen.update(origin[id(job)] for job in targets(target, found.jobs))
     return chosen
 
 
@@ -1049,19 +1025,16 @@ def _held_by_others(name: str, options: ConvertOptions) -> list[str]:
     return found.blocked.get(os.path.realpath(name), []) if found is not None else []
 
 
-def hold_bases(name: str, text: str, result: TextResult,
-               options: ConvertOptions) -> tuple[TextResult, bool]:
+def hold_bases(name: str, text: str, result: TextResult, options: ConvertOptions) -> TextResult:
     """``result`` (the conversion of the YAML stream ``text`` read from ``name``) with the
-    legacy jobs that an overlay of the run holds back left as they are (an E811 each), and
-    whether the result may be cached (False when overlays patch the file: it depends on
-    them)."""
+    legacy jobs that an overlay of the run holds back left as they are (an E811 each)."""
     found = holds(options)
     real = os.path.realpath(name)
     if found is None or real not in found.bases:
-        return result, True
+        return result
     held = {index: shown for (path, index), shown in found.jobs.items() if path == real}
     if not held:
-        return result, False
+        return result
     from migrator.load import stream
     from migrator.results import TextResult
 
@@ -1070,10 +1043,10 @@ def hold_bases(name: str, text: str, result: TextResult,
             d.index != i for i, d in enumerate(result.documents)):
         # (a templated stream, converted as a whole) the whole file stays as it is
         every = sorted({o for shown in held.values() for o in shown})
-        return TextResult(text, [_held(d, d.text, every) for d in result.documents]), False
+        return TextResult(text, [_held(d, d.text, every) for d in result.documents])
     documents = [_held(d, chunks[d.index].text, held.get(d.index, []))
                  for d in result.documents]
-    return TextResult("".join(d.text for d in documents), documents), False
+    return TextResult("".join(d.text for d in documents), documents)
 
 
 def _held(document: DocumentResult, original: str, overlays: list[str]) -> DocumentResult:

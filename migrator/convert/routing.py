@@ -193,8 +193,8 @@ def hold_bases(name: str, text: str, result: TextResult,
     _begin()
     from migrator.convert import kustomization
 
-    held, _ = kustomization.hold_bases(name, text, result, options)
-    return held, False  # an overlay may patch it (now or once edited): never cached
+    # an overlay may patch it (now or once edited): never cached
+    return kustomization.hold_bases(name, text, result, options), False
 
 
 def kustomize_first(found: list[tuple[str, str]]
