@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from migrator import paths
 from migrator.check import crdschema, validate
 from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
@@ -24,7 +23,6 @@ from migrator.results import (
     Status,
     TextResult,
     _set,
-    replaced,
 )
 from migrator.settings import ConvertOptions
 
@@ -106,7 +104,7 @@ def _validate(chunk: stream.Chunk, index: int, catalog: Catalog, options: Conver
     findings = validate.check(plain, target, catalog.codes, known,
                               resolve=bool(options.runtime_files))
     findings += crdschema.check(plain, options.crds, catalog.codes)
-    located = [_locate(f, root, chunk.line - 1) for f in findings]
+    located = [yamlio.located(f, root, chunk.line - 1) for f in findings]
     meta: dict[str, Any] = root["metadata"] if isinstance(root.get("metadata"), dict) else {}
     source = {"apiVersion": api, "kind": root.get("kind"), "name": meta.get("name"),
               "namespace": meta.get("namespace")}
@@ -114,14 +112,3 @@ def _validate(chunk: stream.Chunk, index: int, catalog: Catalog, options: Conver
         else "unchanged"
     return DocumentResult(index, chunk.line, status, chunk.text, source=source,
                           findings=located)
-
-
-def _locate(finding: Finding, root: Any, line_offset: int) -> Finding:
-    path = paths.parse_rendered(finding.path)
-    if any(isinstance(p, tuple) for p in path):
-        return finding
-    line, column = yamlio.locate(root, path, line_offset)
-    if line is None:
-        return finding
-    return replaced(finding, line=line, column=column)
-

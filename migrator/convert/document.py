@@ -173,7 +173,9 @@ def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
     checked = validate.check(plain_doc, target, catalog.codes, _known_runtimes(catalog, options),
                              resolve=bool(options.runtime_files))
     checked += crdschema.check(plain_doc, options.crds, catalog.codes)
-    ledger.findings.extend(upgrade.locate_findings(checked, root, chunk.line - 1))
+    # an upgrade edits the document in place: a finding's path names the same source field
+    ledger.findings.extend(yamlio.located(f, root, chunk.line - 1, exact=True)
+                           for f in checked)
     result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
                             mappings=ledger.mappings, findings=ledger.findings)
     return _finish(result, doc, chunk, options, render)

@@ -19,7 +19,6 @@ from migrator.knowledge import catalog
 from migrator.knowledge.specs import TargetSpec, UpgradeSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
-from migrator.results import Finding, replaced
 
 
 def _data() -> UpgradeSpec:
@@ -118,21 +117,6 @@ def upgrade_runtime(root: Any, ledger: Ledger, api_version: str, *, prototype: b
     ledger.default(("spec",))
     ledger.close()
     return doc
-
-
-def locate_findings(findings: list[Finding], root: Any, line_offset: int) -> list[Finding]:
-    """``findings`` about the upgraded document (validation of the output), each without a
-    line given the line of its field in the source ``root`` when the field is there: an
-    upgrade edits the document in place, so such a path names the same field in both."""
-    located = []
-    for finding in findings:
-        path = paths.parse_rendered(finding.path) if finding.path else ()
-        if finding.line is None and path and all(isinstance(s, str | int) for s in path) \
-                and paths.has(root, path):
-            line, column = yamlio.locate(root, path, line_offset)
-            finding = replaced(finding, line=line, column=column)
-        located.append(finding)
-    return located
 
 
 def _runtime_message(name: str, key: str, value: Any, version: str, why: str | None) -> str:

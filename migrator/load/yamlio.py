@@ -21,7 +21,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.tag import Tag
 
 from migrator.load.nesting import MAX_DEPTH, MAX_SCANNED_DEPTH
-from migrator.results import FrozenValue, _set
+from migrator.results import Finding, FrozenValue, _set, replaced
 
 if TYPE_CHECKING:  # as in migrator.results
     from dataclasses import dataclass as fields_only
@@ -375,6 +375,19 @@ def quoted(text: str) -> Any:
     from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
     return DoubleQuotedScalarString(text)
+
+
+def located(finding: Finding, root: Any, line_offset: int, *, exact: bool = False) -> Finding:
+    """``finding`` with the line and column of its field in the document ``root`` when it has
+    none (``locate``: the deepest known ancestor; with ``exact``, only the field itself)."""
+    from migrator import paths
+
+    path = paths.parse_rendered(finding.path) if finding.path else ()
+    if finding.line is not None or not path or any(isinstance(s, tuple) for s in path) or \
+            (exact and not paths.has(root, path)):
+        return finding
+    line, column = locate(root, path, line_offset)
+    return finding if line is None else replaced(finding, line=line, column=column)
 
 
 def locate(root: Any, path: tuple[Any, ...], line_offset: int = 0) -> tuple[int | None, int | None]:
