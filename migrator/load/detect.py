@@ -120,21 +120,31 @@ def legacy_kind_line() -> re.Pattern[str]:
 
 
 @functools.cache
-def _kind_pattern(legacy_only: bool) -> re.Pattern[str]:
-    names = legacy_kinds() if legacy_only else kinds()[1]
+def _kind_pattern(which: str) -> re.Pattern[str]:
+    """A ``kind:`` naming a kind of ``which``: "legacy", "training" (legacy and Trainer) or
+    "trainer" (TrainJob and the runtimes)."""
+    legacy, training = kinds()
+    names = {"legacy": legacy, "training": training,
+             "trainer": tuple(kind for kind in training if kind not in legacy)}[which]
     return re.compile(r"kind:\s*[\"']?(" + "|".join(map(re.escape, names)) + r")\b")
 
 
+def trainer_kind(text: str) -> str | None:
+    """The first Trainer kind (TrainJob, a runtime) a ``kind:`` of ``text`` names."""
+    match = _kind_pattern("trainer").search(text)
+    return match.group(1) if match else None
+
+
 def mentions_training_kind(text: str) -> bool:
-    return _kind_pattern(False).search(text) is not None
+    return _kind_pattern("training").search(text) is not None
 
 
 def training_kind(text: str) -> str | None:
     """The first training kind a (possibly unparseable) document names."""
-    match = _kind_pattern(False).search(text)
+    match = _kind_pattern("training").search(text)
     return match.group(1) if match else None
 
 
 def embeds_legacy_job(text: str) -> str | None:
-    match = _kind_pattern(True).search(text)
+    match = _kind_pattern("legacy").search(text)
     return match.group(1) if match else None

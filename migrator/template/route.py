@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bisect
 import contextvars
-import functools
 import re
 from typing import Any
 
@@ -30,7 +29,7 @@ _ARGO = re.compile(r"^kind:\s*[\"']?(" + "|".join(detect.ARGO_KINDS) + r")\b", r
 def dialect(text: str) -> str | None:
     """The template dialect of a text holding a legacy job or a Trainer manifest (which may
     need an upgrade to the 2.2 shape), or None (not ours to convert)."""
-    if not (detect.embeds_legacy_job(text) or trainer_kind(text)) or "{%" in text \
+    if not (detect.embeds_legacy_job(text) or detect.trainer_kind(text)) or "{%" in text \
             or "{#" in text:
         return None
     if "{{" in text:
@@ -87,20 +86,6 @@ def convert_templated(text: str, options: ConvertOptions, render: bool) -> TextR
         # before (a current chart's Y103, not the template stage's errors)
         return None
     return TextResult(outcome.text if render else text, _documents(outcome, text))
-
-
-def trainer_kind(text: str) -> str | None:
-    """The first Trainer kind (TrainJob, a runtime: mappings/kinds.yaml ``current`` and
-    ``prototypes``) a ``kind:`` of ``text`` names."""
-    match = _trainer_kinds().search(text)
-    return match.group(1) if match else None
-
-
-@functools.cache
-def _trainer_kinds() -> re.Pattern[str]:
-    legacy, training = detect.kinds()
-    names = [kind for kind in training if kind not in legacy]
-    return re.compile(r"kind:\s*[\"']?(" + "|".join(map(re.escape, names)) + r")\b")
 
 
 # a Jinja statement or comment tag (`${#ARRAY[@]}` in a shell script is no Jinja comment, a
