@@ -19,38 +19,12 @@ from migrator import convert_text
 from migrator.convert import kustomization
 from migrator.load import stream, yamlio
 from tests import goldens
+from tests.test_s12_kustomize import JOB, TARGET  # (the same base job and patch target)
 
 KUBECTL = shutil.which("kubectl")
 
-JOB = """\
-apiVersion: kubeflow.org/v1
-kind: PyTorchJob
-metadata:
-  name: train
-spec:
-  pytorchReplicaSpecs:
-    Master:
-      replicas: 1
-      template:
-        spec:
-          containers:
-            - name: pytorch
-              image: docker.io/example/train:1.0
-              command: ["/bin/bash", "-c"]
-              args: ["torchrun /app/placeholder.py"]
-    Worker:
-      replicas: 1
-      template:
-        spec:
-          containers:
-            - name: pytorch
-              image: docker.io/example/train:1.0
-              command: ["/bin/bash", "-c"]
-              args: ["torchrun /app/placeholder.py"]
-"""
 ARGS = "/spec/pytorchReplicaSpecs/{role}/template/spec/containers/0/args/0"
 AFFINITY = "/spec/pytorchReplicaSpecs/{role}/template/spec/affinity"
-TARGET = "  target:\n    kind: PyTorchJob\n    name: train\n"
 
 
 def _op(role: str, value: str, path: str = ARGS) -> str:
