@@ -401,10 +401,6 @@ def _git_root(folder: Path) -> Path | None:
     return None
 
 
-# git never runs a program named by the repository's own config for these commands.
-_GIT = ("git", "-c", "core.fsmonitor=false")
-
-
 def _with_changes(selection: Selection) -> Selection:
     """Resolve --changed-since into the set of changed or new files (realpaths)."""
     import subprocess  # only here: a run without --changed-since never starts git
@@ -414,8 +410,10 @@ def _with_changes(selection: Selection) -> Selection:
         top = _git("rev-parse", "--show-toplevel").rstrip("\n")
         commit = _commit(ref)
         names: set[str] = set()
-        for command in (("diff", "-z", "--no-ext-diff", "--no-textconv", "--name-only",
-                         "--diff-filter=ACMR", commit, "--"),
+        # plumbing (diff-index), not ``git diff``: it neither refreshes nor writes the index
+        # (a file whose stat changed counts as changed: its content is not read)
+        for command in (("diff-index", "-z", "--no-ext-diff", "--no-textconv", "--name-only",
+                         "--no-renames", "--diff-filter=ACMR", commit, "--"),
                         ("ls-files", "-z", "--others", "--exclude-standard")):
             names.update(os.path.realpath(os.path.join(top, name))
                          for name in _git(*command, cwd=top).split("\0") if name)
@@ -450,8 +448,42 @@ def _git(*args: str, cwd: str | None = None) -> str:
     """git's output (file names as the file system has them: no newline translation)."""
     import subprocess
 
-    return os.fsdecode(subprocess.run([*_GIT, *args], capture_output=True, check=True,
-                                      cwd=cwd).stdout)
+    return os.fsdecode(subprocess.run(["git", *_SAFE, *args], capture_output=True, check=True,
+                                      stdin=subprocess.DEVNULL, cwd=cwd,
+                                      env=_safe_env(cwd)).stdout)
+
+
+# git runs nothing a repository configures: no hook (core.hooksPath; nor does the index get
+# written: no optional locks), no fsmonitor, no pager, no external diff or textconv (the
+# commands' options), no transport (a partial clone's lazy fetch), no filter (``_safe_env``)
+_SAFE = ("--no-pager", "--no-optional-locks", "-c", "core.hooksPath=/dev/null",
+         "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
+         "-c", "protocol.allow=never", "-c", "diff.external=")
+
+
+def _safe_env(cwd: str | None) -> dict[str, str]:
+    """The environment of a git the tool starts: no system config, no optional locks, no
+    prompt nor lazy fetch, and every filter driver the configuration names made empty (git
+    then filters nothing: convert.c ``apply_filter``; and not required), by git's
+    ``GIT_CONFIG_COUNT`` (command-line scope: it overrides the repository's config)."""
+    import subprocess
+
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith("GIT_CONFIG_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0",
+               GIT_NO_LAZY_FETCH="1", GIT_NO_REPLACE_OBJECTS="1")
+    listed = subprocess.run(["git", *_SAFE, "config", "-z", "--get-regexp", r"^filter\."],
+                            capture_output=True, check=False, stdin=subprocess.DEVNULL,
+                            cwd=cwd, env=env).stdout
+    drivers = sorted({key[len("filter."):key.rindex(".")] for key in
+                      (os.fsdecode(item).partition("\n")[0] for item in listed.split(b"\0"))
+                      if key.count(".") >= 2})
+    overrides = [(f"filter.{name}.{var}", value) for name in drivers for var, value in
+                 (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false"))]
+    env["GIT_CONFIG_COUNT"] = str(len(overrides))
+    for index, (key, value) in enumerate(overrides):
+        env[f"GIT_CONFIG_KEY_{index}"], env[f"GIT_CONFIG_VALUE_{index}"] = key, value
+    return env
 
 
 def _join(key: str, name: str) -> str:
