@@ -528,9 +528,8 @@ def _relative_for_file(path: Path) -> str:
     """The place below an output folder of a file named by the run, or of a folder named
     with other paths: its path relative to the working directory (links resolved), or, when
     outside it, its absolute path without the leading separator."""
-    try:
-        resolved = path.resolve()
-    except OSError:  # (a relative path once the working directory is gone)
+    resolved = Path(_realpath(os.fspath(path)))  # (not Path.resolve: a link loop raises)
+    if not resolved.is_absolute():  # (a relative path once the working directory is gone)
         return os.fspath(path)
     try:
         return str(resolved.relative_to(Path.cwd().resolve()))
