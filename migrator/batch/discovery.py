@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 from migrator.errors import MigratorError
-from migrator.load import sources
 from migrator.results import FrozenValue, Unreadable
 
 _set = object.__setattr__  # how a frozen value's constructor sets its fields
@@ -37,6 +37,8 @@ STDIN = "-"
 GITIGNORE = ".gitignore"
 UNLISTED = "cannot list folder"  # the reason of a folder a walk could not list starts so
 IGNORE_BYTES = 1 << 20  # a .gitignore is read up to this size
+# .gitignore patterns a walk reads (each costs ~1 ms to compile; matching is one expression)
+MAX_IGNORE_PATTERNS = 3000
 _NAME = attrgetter("name")  # a folder entry's name (the sort key of a listing)
 # what ends a folder name that ``os.path.join`` would not add a separator to
 _SEPARATORS = (os.sep, os.altsep) if os.altsep else os.sep
@@ -326,6 +328,7 @@ class _IgnoreStack:
     def __init__(self, root: Path, unlisted: dict[str, Unreadable] | None = None) -> None:
         self.specs: list[tuple[str, Any]] = []
         self.loaded: set[str] = set()
+        self.patterns = 0  # patterns read (at most ``MAX_IGNORE_PATTERNS``)
         self.unlisted = unlisted  # a .gitignore with a pattern not used is reported there
         top = _git_root(root.resolve())
         if top is not None:
@@ -338,10 +341,26 @@ class _IgnoreStack:
         if folder in self.loaded:
             return
         self.loaded.add(folder)
-        data = sources.head(os.path.join(folder, GITIGNORE), IGNORE_BYTES)  # regular files only
+        data = _ignore_file(os.path.join(folder, GITIGNORE))
         if data is not None:
             lines = data.decode("utf-8", "replace").splitlines()
-            self.specs.append((folder, _spec(tuple(self._usable(folder, lines)))))
+            from migrator.load.globs import ignore_spec
+
+            usable = self._usable(folder, lines)
+            count = sum(1 for line in usable if line.strip() and not line.startswith("#"))
+            if self.patterns + count > MAX_IGNORE_PATTERNS:
+                self._refuse(folder, f"its {count} patterns not used: a walk reads at most "
+                             f"{MAX_IGNORE_PATTERNS} .gitignore patterns (the time to read "
+                             "them grows with each); the files they name were walked")
+                return
+            self.patterns += count
+            self.specs.append((folder, ignore_spec(usable)))
+
+    def _refuse(self, folder: str, why: str) -> None:
+        """Report ``folder``'s .gitignore (Y102: the folder is walked as if it named less)."""
+        if self.unlisted is not None:
+            path = os.path.join(folder, GITIGNORE)
+            self.unlisted.setdefault(path, Unreadable(path, why, GITIGNORE, folder=True))
 
     def _usable(self, folder: str, lines: list[str]) -> list[str]:
         """``lines`` without the patterns whose matching could take too long (a hostile
@@ -350,20 +369,20 @@ class _IgnoreStack:
 
         kept, refused = [], []
         for number, line in enumerate(lines, 1):
-            if line.lstrip().startswith("#") or not bounded.too_complex(line.strip()):
-                kept.append(line)
+            pattern = bounded.git_pattern(line)  # (None: git's pattern matches nothing)
+            if pattern is None:
+                continue
+            if pattern.lstrip().startswith("#") or not bounded.too_complex(pattern.strip()):
+                kept.append(pattern)
             else:
                 refused.append((number, line.strip()))
-        if refused and self.unlisted is not None:
-            path = os.path.join(folder, GITIGNORE)
+        if refused:
             number, pattern = refused[0]
             more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
-            self.unlisted.setdefault(path, Unreadable(
-                path, f"pattern {bounded.shown(pattern)!r} (line {number}){more} not used: "
-                f"more than {bounded.MAX_STARS} wildcards, or more than "
-                f"{bounded.MAX_SEGMENT_STARS} in one name, make matching too slow; the files "
-                "it names were walked",
-                GITIGNORE, folder=True))
+            self._refuse(folder, f"pattern {bounded.shown(pattern)!r} (line {number}){more} not "
+                         f"used: more than {bounded.MAX_STARS} wildcards, or more than "
+                         f"{bounded.MAX_SEGMENT_STARS} in one name, make matching too slow; "
+                         "the files it names were walked")
         return kept
 
     def ignored(self, folder: str, name: str, *, directory: bool) -> bool:
@@ -381,6 +400,30 @@ class _IgnoreStack:
             relative = os.path.relpath(folder, base).replace(os.sep, "/")
             rules.append(("" if relative == "." else relative + "/", spec))
         return rules
+
+
+def _ignore_file(path: str) -> bytes | None:
+    """The first ``IGNORE_BYTES`` of the .gitignore at ``path``; None when there is none, it
+    cannot be read, or it is not a regular file: a link is not followed (as git: dir.c in
+    v2.39.5 reads in-tree .gitignore files with ``PATTERN_NOFOLLOW``, lines 1083 and 1674),
+    so a repository cannot make the walk read a file elsewhere."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+                         | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            return None
+        chunks, size = [], 0
+        while size < IGNORE_BYTES and (chunk := os.read(handle, IGNORE_BYTES - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
 
 
 def _ignored(rules: list[tuple[str, Any]], name: str, directory: bool) -> bool:
