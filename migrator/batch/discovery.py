@@ -77,37 +77,42 @@ class Walk(FrozenValue):
     tree). Iterate ``changes()`` first so that git is asked once.
 
     ``unlisted`` (not a field: not compared) gathers, across every iteration, the folders
-    the walk entered but could not list, by realpath, in the order first met."""
+    the walk entered but could not list, by realpath, in the order first met; ``ignored``
+    (nor is it) counts the files the last iteration passed over as ignored (.gitignore)."""
 
     FIELDS = ("paths", "selection")
     paths: tuple[str, ...]
     selection: Selection
     unlisted: dict[str, Unreadable]
+    ignored: list[int]
 
     def __init__(self, paths: tuple[str, ...], selection: Selection | None = None,
-                 unlisted: dict[str, Unreadable] | None = None) -> None:
+                 unlisted: dict[str, Unreadable] | None = None,
+                 ignored: list[int] | None = None) -> None:
         _set(self, "paths", paths)
         _set(self, "selection", EVERY_FILE if selection is None else selection)
         _set(self, "unlisted", {} if unlisted is None else unlisted)
+        _set(self, "ignored", [0] if ignored is None else ignored)
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
-        return discover(self.paths, self.selection, self.unlisted)
+        return discover(self.paths, self.selection, self.unlisted, self.ignored)
 
     def groups(self) -> Iterator[Folder]:
         """The files grouped by folder (``groups``)."""
-        return groups(self.paths, self.selection, self.unlisted)
+        return groups(self.paths, self.selection, self.unlisted, self.ignored)
 
     def changes(self) -> Walk:
         """This walk with ``--changed-since`` resolved (git asked now, once)."""
         if self.selection.changed_since is None or self.selection.only is not None:
             return self
-        return Walk(self.paths, _with_changes(self.selection), self.unlisted)
+        return Walk(self.paths, _with_changes(self.selection), self.unlisted, self.ignored)
 
 
 def discover(paths: tuple[str, ...], selection: Selection = EVERY_FILE,
-             unlisted: dict[str, Unreadable] | None = None) -> Iterator[tuple[str, str]]:
+             unlisted: dict[str, Unreadable] | None = None,
+             ignored: list[int] | None = None) -> Iterator[tuple[str, str]]:
     """Yield ``(path, relative)`` per input; ``relative`` is its place below an output dir."""
-    for folder in groups(paths, selection, unlisted):
+    for folder in groups(paths, selection, unlisted, ignored):
         yield from folder.items()
 
 
@@ -144,10 +149,14 @@ def one_file(name: str, relative: str) -> Folder:
 
 
 def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE,
-           unlisted: dict[str, Unreadable] | None = None) -> Iterator[Folder]:
+           unlisted: dict[str, Unreadable] | None = None,
+           ignored: list[int] | None = None) -> Iterator[Folder]:
     """``discover``'s files grouped: one ``Folder`` per walked folder that has selected
     files, one per file named by the run (and standard input). A folder that the walk
-    enters but cannot list goes into ``unlisted`` (by realpath; the first reason kept)."""
+    enters but cannot list goes into ``unlisted`` (by realpath; the first reason kept);
+    ``ignored[0]`` counts the files passed over as ignored."""
+    if ignored is not None:
+        ignored[0] = 0
     if selection.changed_since is not None and selection.only is None:
         selection = _with_changes(selection)
     globs = _Globs(selection)
@@ -164,7 +173,7 @@ def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE,
             # one root: its tree is the output tree; among others, it keeps its place
             below = _relative_for_file(root) if len(paths) > 1 else "."
             for folder, real in _walk(root, selection, globs, unlisted,
-                                      "" if below == "." else below + os.sep):
+                                      "" if below == "." else below + os.sep, ignored):
                 if keyed:  # the file's realpath (its folder's is known: links not followed)
                     kept = []
                     for index, name in enumerate(folder.names):
@@ -194,7 +203,7 @@ def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE,
 
 def _walk(root: Path, selection: Selection, globs: _Globs,
           unlisted: dict[str, Unreadable] | None = None,
-          placed: str = "") -> Iterator[tuple[Folder, str]]:
+          placed: str = "", ignored: list[int] | None = None) -> Iterator[tuple[Folder, str]]:
     """Each folder below ``root`` that has selected files (sorted, folders first-to-last as
     ``os.walk`` (top-down) visits them), with its realpath. A folder it enters (``root``
     too) but cannot list is recorded in ``unlisted`` (``_unlisted``), never passed over in
@@ -204,11 +213,17 @@ def _walk(root: Path, selection: Selection, globs: _Globs,
 
     One ``scandir`` per folder and no system call per file (an entry's type comes with the
     listing): a folder's realpath is its parent's plus its name (folder links are never
-    followed), a file's realpath is asked only when the file is a link."""
-    ignores = _IgnoreStack(root, unlisted) if selection.gitignore else None
+    followed), a file's realpath is asked only when the file is a link.
+
+    In a git work tree, what git holds is what is walked (``_Tracked``: tracked files, and
+    untracked ones git does not ignore); elsewhere, or without git, the .gitignore files
+    are read here (``_IgnoreStack``)."""
     top = os.fspath(root)
     base = os.path.abspath(top)
     top_real = os.path.realpath(top)
+    tracked = _Tracked.of(top_real) if selection.gitignore else None
+    ignores = _IgnoreStack(root, unlisted) if selection.gitignore and tracked is None \
+        else None
     inside = os.path.join(top_real, "")
     cwd = _cwd()
     stack = [(top, ".", top_real)]
@@ -244,7 +259,8 @@ def _walk(root: Path, selection: Selection, globs: _Globs,
         for entry in folders:
             name = entry.name
             if name.startswith(".") or globs.excluded(_join(key, name) + "/") or \
-                    (rules and _ignored(rules, name, True)):
+                    (rules and _ignored(rules, name, True)) or \
+                    (tracked is not None and not tracked.holds_folder(walked + name)):
                 continue
             try:
                 link = entry.is_symlink()
@@ -261,11 +277,88 @@ def _walk(root: Path, selection: Selection, globs: _Globs,
         else:
             chosen = [entry for entry in files if entry.name.endswith(YAML_SUFFIXES)
                       and (not entry.is_symlink() or _inside(prefix + entry.name, inside))]
-        if rules:
-            chosen = [entry for entry in chosen if not _ignored(rules, entry.name, False)]
+        if rules or tracked is not None:
+            if tracked is not None:
+                held, known = tracked.files, walked.replace(os.sep, "/")
+                kept = [entry for entry in chosen if known + entry.name in held]
+            else:
+                kept = [entry for entry in chosen if not _ignored(rules or [], entry.name,
+                                                                  False)]
+            if ignored is not None:
+                ignored[0] += len(chosen) - len(kept)
+            chosen = kept
         if chosen:
             yield Folder(dirpath, prefix, rel_prefix, [entry.name for entry in chosen],
                          chosen, listed), real
+
+
+class _Tracked:
+    """The files git holds below a walk's folder: tracked ones and untracked ones git does
+    not ignore (``git ls-files --cached --others --exclude-standard``, git run as
+    ``_git_safe`` runs it), by path relative to the folder, and the folders that hold them.
+    A nested repository (a submodule, or an untracked repository) is asked when the walk
+    enters it. What git tracks is what the repository holds: a tracked file that matches a
+    .gitignore is walked (git itself matches patterns only against untracked files)."""
+
+    __slots__ = ("files", "folders", "nested", "top")
+
+    def __init__(self, top: str) -> None:
+        self.top = top
+        self.files: set[str] = set()
+        self.folders: set[str] = set()
+        self.nested: set[str] = set()
+
+    @classmethod
+    def of(cls, top: str) -> _Tracked | None:
+        """What git holds below ``top`` (a realpath); None when ``top`` is in no git work
+        tree, or git is not installed or cannot tell (the walk then reads .gitignore)."""
+        if _git_root(Path(top)) is None:
+            return None
+        tracked = cls(top)
+        return tracked if tracked._add(top, "") else None
+
+    def _add(self, folder: str, prefix: str) -> bool:
+        listed = _ls_files(folder)
+        if listed is None:
+            return False
+        for name in listed:
+            if name.endswith("/"):  # an untracked repository inside
+                self.nested.add(prefix + name[:-1])
+                name = name[:-1]
+            else:
+                self.files.add(prefix + name)
+            parts = (prefix + name).split("/")
+            for depth in range(1, len(parts)):
+                self.folders.add("/".join(parts[:depth]))
+        return True
+
+    def holds_folder(self, relative: str) -> bool:
+        """Whether the walk enters the folder ``relative`` (``/``-separated below ``top``)."""
+        relative = relative.replace(os.sep, "/")
+        if relative in self.nested or (relative in self.files and relative not in
+                                       self.folders):
+            self.nested.discard(relative)
+            self.files.discard(relative)  # (a submodule: listed as one entry)
+            self._add(os.path.join(self.top, relative), relative + "/")
+            return True
+        return relative in self.folders
+
+
+def _ls_files(folder: str) -> list[str] | None:
+    """``git ls-files`` of ``folder``: its files (and untracked repositories, ending in
+    ``/``) relative to it; None when git is not installed or fails there."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(["git", *_SAFE, "ls-files", "-z", "--cached", "--others",
+                               "--exclude-standard", "--deduplicate", "--", "."],
+                              capture_output=True, check=False, stdin=subprocess.DEVNULL,
+                              cwd=folder, env=_safe_env(folder))
+    except OSError:
+        return None
+    if proc.returncode != 0:
+        return None
+    return [name for name in os.fsdecode(proc.stdout).split("\0") if name]
 
 
 def _unlisted(dirpath: str, rel_dir: str, exc: OSError) -> Unreadable:
