@@ -98,3 +98,11 @@ def test_no_gitignore_walks_everything(tmp_path: Path) -> None:
     assert len(_checked(proc)) == 6, said(proc)
     assert "ignored (.gitignore)" not in said(proc)
     assert os.path.exists(repo / "build" / "untracked.yaml")
+
+
+def test_a_hooks_git_variables_do_not_change_what_the_walk_sees(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    proc = run(["check", "--no-cache", "build"], cwd=repo, extra_env={
+        "GIT_DIR": str(tmp_path / "elsewhere"), "GIT_INDEX_FILE": str(tmp_path / "index"),
+        "GIT_WORK_TREE": str(tmp_path)})
+    assert _checked(proc) == ["build/mpi.yaml"], said(proc)

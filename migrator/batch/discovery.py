@@ -349,11 +349,13 @@ def _ls_files(folder: str) -> list[str] | None:
     ``/``) relative to it; None when git is not installed or fails there."""
     import subprocess
 
+    # the repository is the folder's own (a hook's GIT_DIR or GIT_INDEX_FILE is another's)
+    env = {key: value for key, value in os.environ.items() if key not in _LOCATING}
     try:
         proc = subprocess.run(["git", *_SAFE, "ls-files", "-z", "--cached", "--others",
                                "--exclude-standard", "--deduplicate", "--", "."],
                               capture_output=True, check=False, stdin=subprocess.DEVNULL,
-                              cwd=folder, env=_safe_env(folder))
+                              cwd=folder, env=_safe_env(folder, env))
     except OSError:
         return None
     if proc.returncode != 0:
@@ -597,14 +599,20 @@ _SAFE = ("--no-pager", "--no-optional-locks", "-c", "core.hooksPath=/dev/null",
          "-c", "protocol.allow=never", "-c", "diff.external=")
 
 
-def _safe_env(cwd: str | None) -> dict[str, str]:
+_LOCATING = frozenset(("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
+                       "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+                       "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES",
+                       "GIT_DISCOVERY_ACROSS_FILESYSTEM"))
+
+
+def _safe_env(cwd: str | None, base: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a git the tool starts: no system config, no optional locks, no
     prompt nor lazy fetch, and every filter driver the configuration names made empty (git
     then filters nothing: convert.c ``apply_filter``; and not required), by git's
     ``GIT_CONFIG_COUNT`` (command-line scope: it overrides the repository's config)."""
     import subprocess
 
-    env = {key: value for key, value in os.environ.items()
+    env = {key: value for key, value in (os.environ if base is None else base).items()
            if not key.startswith("GIT_CONFIG_")}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0",
                GIT_NO_LAZY_FETCH="1", GIT_NO_REPLACE_OBJECTS="1")
