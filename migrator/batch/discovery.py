@@ -2,13 +2,16 @@
 
 Directory walks are sorted, skip hidden directories, never follow directory symlinks (so
 symlink loops cannot recur) nor file symlinks that lead outside the walked folder (a
-repository cannot make the tool read or rewrite a file elsewhere), honour ``.gitignore``
-files (the walk root's repository and every nested one) and the ``--include`` /
-``--exclude`` globs. Explicitly named files are always taken unless an ``--exclude`` glob
-matches them (so a config's exclude list works under pre-commit too). pathspec is imported
-only when a walk meets a .gitignore or a glob is given. A folder the walk enters but cannot
-list (no permission, removed meanwhile) is not passed over in silence: a ``Walk`` keeps it
-(``Walk.unlisted``) for the run to report like an unreadable file.
+repository cannot make the tool read or rewrite a file elsewhere), and honour the
+``--include`` / ``--exclude`` globs and ``.gitignore``: in a git work tree the walk takes what
+git holds (``_Tracked``: ``git ls-files``, run so that it executes nothing the repository
+configures, ``_SAFE``), elsewhere or without git it reads the ``.gitignore`` files (the walk
+root's repository and every nested one; never through a link). Explicitly named files are
+always taken unless an ``--exclude`` glob matches them (so a config's exclude list works
+under pre-commit too). pathspec is imported only when a walk reads a .gitignore or a glob is
+given. A folder the walk enters but cannot list (no permission, removed meanwhile) is not
+passed over in silence: a ``Walk`` keeps it (``Walk.unlisted``) for the run to report like
+an unreadable file.
 
 Each file comes with its place below an output folder (``-o``): a file the run names, its
 path relative to the working directory; a file of a folder the run names, its path below
