@@ -157,9 +157,9 @@ def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE,
     """``discover``'s files grouped: one ``Folder`` per walked folder that has selected
     files, one per file named by the run (and standard input). A folder that the walk
     enters but cannot list goes into ``unlisted`` (by realpath; the first reason kept);
-    ``ignored[0]`` counts the files passed over as ignored."""
-    if ignored is not None:
-        ignored[0] = 0
+    ``ignored[0]`` is set to the number of files passed over as ignored once the walk has
+    ended (another walk of the same paths meanwhile, a kustomization's, changes nothing)."""
+    passed_over = [0]
     if selection.changed_since is not None and selection.only is None:
         selection = _with_changes(selection)
     globs = _Globs(selection)
@@ -176,7 +176,8 @@ def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE,
             # one root: its tree is the output tree; among others, it keeps its place
             below = _relative_for_file(root) if len(paths) > 1 else "."
             for folder, real in _walk(root, selection, globs, unlisted,
-                                      "" if below == "." else below + os.sep, ignored):
+                                      "" if below == "." else below + os.sep,
+                                      passed_over):
                 if keyed:  # the file's realpath (its folder's is known: links not followed)
                     kept = []
                     for index, name in enumerate(folder.names):
@@ -202,6 +203,8 @@ def groups(paths: tuple[str, ...], selection: Selection = EVERY_FILE,
         if remember:
             seen.add(key)
         yield one_file(name, _relative_for_file(root))
+    if ignored is not None:
+        ignored[0] = passed_over[0]
 
 
 def _walk(root: Path, selection: Selection, globs: _Globs,
