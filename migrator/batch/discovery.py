@@ -553,14 +553,14 @@ def _with_changes(selection: Selection) -> Selection:
     try:
         top = _git("rev-parse", "--show-toplevel").rstrip("\n")
         commit = _commit(ref)
-        names: set[str] = set()
-        # plumbing (diff-index), not ``git diff``: it neither refreshes nor writes the index
-        # (a file whose stat changed counts as changed: its content is not read)
-        for command in (("diff-index", "-z", "--no-ext-diff", "--no-textconv", "--name-only",
-                         "--no-renames", "--diff-filter=ACMR", commit, "--"),
-                        ("ls-files", "-z", "--others", "--exclude-standard")):
-            names.update(os.path.realpath(os.path.join(top, name))
-                         for name in _git(*command, cwd=top).split("\0") if name)
+        # plumbing (diff-index), not ``git diff``: it neither refreshes nor writes the index,
+        # nor reads a file through a filter; a file whose stat alone changed is compared here
+        raw = _git("diff-index", "-z", "--raw", "--no-renames", "--no-ext-diff", "--no-textconv",
+                   "--diff-filter=ACMR", commit, "--", cwd=top).split("\0")
+        changed = [path for header, path in zip(raw[::2], raw[1::2], strict=False)
+                   if not _same_blob(header, os.path.join(top, path))]
+        changed += _git("ls-files", "-z", "--others", "--exclude-standard", cwd=top).split("\0")
+        names = {os.path.realpath(os.path.join(top, name)) for name in changed if name}
     except FileNotFoundError:
         raise SelectionError("--changed-since needs git, which is not installed") from None
     except subprocess.CalledProcessError as exc:
@@ -569,6 +569,37 @@ def _with_changes(selection: Selection) -> Selection:
                              ) from None
     return Selection(selection.include, selection.exclude, selection.gitignore, ref,
                      frozenset(names))
+
+
+def _same_blob(header: str, path: str) -> bool:
+    """Whether a ``diff-index --raw`` entry (``:mode mode oid oid status``) is a regular file
+    whose working copy holds the commit's blob byte for byte (its stat alone changed: git
+    left its content unread). Anything else counts as changed: a link, a file git filters
+    (its blob differs from its bytes), one larger than ``MAX_COMPARED``."""
+    import hashlib
+
+    fields = header.lstrip(":").split()
+    if len(fields) < 5 or fields[4] != "M" or fields[1] not in ("100644", "100755") or \
+            fields[3].strip("0"):  # (a zero new oid: the working copy, not hashed by git)
+        return False
+    old = fields[2]
+    digest = hashlib.sha1 if len(old) == 40 else hashlib.sha256
+    try:
+        with open(path, "rb", opener=_no_follow) as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_COMPARED:
+                return False
+            data = handle.read(MAX_COMPARED + 1)
+    except OSError:
+        return False
+    return digest(b"blob %d\0" % len(data) + data).hexdigest() == old
+
+
+MAX_COMPARED = 16 << 20  # bytes of a stat-changed file --changed-since compares with git's blob
+
+
+def _no_follow(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
 
 
 def _commit(ref: str) -> str:

@@ -80,6 +80,7 @@ def test_changed_since_runs_nothing_the_repository_configures(tmp_path: Path) ->
     assert proc.returncode == 1, said(proc)
     assert "new.yaml" in said(proc)
     assert "job.yaml" in said(proc)
+    assert "other.yaml" not in said(proc), "a file only touched counts as unchanged"
     assert (repo / ".git" / "index").read_bytes() == index, "git wrote the index"
 
 
