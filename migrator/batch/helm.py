@@ -109,17 +109,20 @@ def _run(command: list[str], max_bytes: int) -> tuple[int, bytes | None, bytes]:
     assert proc.stderr is not None
     out, err = bytearray(), bytearray()
     streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    poller = select.poll()  # (not select.select: no limit on the descriptors' numbers)
+    for fd in streams:
+        poller.register(fd, select.POLLIN)
     deadline = time.monotonic() + TIMEOUT_SECONDS
     try:
         while streams:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise OSError(f"no answer in {TIMEOUT_SECONDS} seconds")
-            ready, _, _ = select.select(list(streams), [], [], left)
-            for fd in ready:
+            for fd, _ in poller.poll(left * 1000):
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
                     del streams[fd]
+                    poller.unregister(fd)
                     continue
                 held = streams[fd]
                 held += chunk
@@ -131,8 +134,8 @@ def _run(command: list[str], max_bytes: int) -> tuple[int, bytes | None, bytes]:
     except subprocess.TimeoutExpired:
         raise OSError(f"no answer in {TIMEOUT_SECONDS} seconds") from None
     finally:
-        if proc.poll() is None:
-            with contextlib.suppress(OSError):
+        if proc.returncode is None:  # not reaped: its pid, so its group, is not reused yet
+            with contextlib.suppress(OSError):  # (what it started goes too)
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         proc.stdout.close()

@@ -6,6 +6,8 @@ The renderer's output is read as it comes and the renderer stopped past ``--max-
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -63,3 +65,46 @@ def test_helm_runs_under_a_memory_limit(tmp_path: Path) -> None:
     soft, hard = (int(n) for n in (helm.parent / "helm.limit").read_text().split())
     assert 0 < soft <= 4 << 30
     assert 0 < hard <= 4 << 30
+
+
+LEAVES_A_PRINTER = """\
+import os, signal, sys, time
+pid = os.fork()
+if pid == 0:  # what helm started: prints once helm has ended, then stays
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    line = b"# padding padding padding padding padding padding padding padding\\n" * 1024
+    try:
+        while True:
+            sys.stdout.buffer.write(line)
+    except OSError:
+        while True:
+            time.sleep(1)
+open(sys.argv[0] + ".pid", "w").write(str(pid))
+os._exit(0)
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as status:
+            return not any(line.split()[1:2] == ["Z"] for line in status
+                           if line.startswith("State:"))
+    except FileNotFoundError:
+        return False
+
+
+def test_what_helm_started_is_stopped_with_it(tmp_path: Path) -> None:
+    work, helm = _chart(tmp_path, LEAVES_A_PRINTER)
+    proc = run(["check", "--helm", "--no-cache", "--max-file-size", "1000000", "."], cwd=work,
+               extra_env={"PATH": f"{helm.parent}:/usr/bin:/bin"}, timeout=100)
+    assert "printed more than the 1000000-byte cap" in said(proc), said(proc)
+    pid = int((helm.parent / "helm.pid").read_text())
+    for _ in range(50):
+        if not _running(pid):
+            break
+        time.sleep(0.1)
+    try:
+        assert not _running(pid), "helm's child still runs"
+    finally:
+        if _running(pid):
+            os.kill(pid, signal.SIGKILL)
