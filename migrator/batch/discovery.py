@@ -447,15 +447,15 @@ class _IgnoreStack:
             lines = data.decode("utf-8", "replace").splitlines()
             from migrator.load.globs import ignore_spec
 
-            usable = self._usable(folder, lines)
-            count = sum(1 for line in usable if line.strip() and not line.startswith("#"))
+            # counted before anything is made of them (a 1 MiB file may hold 500,000 lines)
+            count = sum(1 for line in lines if line.strip() and not line.startswith("#"))
             if self.patterns + count > MAX_IGNORE_PATTERNS:
                 self._refuse(folder, f"its {count} patterns not used: a walk reads at most "
                              f"{MAX_IGNORE_PATTERNS} .gitignore patterns (the time to read "
                              "them grows with each); the files they name were walked")
                 return
             self.patterns += count
-            self.specs.append((folder, ignore_spec(usable)))
+            self.specs.append((folder, ignore_spec(self._usable(folder, lines))))
 
     def _refuse(self, folder: str, why: str) -> None:
         """Report ``folder``'s .gitignore (Y102: the folder is walked as if it named less)."""

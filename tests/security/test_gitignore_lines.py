@@ -108,3 +108,24 @@ def test_a_name_no_pattern_matches_asks_no_pattern(tmp_path: Path,
     monkeypatch.setattr(pathspec.pattern.RegexPattern, "match_file", counted)
     assert len(list(Walk((str(tmp_path),)))) == 50
     assert calls == []
+
+
+def test_a_gitignore_past_the_cap_is_not_read_line_by_line(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from migrator.load import globs
+
+    (tmp_path / ".gitignore").write_text("x[a-z]*y\n" * 200_000)  # (1.8 MB: read up to 1 MiB)
+    (tmp_path / "job.yaml").write_text(JOB)
+    calls = []
+    original = globs.git_pattern
+
+    def counted(line: str) -> str | None:
+        calls.append(line)
+        return original(line)
+
+    monkeypatch.setattr(globs, "git_pattern", counted)
+    unlisted: dict[str, object] = {}
+    walk = Walk((str(tmp_path),), unlisted=unlisted)  # type: ignore[arg-type]
+    assert [os.path.basename(path) for path, _ in walk] == ["job.yaml"]
+    assert calls == []
+    assert list(unlisted) == [str(tmp_path / ".gitignore")]
