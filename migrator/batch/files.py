@@ -28,7 +28,7 @@ def process_file(name: str, relative: str, options: ConvertOptions,
     ``destination`` when there is one. With ``review`` (a review report is asked for) each
     converted job carries its effective-pod comparison (``DocumentResult.effective``)."""
     if name.startswith(helm.PREFIX):
-        chart = _rendered_chart(name, relative, options, render)
+        chart = _rendered_chart(name, relative, options, render, max_bytes)
         return store(_compared(chart, options) if review else chart, destination)
     if routing.handles(name):  # Markdown, shell, snapshots, kustomizations
         routed = _routed(name, relative, options, render, max_bytes, audit)
@@ -57,11 +57,11 @@ def store(file: FileResult, destination: Destination | None) -> FileResult:
 
 
 def _rendered_chart(name: str, relative: str, options: ConvertOptions,
-                    render: bool) -> FileResult:
+                    render: bool, max_bytes: int) -> FileResult:
     from migrator.convert.text import convert_text
 
     chart = name[len(helm.PREFIX):]
-    rendered = helm.render(chart, relative)
+    rendered = helm.render(chart, relative, max_bytes)
     if isinstance(rendered, Unreadable):
         return FileResult(rendered.name, relative, unreadable=rendered)
     return FileResult(rendered.name, relative, source=rendered, virtual=True,

@@ -180,6 +180,8 @@ def _run(settings: RunSettings) -> int:
                                  check=settings.mode == "check")
     if suppressor.suppressed:
         line += f"; {suppressor.suppressed} accepted findings suppressed"
+    if walk.ignored[0]:  # (files a walk met and passed over: .gitignore, or git ignores)
+        line += f"; {walk.ignored[0]} ignored (.gitignore)"
     print(line, file=sys.stderr)
     code = kept.verdict.exit_code(settings.fail_on,
                                   legacy_fails=settings.mode in ("check", "diff"))
