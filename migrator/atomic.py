@@ -84,7 +84,8 @@ def replace_at(folder: int, name: str, data: bytes, *, mode: int | None,
             if mode is not None and not umask:
                 os.fchmod(handle, mode & 0o777)
             for key, value in xattrs:  # after the mode: an ACL's mask stays the old file's
-                os.setxattr(handle, key, value)
+                if _xattr(handle, key) != value:  # (a label the folder gives already: kept)
+                    os.setxattr(handle, key, value)
             if durable:
                 os.fsync(handle)
             if check is not None:
@@ -134,6 +135,14 @@ def xattrs_of(handle: int) -> list[tuple[str, bytes]]:
             return []
         raise
     return [(key, os.getxattr(handle, key)) for key in sorted(names)]
+
+
+def _xattr(handle: int, key: str) -> bytes | None:
+    """An extended attribute of an open file (None: it has none of that name)."""
+    try:
+        return os.getxattr(handle, key)
+    except OSError:
+        return None
 
 
 def _link(handle: int, name: str, folder: int, *, exclusive: bool = True) -> bool:

@@ -47,7 +47,7 @@ def _swap_to_link(path: Path, target: Path) -> None:
     os.replace(link, path)
 
 
-def _during_conversion(monkeypatch: pytest.MonkeyPatch, act: Callable[[], None]) -> None:
+def _during_conversion(monkeypatch: pytest.MonkeyPatch, act: Callable[[], object]) -> None:
     """Run ``act`` after the file was read, while it is converted (before the write)."""
     original = files.convert_or_audit
 
