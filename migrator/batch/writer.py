@@ -223,6 +223,8 @@ def _rewrite(name: str, source: SourceText, data: bytes, backup: str | None) -> 
     target = os.path.realpath(name) if linked else name  # a link named stays a link
     folder = atomic.open_folder(Path(os.path.dirname(target) or "."))
     try:
+        if not sources.within_run(name, folder):  # a folder of the walk swapped for a link
+            raise Refused(CHANGED, CHANGED_MESSAGE)
         leaf = os.path.basename(target)
         handle = _open_old(folder, leaf)
         try:

@@ -26,7 +26,7 @@ from migrator.load import stream
 from migrator.results import BOMS, SourceText, Unreadable
 
 __all__ = ["MAX_BYTES", "STDIN", "SourceText", "Unreadable", "decode", "encode", "head",
-           "kind_of", "read", "read_bytes"]
+           "kind_of", "read", "read_bytes", "run_of", "within_run"]
 
 STDIN = "-"
 MAX_BYTES = 10 * 1024 * 1024
@@ -188,7 +188,7 @@ def _open(name: str) -> tuple[int, os.stat_result]:
     try:
         info = os.fstat(handle)
         _require_regular(info.st_mode)  # the path may have changed since the stat
-        if linked and not _inside_run(name, handle):
+        if linked and not within_run(name, handle):
             raise NotRegular(LEADS_OUT)
     except BaseException:
         os.close(handle)
@@ -196,10 +196,11 @@ def _open(name: str) -> tuple[int, os.stat_result]:
     return handle, info
 
 
-def _inside_run(name: str, handle: int) -> bool:
-    """Whether the file open at ``handle``, reached through the link ``name``, may be read:
-    the link was named by the run (or no run is going on), or the file is inside the
-    walked folder that holds ``name``."""
+def within_run(name: str, handle: int) -> bool:
+    """Whether the file (or folder) open at ``handle``, reached by the name ``name``, is
+    one the run may read or write: ``name`` is named by the run (or no run is going on), or
+    what was opened lies in the walked folder that holds ``name`` (a link, or a folder
+    swapped for one, would lead elsewhere)."""
     if _RUN is None or name in _RUN[0]:
         return True
     inside = next((real for prefix, real in _RUN[1] if name.startswith(prefix)), None)
@@ -208,8 +209,8 @@ def _inside_run(name: str, handle: int) -> bool:
     try:
         opened = os.readlink(f"/proc/self/fd/{handle}")
     except OSError:
-        opened = os.path.realpath(name)  # (no /proc: where the link leads now)
-    return opened.startswith(inside)
+        opened = os.path.realpath(name)  # (no /proc: where the name leads now)
+    return os.path.join(opened, "").startswith(inside)
 
 
 def _require_regular(mode: int) -> None:

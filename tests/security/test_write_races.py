@@ -139,6 +139,20 @@ def test_a_file_swapped_for_a_link_after_the_walk_is_not_read(tmp_path: Path) ->
     assert (out / "c.yaml").read_text() == converted()
 
 
+def test_in_place_never_rewrites_through_a_folder_swapped_for_a_link(tmp_path: Path) -> None:
+    shared, outside, _ = _shared(tmp_path)
+    (shared / "sub").mkdir()
+    (shared / "sub" / "a.yaml").write_text(JOB)
+    (outside / "a.yaml").write_text(PRIVATE)  # the victim's folder holds a job of that name
+    found = [(str(shared / "sub" / "a.yaml"), "sub/a.yaml")]  # the walk saw a real folder
+    (shared / "sub").rename(shared / "gone")
+    (shared / "sub").symlink_to(outside, target_is_directory=True)
+    results = list(pipeline.process_paths((str(shared),), ConvertOptions(), found=found,
+                                          destination=Destination()))
+    assert (outside / "a.yaml").read_text() == PRIVATE, "rewritten through a folder link"
+    assert not results[0].written
+
+
 def test_a_link_named_on_the_command_line_still_leads_anywhere(tmp_path: Path) -> None:
     shared, _, private = _shared(tmp_path)
     (shared / "mine.yaml").symlink_to(private)
