@@ -233,8 +233,8 @@ def _rewrite(name: str, source: SourceText, data: bytes, backup: str | None) -> 
                 raise Refused(CHANGED, CHANGED_MESSAGE)
             mode, owner = stat.S_IMODE(info.st_mode), (info.st_uid, info.st_gid)
             xattrs = atomic.xattrs_of(handle)
-            if backup:
-                _write_backup(name + backup, source.raw, mode, owner, xattrs)
+            kept = name + backup if backup else None
+            made = _write_backup(kept, source.raw, mode, owner, xattrs) if kept else None
 
             def unchanged() -> None:
                 now = os.stat(leaf, dir_fd=folder, follow_symlinks=False)
@@ -242,8 +242,13 @@ def _rewrite(name: str, source: SourceText, data: bytes, backup: str | None) -> 
                         not _holds(handle, os.fstat(handle), source):
                     raise Refused(CHANGED, CHANGED_MESSAGE)
 
-            atomic.replace_at(folder, leaf, data, mode=mode, owner=owner, durable=True,
-                              xattrs=xattrs, check=unchanged)
+            try:
+                atomic.replace_at(folder, leaf, data, mode=mode, owner=owner, durable=True,
+                                  xattrs=xattrs, check=unchanged)
+            except OSError:
+                if kept is not None and made is not None:  # no rewrite, no backup
+                    _remove(kept, made)
+                raise
         finally:
             os.close(handle)
     finally:
@@ -276,11 +281,12 @@ def _holds(handle: int, info: os.stat_result, source: SourceText) -> bool:
 
 
 def _write_backup(path: str, data: bytes, mode: int, owner: tuple[int, int],
-                  xattrs: list[tuple[str, bytes]]) -> None:
-    """The original next to the input, with its mode, owner and extended attributes. It
-    never replaces an existing file (another input of the run, a file of someone else's,
-    an earlier backup): a regular file holding the same bytes (a backup an interrupted
-    run wrote) is kept, anything else refuses the rewrite (``BACKUP_TAKEN``)."""
+                  xattrs: list[tuple[str, bytes]]) -> tuple[int, int] | None:
+    """The original next to the input, with its mode, owner and extended attributes; the
+    (device, inode) of the backup written, None when one was there. It never replaces an
+    existing file (another input of the run, a file of someone else's, an earlier backup):
+    a regular file holding the same bytes (a backup an interrupted run wrote) is kept,
+    anything else refuses the rewrite (``BACKUP_TAKEN``)."""
     folder = atomic.open_folder(Path(os.path.dirname(path) or "."))
     try:
         leaf = os.path.basename(path)
@@ -292,8 +298,24 @@ def _write_backup(path: str, data: bytes, mode: int, owner: tuple[int, int],
                 raise Refused(BACKUP_TAKEN, f"{path} exists and is not this file's "
                               "original (another input, or an earlier backup): it is not "
                               "replaced") from None
+            return None
+        made = os.stat(leaf, dir_fd=folder, follow_symlinks=False)
+        return made.st_dev, made.st_ino
     finally:
         os.close(folder)
+
+
+def _remove(path: str, made: tuple[int, int]) -> None:
+    """Remove the backup this run wrote at ``path`` (if it is still that file)."""
+    with contextlib.suppress(OSError):
+        folder = atomic.open_folder(Path(os.path.dirname(path) or "."))
+        try:
+            leaf = os.path.basename(path)
+            now = os.stat(leaf, dir_fd=folder, follow_symlinks=False)
+            if (now.st_dev, now.st_ino) == made:
+                os.unlink(leaf, dir_fd=folder)
+        finally:
+            os.close(folder)
 
 
 def _same_file(folder: int, leaf: str, data: bytes) -> bool:

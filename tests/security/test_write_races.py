@@ -101,6 +101,25 @@ def test_an_edit_saved_during_the_conversion_is_kept(
     assert writer.coded(result.write_error)[0] == "Y120"
 
 
+def test_an_edit_saved_after_the_backup_leaves_no_backup(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "a.yaml"
+    target.write_text(JOB)
+    original = writer._write_backup
+
+    def then_edit(*args: object, **kwargs: object) -> object:
+        made = original(*args, **kwargs)  # type: ignore[arg-type]
+        target.write_text(JOB + "# saved just now\n")
+        return made
+
+    monkeypatch.setattr(writer, "_write_backup", then_edit)
+    result = _in_place(str(target), backup=".orig")
+    assert target.read_text() == JOB + "# saved just now\n"
+    assert result.write_error is not None
+    assert writer.coded(result.write_error)[0] == "Y120"
+    assert not (tmp_path / "a.yaml.orig").exists()  # the next run starts afresh
+
+
 def test_an_edit_during_the_run_fails_it_with_y120_and_exit_2(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from click.testing import CliRunner
