@@ -128,9 +128,10 @@ def read_bytes(name: str, max_bytes: int = MAX_BYTES,
 
 def head(name: str, limit: int) -> bytes | None:
     """The first ``limit`` bytes of a regular file, or None when it cannot be read (never
-    blocks, never reads a FIFO or a device, follows a link only as ``_open`` does)."""
+    blocks, never reads a FIFO or a device). A link is followed (a ``.gitignore`` may lead
+    out of a walked folder: its rules are not an input of the run)."""
     try:
-        handle, _ = _open(name)
+        handle, _ = _open(name, walked=False)
     except OSError:
         return None
     try:
@@ -163,13 +164,13 @@ def run_of(paths: tuple[str, ...]) -> Iterator[None]:
         _RUN = previous
 
 
-def _open(name: str) -> tuple[int, os.stat_result]:
+def _open(name: str, *, walked: bool = True) -> tuple[int, os.stat_result]:
     """An open regular file at ``name``, with its fstat: never a FIFO or a device (checked
     before opening, and again on the handle, opened non-blocking in case the name changed
     in between).
 
-    A link at ``name`` is followed unless the name is a file of a folder the run walks
-    (``run_of``) and the file opened through the link is not in that folder: the walk
+    A link at ``name`` is followed unless (``walked``) the name is a file of a folder the
+    run walks (``run_of``) and the file opened through the link is not in that folder: the walk
     takes only links that lead inside it, and a link swapped in for the file since then
     is refused, never read. A name that was no link when looked at is opened without
     following one (``O_NOFOLLOW``): a link swapped in at that instant is refused too.
@@ -188,7 +189,7 @@ def _open(name: str) -> tuple[int, os.stat_result]:
     try:
         info = os.fstat(handle)
         _require_regular(info.st_mode)  # the path may have changed since the stat
-        if linked and not within_run(name, handle):
+        if linked and walked and not within_run(name, handle):
             raise NotRegular(LEADS_OUT)
     except BaseException:
         os.close(handle)
