@@ -212,9 +212,11 @@ def _rewrite(name: str, source: SourceText, data: bytes, backup: str | None) -> 
     run writes: its target, which must be the file that was read), and stays open; the
     new file is written in its folder (held open) and takes its name only if, just before
     that, the name still leads to that file and it still holds the bytes that were read
-    (an edit saved meanwhile, or a link swapped in, refuses the write: ``CHANGED``). It
-    keeps the file's permission bits, owner (as far as allowed) and extended attributes
-    (POSIX ACLs). The backup is written next to ``name``, never over an existing file.
+    (an edit saved meanwhile, or a link swapped in, refuses the write: ``CHANGED``; a file
+    that holds this very conversion by then, written by another run at once, is left as
+    it is, without a finding). It keeps the file's permission bits, owner (as far as
+    allowed) and extended attributes (POSIX ACLs). The backup is written next to ``name``,
+    never over an existing file.
     """
     try:
         linked = stat.S_ISLNK(os.lstat(name).st_mode)
@@ -230,6 +232,8 @@ def _rewrite(name: str, source: SourceText, data: bytes, backup: str | None) -> 
         try:
             info = os.fstat(handle)
             if not stat.S_ISREG(info.st_mode) or not _holds(handle, info, source):
+                if _same_file(folder, leaf, data):  # another run wrote this conversion
+                    return
                 raise Refused(CHANGED, CHANGED_MESSAGE)
             mode, owner = stat.S_IMODE(info.st_mode), (info.st_uid, info.st_gid)
             xattrs = atomic.xattrs_of(handle)
@@ -240,11 +244,15 @@ def _rewrite(name: str, source: SourceText, data: bytes, backup: str | None) -> 
                 now = os.stat(leaf, dir_fd=folder, follow_symlinks=False)
                 if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino) or \
                         not _holds(handle, os.fstat(handle), source):
+                    if _same_file(folder, leaf, data):
+                        raise _Done
                     raise Refused(CHANGED, CHANGED_MESSAGE)
 
             try:
                 atomic.replace_at(folder, leaf, data, mode=mode, owner=owner, durable=True,
                                   xattrs=xattrs, check=unchanged)
+            except _Done:
+                return
             except OSError:
                 if kept is not None and made is not None:  # no rewrite, no backup
                     _remove(kept, made)
@@ -253,6 +261,11 @@ def _rewrite(name: str, source: SourceText, data: bytes, backup: str | None) -> 
             os.close(handle)
     finally:
         os.close(folder)
+
+
+class _Done(Exception):
+    """The file changed since it was read, into this very conversion (another run at once
+    wrote it): nothing to write, nothing lost."""
 
 
 def _open_old(folder: int, leaf: str) -> int:
