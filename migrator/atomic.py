@@ -10,9 +10,11 @@ is the old file or the complete new one and no temporary file is left; only a SI
 landing between those two system calls can leave the complete new content under the
 ``.NAME.XXXXXXXX.tmp`` name, and the next run that writes NAME removes it
 (``_remove_leftovers``). The rename replaces whatever is at the name (a link too), never
-writing through it. Every file the tool writes goes through here: conversions, backups,
-output trees, reports, cache entries (it sits at the bottom so that every stage may use it;
-it imports nothing).
+writing through it. The new file can carry the old one's extended attributes (POSIX ACLs:
+``xattrs_of``), be named only where nothing is (``exclusive``: backups), and take the name
+only if a last ``check`` passes (in-place rewrites: the input is still the file read).
+Every file the tool writes goes through here: conversions, backups, output trees, reports,
+cache entries (it sits at the bottom so that every stage may use it; it imports nothing).
 """
 
 from __future__ import annotations
