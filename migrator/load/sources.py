@@ -38,13 +38,19 @@ _CHUNK = 1 << 20
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
                | getattr(os, "O_CLOEXEC", 0))
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _SEPARATORS = (os.sep, os.altsep) if os.altsep else os.sep
 SWAPPED = "the file was swapped for a symbolic link during the run; it is not followed"
+FOLDER_LEADS_OUT = "its folder was swapped for a symbolic link that leads outside the " \
+    "walked folder during the run; it is not followed"
 LEADS_OUT = "a symbolic link that leads outside the walked folder (swapped in during the " \
     "run?); it is not followed"
 # the run going on (``run_of``): the files it names, and (as names start, real path) each
 # folder it walks, innermost first; None: no run (a link is followed)
 _RUN: tuple[frozenset[str], tuple[tuple[str, str], ...]] | None = None
+# the walked folder whose files are being read, as the run names it, and its descriptor
+_PINNED: list[str | int | None] = [None, -1]
 
 # Byte-order marks, longest first: a UTF-32-LE mark begins with the UTF-16-LE one.
 _MARKS = {
@@ -158,10 +164,41 @@ def run_of(paths: tuple[str, ...]) -> Iterator[None]:
             named.add(path)
     walked.sort(key=lambda pair: -len(pair[0]))  # the innermost walked folder first
     previous, _RUN = _RUN, (frozenset(named), tuple(walked))
+    _unpin()
     try:
         yield
     finally:
         _RUN = previous
+        _unpin()
+
+
+def _pinned(name: str) -> tuple[int, str] | None:
+    """(a descriptor of its folder, its name there) for a file of a folder the run walks,
+    else None. The folder is opened once while its files are read (the last one is kept)
+    and only if it lies inside the walked folder: a folder of the walk swapped for a link
+    is never read through, and one swapped later no longer matters (the descriptor holds
+    the folder that was checked)."""
+    if _RUN is None or name in _RUN[0]:
+        return None
+    inside = next((real for prefix, real in _RUN[1] if name.startswith(prefix)), None)
+    if inside is None:
+        return None
+    folder, leaf = os.path.split(name)
+    if _PINNED[0] != folder:
+        handle = os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        if not _opened_inside(handle, folder, inside):
+            os.close(handle)
+            raise NotRegular(FOLDER_LEADS_OUT)
+        _unpin()
+        _PINNED[:] = [folder, handle]
+    return cast("int", _PINNED[1]), leaf
+
+
+def _unpin() -> None:
+    if _PINNED[0] is not None:
+        with contextlib.suppress(OSError):
+            os.close(cast("int", _PINNED[1]))
+    _PINNED[:] = [None, -1]
 
 
 def _open(name: str, *, walked: bool = True) -> tuple[int, os.stat_result]:
@@ -175,13 +212,22 @@ def _open(name: str, *, walked: bool = True) -> tuple[int, os.stat_result]:
     is refused, never read. A name that was no link when looked at is opened without
     following one (``O_NOFOLLOW``): a link swapped in at that instant is refused too.
     """
-    info = os.lstat(name)
+    pinned = _pinned(name) if walked else None
+    if pinned is None:
+        info = os.lstat(name)
+    else:
+        info = os.stat(pinned[1], dir_fd=pinned[0], follow_symlinks=False)
     linked = stat.S_ISLNK(info.st_mode)
     if linked:
         info = os.stat(name)
     _require_regular(info.st_mode)
     try:
-        handle = os.open(name, _OPEN_FLAGS if linked else _OPEN_FLAGS | _NOFOLLOW)
+        if linked:
+            handle = os.open(name, _OPEN_FLAGS)
+        elif pinned is None:
+            handle = os.open(name, _OPEN_FLAGS | _NOFOLLOW)
+        else:
+            handle = os.open(pinned[1], _OPEN_FLAGS | _NOFOLLOW, dir_fd=pinned[0])
     except OSError as exc:
         if exc.errno == errno.ELOOP and not linked:
             raise NotRegular(SWAPPED) from None
@@ -207,6 +253,12 @@ def within_run(name: str, handle: int) -> bool:
     inside = next((real for prefix, real in _RUN[1] if name.startswith(prefix)), None)
     if inside is None:
         return True  # not a file of the walk (a file a kustomization names: checked there)
+    return _opened_inside(handle, name, inside)
+
+
+def _opened_inside(handle: int, name: str, inside: str) -> bool:
+    """Whether what is open at ``handle`` (reached by ``name``) lies in the folder
+    ``inside`` (a real path ending in a separator)."""
     try:
         opened = os.readlink(f"/proc/self/fd/{handle}")
     except OSError:

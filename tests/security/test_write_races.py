@@ -158,7 +158,7 @@ def test_a_file_swapped_for_a_link_after_the_walk_is_not_read(tmp_path: Path) ->
     assert (out / "c.yaml").read_text() == converted()
 
 
-def test_in_place_never_rewrites_through_a_folder_swapped_for_a_link(tmp_path: Path) -> None:
+def test_a_folder_swapped_for_a_link_is_neither_read_nor_rewritten(tmp_path: Path) -> None:
     shared, outside, _ = _shared(tmp_path)
     (shared / "sub").mkdir()
     (shared / "sub" / "a.yaml").write_text(JOB)
@@ -170,6 +170,8 @@ def test_in_place_never_rewrites_through_a_folder_swapped_for_a_link(tmp_path: P
                                           destination=Destination()))
     assert (outside / "a.yaml").read_text() == PRIVATE, "rewritten through a folder link"
     assert not results[0].written
+    assert results[0].unreadable is not None, "read through a folder link"
+    assert "private-job" not in repr(results[0])
 
 
 def test_a_link_named_on_the_command_line_still_leads_anywhere(tmp_path: Path) -> None:
