@@ -10,20 +10,23 @@ is the old file or the complete new one and no temporary file is left; only a SI
 landing between those two system calls can leave the complete new content under the
 ``.NAME.XXXXXXXX.tmp`` name, and the next run that writes NAME removes it
 (``_remove_leftovers``). The rename replaces whatever is at the name (a link too), never
-writing through it. Every file the tool writes goes through here: conversions, backups,
-output trees, reports, cache entries (it sits at the bottom so that every stage may use it;
-it imports nothing).
+writing through it. The new file can carry the old one's extended attributes (POSIX ACLs:
+``xattrs_of``), be named only where nothing is (``exclusive``: backups), and take the name
+only if a last ``check`` passes (in-place rewrites: the input is still the file read).
+Every file the tool writes goes through here: conversions, backups, output trees, reports,
+cache entries (it sits at the bottom so that every stage may use it; it imports nothing).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +39,8 @@ _TMPFILE = getattr(os, "O_TMPFILE", 0) if os.path.isdir("/proc/self/fd") else 0
 _TEMP_NAME_BYTES = 200  # room for the ".NAME.XXXXXXXX.tmp" decoration within NAME_MAX
 _TEMP_SUFFIX = len(".XXXXXXXX.tmp")
 _HEX = frozenset("0123456789abcdef")
+_NO_XATTRS = frozenset(getattr(errno, name) for name in ("ENOTSUP", "EOPNOTSUPP", "ENOSYS")
+                       if hasattr(errno, name))
 _STARTED_NS = time.time_ns()  # leftovers are older than this process
 # per folder (device, inode) this process wrote into: NAME -> leftover names of NAME there
 _LEFTOVERS: dict[tuple[int, int], dict[str, list[str]]] = {}
@@ -58,11 +63,18 @@ def open_folder(path: Path) -> int:
 
 
 def replace_at(folder: int, name: str, data: bytes, *, mode: int | None,
-               owner: tuple[int, int] | None, durable: bool, umask: bool = False) -> None:
+               owner: tuple[int, int] | None, durable: bool, umask: bool = False,
+               xattrs: Sequence[tuple[str, bytes]] = (), exclusive: bool = False,
+               check: Callable[[], None] | None = None) -> None:
     """Atomically replace ``name`` in the open folder ``folder`` with ``data``.
 
     ``mode`` None: 0666 less the umask; with ``umask`` the umask applies to ``mode`` too,
-    else ``mode`` is set exactly. ``owner`` is kept where the system allows.
+    else ``mode`` is set exactly. ``owner`` is kept where the system allows. ``xattrs``
+    (``xattrs_of`` an old file: its POSIX ACL too) are given to the new file; one that
+    cannot be set fails the write (a file system without extended attributes has none to
+    carry). With ``exclusive`` an existing file at ``name`` is never replaced
+    (FileExistsError). ``check`` runs just before the new file takes the name (it raises
+    to refuse the write: the target is then untouched).
     """
     with signals_held():
         handle, temp = _temporary(folder, name, 0o666 if mode is None or not umask else mode)
@@ -73,10 +85,17 @@ def replace_at(folder: int, name: str, data: bytes, *, mode: int | None,
                     os.fchown(handle, *owner)
             if mode is not None and not umask:
                 os.fchmod(handle, mode & 0o777)
+            for key, value in xattrs:  # after the mode: an ACL's mask stays the old file's
+                if _xattr(handle, key) != value:  # (a label the folder gives already: kept)
+                    os.setxattr(handle, key, value)
             if durable:
                 os.fsync(handle)
-            named = temp is None and _link(handle, name, folder)  # new: complete at once
-            if not named:
+            if check is not None:
+                check()
+            if exclusive:  # never over an existing file
+                if not _name_new(handle, temp, name, folder):
+                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), name)
+            elif not (temp is None and _link(handle, name, folder)):  # new: complete at once
                 if temp is None:  # name the unnamed file, then rename it at once
                     temp = _temp_name(name)
                     try:
@@ -92,6 +111,40 @@ def replace_at(folder: int, name: str, data: bytes, *, mode: int | None,
                 with contextlib.suppress(OSError):
                     os.unlink(temp, dir_fd=folder)
     _remove_leftovers(folder, name)
+
+
+def _name_new(handle: int, temp: str | None, name: str, folder: int) -> bool:
+    """Give the new file ``name`` unless something is there (False: left as it is)."""
+    if temp is None:
+        return _link(handle, name, folder)
+    try:
+        os.link(temp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+    except FileExistsError:
+        return False
+    return True
+
+
+def xattrs_of(handle: int) -> list[tuple[str, bytes]]:
+    """The extended attributes of an open file (its POSIX ACLs among them), to carry to
+    the file that replaces it; none where the file system or the system has none."""
+    listed = getattr(os, "listxattr", None)
+    if listed is None:
+        return []
+    try:
+        names = listed(handle)
+    except OSError as exc:
+        if exc.errno in _NO_XATTRS:
+            return []
+        raise
+    return [(key, os.getxattr(handle, key)) for key in sorted(names)]
+
+
+def _xattr(handle: int, key: str) -> bytes | None:
+    """An extended attribute of an open file (None: it has none of that name)."""
+    try:
+        return os.getxattr(handle, key)
+    except OSError:
+        return None
 
 
 def _link(handle: int, name: str, folder: int, *, exclusive: bool = True) -> bool:

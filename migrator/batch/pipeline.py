@@ -86,7 +86,8 @@ def _process(paths: tuple[str, ...], options: ConvertOptions, selection: Selecti
         from migrator.batch import explain
 
         explain.forget()
-    with routing.run_of(paths, found):  # an overlay converts whole or not at all
+    # an overlay converts whole or not at all; links are followed only as the walk does
+    with routing.run_of(paths, found), sources.run_of(paths):
         yield from _process_found(found, options, jobs, render, max_bytes, audit, keep_text,
                                   destination, review, counting)
 

@@ -320,16 +320,19 @@ def _guard_streams(github: bool) -> Callable[[], None]:
 
 def _with_write_failure(file: FileResult) -> FileResult:
     """A conversion that could not be written is not converted: its documents are failed
-    with a Y106 finding, in every report and on the terminal."""
+    with a Y106 finding (Y120, Y121: a refused rewrite), in every report and on the
+    terminal."""
     if file.write_error is None or file.result is None:
         return file
     from dataclasses import replace  # here: a failed write is rare
 
     from migrator.batch import writer
 
-    hint = SHARED_OUTPUT_HINT if file.relative.startswith(writer.TAKEN) else WRITE_FAILED_HINT
-    finding = Finding("Y106", Severity.ERROR, "", f"cannot write the result: "
-                      f"{file.write_error} (the input is unchanged)", hint)
+    code, error = writer.coded(file.write_error)
+    hint = writer.HINTS.get(code) or (SHARED_OUTPUT_HINT if file.relative.startswith(
+        writer.TAKEN) else WRITE_FAILED_HINT)
+    finding = Finding(code, Severity.ERROR, "", f"cannot write the result: "
+                      f"{error} (the input is unchanged)", hint)
     documents, marked = [], False
     for doc in file.result.documents:
         if doc.reportable and doc.status == "converted":

@@ -4,8 +4,13 @@ Every write goes through ``migrator/atomic.py`` (temporary file + rename, signal
 never a partial or stray file). Output trees (``-o DIR``) are entered one folder at a time
 from a descriptor, with ``O_NOFOLLOW``: a link anywhere below DIR (to a file, a folder, or
 nothing) is refused, never followed. DIR itself is the user's choice and may be a link.
-In-place rewrites keep the file's permission bits and owner (as far as allowed) and write
-through a link at the input's name; a backup replaces whatever is at its name.
+In-place rewrites (``_rewrite``) replace the file that was read and nothing else: the file
+is opened once without following a link, kept open, and the new file takes its name only if
+the name still leads to it and it still holds the bytes read (else Y120: an edit saved
+meanwhile is never lost, a link swapped in is never written through); they keep the file's
+permission bits, owner (as far as allowed) and extended attributes (POSIX ACLs). A link at
+the input's name when the run writes is kept: its target is replaced (if it is the file
+that was read). A backup never replaces an existing file (Y121).
 
 Two inputs of one run never share an output path silently: ``Claims`` (in the main process,
 as the run is walked, before any file is written) gives each output path to the first input
@@ -28,7 +33,7 @@ from migrator import atomic
 from migrator.load import sources
 
 if TYPE_CHECKING:
-    from migrator.results import FileResult
+    from migrator.results import FileResult, SourceText
 
 # starts the ``relative`` of an input whose output path an earlier input of the run has
 # (``Claims``); the reason follows. No path holds a NUL character.
@@ -36,6 +41,17 @@ TAKEN = "\0taken\0"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_OLD_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
+# A refused write whose finding is not Y106 carries its code in ``write_error`` (``coded``):
+# CODED + code + CODED + message (no message starts with a NUL character).
+CODED = "\0"
+CHANGED = "Y120"  # the input changed (edited, replaced, swapped for a link) since it was read
+CHANGED_MESSAGE = "the file changed since it was read (edited, replaced or swapped for a " \
+    "link); it was left as it is"
+BACKUP_TAKEN = "Y121"  # the backup's name is taken by a file the run did not write
+HINTS = {CHANGED: "Run the tool again on the file as it is now; nothing was written.",
+         BACKUP_TAKEN: "Remove or move that file, or choose another --backup suffix (one "
+         "the run does not select as an input), then run the tool again."}
 
 
 def write_below(output_dir: Path, relative: str, data: bytes, *, like: str | None) -> Path:
@@ -169,26 +185,161 @@ class Destination:
             return True
         if not file.writable:
             return False
-        if not os.path.lexists(file.name):  # removed while we worked: do not resurrect it
-            raise FileNotFoundError(2, "the file disappeared during the run")
-        target = Path(os.path.realpath(file.name))  # through a link: the link stays a link
-        folder = atomic.open_folder(target.parent)
-        try:
-            current = _existing(folder, target.name, str(target))
-            if current is None:
-                raise FileNotFoundError(2, "the file disappeared during the run")
-            mode, owner = stat.S_IMODE(current.st_mode), (current.st_uid, current.st_gid)
-            if self.backup:
-                _write_backup(Path(file.name + self.backup), file.source.raw, mode, owner)
-            atomic.replace_at(folder, target.name,
-                              sources.encode(file.source, file.result.text),
-                              mode=mode, owner=owner, durable=True)
-        finally:
-            os.close(folder)
+        _rewrite(file.name, file.source, sources.encode(file.source, file.result.text),
+                 self.backup)
         return True
 
 
-def _write_backup(path: Path, data: bytes, mode: int, owner: tuple[int, int]) -> None:
-    """The original next to the input; whatever is at that name (a link too) is replaced,
-    never followed."""
-    atomic.replace_file(path, data, mode=mode, owner=owner)
+class Refused(OSError):
+    """A write refused with a finding of its own (``code``), not a Y106 write failure."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(errno.EEXIST, f"{CODED}{code}{CODED}{message}")
+
+
+def coded(error: str) -> tuple[str, str]:
+    """The finding code and the message of a ``FileResult.write_error``."""
+    if error.startswith(CODED):
+        code, _, message = error[len(CODED):].partition(CODED)
+        return code, message
+    return "Y106", error
+
+
+def _rewrite(name: str, source: SourceText, data: bytes, backup: str | None) -> None:
+    """Replace the input ``name`` by ``data`` if it still holds what was read (``source``).
+
+    The file is opened once, without following a link at its name (a link there when the
+    run writes: its target, which must be the file that was read), and stays open; the
+    new file is written in its folder (held open) and takes its name only if, just before
+    that, the name still leads to that file and it still holds the bytes that were read
+    (an edit saved meanwhile, or a link swapped in, refuses the write: ``CHANGED``; a file
+    that holds this very conversion by then, written by another run at once, is left as
+    it is, without a finding). It keeps the file's permission bits, owner (as far as
+    allowed) and extended attributes (POSIX ACLs). The backup is written next to ``name``,
+    never over an existing file.
+    """
+    try:
+        linked = stat.S_ISLNK(os.lstat(name).st_mode)
+    except FileNotFoundError:  # removed while we worked: do not resurrect it
+        raise FileNotFoundError(2, "the file disappeared during the run") from None
+    target = os.path.realpath(name) if linked else name  # a link named stays a link
+    folder = atomic.open_folder(Path(os.path.dirname(target) or "."))
+    try:
+        if not sources.within_run(name, folder):  # a folder of the walk swapped for a link
+            raise Refused(CHANGED, CHANGED_MESSAGE)
+        leaf = os.path.basename(target)
+        handle = _open_old(folder, leaf)
+        try:
+            info = os.fstat(handle)
+            if not stat.S_ISREG(info.st_mode) or not _holds(handle, info, source):
+                if _same_file(folder, leaf, data):  # another run wrote this conversion
+                    return
+                raise Refused(CHANGED, CHANGED_MESSAGE)
+            mode, owner = stat.S_IMODE(info.st_mode), (info.st_uid, info.st_gid)
+            xattrs = atomic.xattrs_of(handle)
+            kept = name + backup if backup else None
+            made = _write_backup(kept, source.raw, mode, owner, xattrs) if kept else None
+
+            def unchanged() -> None:
+                now = os.stat(leaf, dir_fd=folder, follow_symlinks=False)
+                if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino) or \
+                        not _holds(handle, os.fstat(handle), source):
+                    if _same_file(folder, leaf, data):
+                        raise _Done
+                    raise Refused(CHANGED, CHANGED_MESSAGE)
+
+            try:
+                atomic.replace_at(folder, leaf, data, mode=mode, owner=owner, durable=True,
+                                  xattrs=xattrs, check=unchanged)
+            except _Done:
+                return
+            except OSError:
+                if kept is not None and made is not None:  # no rewrite, no backup
+                    _remove(kept, made)
+                raise
+        finally:
+            os.close(handle)
+    finally:
+        os.close(folder)
+
+
+class _Done(Exception):
+    """The file changed since it was read, into this very conversion (another run at once
+    wrote it): nothing to write, nothing lost."""
+
+
+def _open_old(folder: int, leaf: str) -> int:
+    """The input at ``leaf`` in ``folder``, open for reading; never through a link, never
+    blocking (a FIFO swapped in is opened and then refused as not a regular file)."""
+    try:
+        return os.open(leaf, _OLD_FLAGS, dir_fd=folder)
+    except FileNotFoundError:
+        raise FileNotFoundError(2, "the file disappeared during the run") from None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EMLINK):
+            raise Refused(CHANGED, CHANGED_MESSAGE) from None
+        raise
+
+
+def _holds(handle: int, info: os.stat_result, source: SourceText) -> bool:
+    """Whether the open file is the one that was read, unchanged: its identity (device,
+    inode, size, modification time) and, for a change within one clock tick, its bytes."""
+    read = source.identity
+    if read is not None and (info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev) != \
+            (read[1], read[2], read[4], read[5]):
+        return False
+    if info.st_size != len(source.raw):
+        return False
+    return os.pread(handle, len(source.raw) + 1, 0) == source.raw
+
+
+def _write_backup(path: str, data: bytes, mode: int, owner: tuple[int, int],
+                  xattrs: list[tuple[str, bytes]]) -> tuple[int, int] | None:
+    """The original next to the input, with its mode, owner and extended attributes; the
+    (device, inode) of the backup written, None when one was there. It never replaces an
+    existing file (another input of the run, a file of someone else's, an earlier backup):
+    a regular file holding the same bytes (a backup an interrupted run wrote) is kept,
+    anything else refuses the rewrite (``BACKUP_TAKEN``)."""
+    folder = atomic.open_folder(Path(os.path.dirname(path) or "."))
+    try:
+        leaf = os.path.basename(path)
+        try:
+            atomic.replace_at(folder, leaf, data, mode=mode, owner=owner, durable=True,
+                              xattrs=xattrs, exclusive=True)
+        except FileExistsError:
+            if not _same_file(folder, leaf, data):
+                raise Refused(BACKUP_TAKEN, f"{path} exists and is not this file's "
+                              "original (another input, or an earlier backup): it is not "
+                              "replaced") from None
+            return None
+        made = os.stat(leaf, dir_fd=folder, follow_symlinks=False)
+        return made.st_dev, made.st_ino
+    finally:
+        os.close(folder)
+
+
+def _remove(path: str, made: tuple[int, int]) -> None:
+    """Remove the backup this run wrote at ``path`` (if it is still that file)."""
+    with contextlib.suppress(OSError):
+        folder = atomic.open_folder(Path(os.path.dirname(path) or "."))
+        try:
+            leaf = os.path.basename(path)
+            now = os.stat(leaf, dir_fd=folder, follow_symlinks=False)
+            if (now.st_dev, now.st_ino) == made:
+                os.unlink(leaf, dir_fd=folder)
+        finally:
+            os.close(folder)
+
+
+def _same_file(folder: int, leaf: str, data: bytes) -> bool:
+    """Whether ``leaf`` is a regular file (not a link) holding exactly ``data``."""
+    try:
+        handle = os.open(leaf, _OLD_FLAGS, dir_fd=folder)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(handle)
+        return stat.S_ISREG(info.st_mode) and info.st_size == len(data) and \
+            os.pread(handle, len(data) + 1, 0) == data
+    finally:
+        os.close(handle)

@@ -3,25 +3,30 @@
 Only regular files are read: what a path names is checked before it is opened (a FIFO or
 a device is never opened for reading, so it cannot block the run or feed it without end),
 and again on the opened descriptor, which is opened non-blocking in case the path changed
-in between. Every input, standard input included, is read up to a byte cap.
+in between. A link is followed only where the run's walk would follow it (``run_of``): one
+swapped in for a file during the run is never read through. Every input, standard input
+included, is read up to a byte cap.
 """
 
 from __future__ import annotations
 
 import bisect
 import codecs
+import contextlib
+import errno
 import os
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from operator import attrgetter
+from pathlib import PurePath
 from typing import BinaryIO, Literal, cast
 
 from migrator.load import stream
 from migrator.results import BOMS, SourceText, Unreadable
 
 __all__ = ["MAX_BYTES", "STDIN", "SourceText", "Unreadable", "decode", "encode", "head",
-           "kind_of", "read", "read_bytes"]
+           "kind_of", "read", "read_bytes", "run_of", "within_run"]
 
 STDIN = "-"
 MAX_BYTES = 10 * 1024 * 1024
@@ -32,6 +37,20 @@ Opcode = Literal["replace", "delete", "insert", "equal"]  # as difflib's
 _CHUNK = 1 << 20
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
                | getattr(os, "O_CLOEXEC", 0))
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_SEPARATORS = (os.sep, os.altsep) if os.altsep else os.sep
+SWAPPED = "the file was swapped for a symbolic link during the run; it is not followed"
+FOLDER_LEADS_OUT = "its folder was swapped for a symbolic link that leads outside the " \
+    "walked folder during the run; it is not followed"
+LEADS_OUT = "a symbolic link that leads outside the walked folder (swapped in during the " \
+    "run?); it is not followed"
+# the run going on (``run_of``): the files it names, and (as names start, real path) each
+# folder it walks, innermost first; None: no run (a link is followed)
+_RUN: tuple[frozenset[str], tuple[tuple[str, str], ...]] | None = None
+# the walked folder whose files are being read, as the run names it, and its descriptor
+_PINNED: list[str | int | None] = [None, -1]
 
 # Byte-order marks, longest first: a UTF-32-LE mark begins with the UTF-16-LE one.
 _MARKS = {
@@ -92,14 +111,11 @@ def read_bytes(name: str, max_bytes: int = MAX_BYTES,
                read_as: list[Identity] | None = None) -> bytes | None:
     """A regular file's bytes, or None when it holds more than ``max_bytes`` (checked before
     and while reading, so a file that grows is caught too). Raises NotRegular for anything
-    but a regular file (links are followed), OSError when it cannot be read. Unbuffered: a
-    batch reads thousands of small files, and the plain system calls are cheaper.
-    ``read_as`` receives the identity of the file read (its handle's fstat)."""
-    _require_regular(os.stat(name).st_mode)
-    handle = os.open(name, _OPEN_FLAGS)
+    but a regular file (a link only as ``_open`` follows it), OSError when it cannot be
+    read. Unbuffered: a batch reads thousands of small files, and the plain system calls
+    are cheaper. ``read_as`` receives the identity of the file read (its handle's fstat)."""
+    handle, info = _open(name)
     try:
-        info = os.fstat(handle)
-        _require_regular(info.st_mode)  # the path may have changed since the stat
         if read_as is not None:
             read_as.append(identity_of(info))
         if info.st_size > max_bytes:
@@ -118,20 +134,136 @@ def read_bytes(name: str, max_bytes: int = MAX_BYTES,
 
 def head(name: str, limit: int) -> bytes | None:
     """The first ``limit`` bytes of a regular file, or None when it cannot be read (never
-    blocks, never reads a FIFO or a device)."""
+    blocks, never reads a FIFO or a device). A link is followed (a ``.gitignore`` may lead
+    out of a walked folder: its rules are not an input of the run)."""
     try:
-        _require_regular(os.stat(name).st_mode)
-        handle = os.open(name, _OPEN_FLAGS)
+        handle, _ = _open(name, walked=False)
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            return None
         return os.read(handle, limit)
     except OSError:
         return None
     finally:
         os.close(handle)
+
+
+@contextlib.contextmanager
+def run_of(paths: tuple[str, ...]) -> Iterator[None]:
+    """Within: the files read are those of a run over ``paths`` (``_open``: a folder of
+    them is walked, and a link met in it is followed only inside that folder, as the walk
+    does). Set before any worker is forked (they inherit it)."""
+    global _RUN
+    named, walked = set(), []
+    for given in paths:
+        path = given if given == STDIN else os.fspath(PurePath(given))  # as the walk names it
+        if path != STDIN and os.path.isdir(path):
+            prefix = path if path.endswith(_SEPARATORS) else path + os.sep
+            walked.append((prefix, os.path.join(os.path.realpath(path), "")))
+        else:
+            named.add(path)
+    walked.sort(key=lambda pair: -len(pair[0]))  # the innermost walked folder first
+    previous, _RUN = _RUN, (frozenset(named), tuple(walked))
+    _unpin()
+    try:
+        yield
+    finally:
+        _RUN = previous
+        _unpin()
+
+
+def _pinned(name: str) -> tuple[int, str] | None:
+    """(a descriptor of its folder, its name there) for a file of a folder the run walks,
+    else None. The folder is opened once while its files are read (the last one is kept)
+    and only if it lies inside the walked folder: a folder of the walk swapped for a link
+    is never read through, and one swapped later no longer matters (the descriptor holds
+    the folder that was checked)."""
+    if _RUN is None or name in _RUN[0]:
+        return None
+    inside = next((real for prefix, real in _RUN[1] if name.startswith(prefix)), None)
+    if inside is None:
+        return None
+    folder, leaf = os.path.split(name)
+    if _PINNED[0] != folder:
+        handle = os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        if not _opened_inside(handle, folder, inside):
+            os.close(handle)
+            raise NotRegular(FOLDER_LEADS_OUT)
+        _unpin()
+        _PINNED[:] = [folder, handle]
+    return cast("int", _PINNED[1]), leaf
+
+
+def _unpin() -> None:
+    if _PINNED[0] is not None:
+        with contextlib.suppress(OSError):
+            os.close(cast("int", _PINNED[1]))
+    _PINNED[:] = [None, -1]
+
+
+def _open(name: str, *, walked: bool = True) -> tuple[int, os.stat_result]:
+    """An open regular file at ``name``, with its fstat: never a FIFO or a device (checked
+    before opening, and again on the handle, opened non-blocking in case the name changed
+    in between).
+
+    A link at ``name`` is followed unless (``walked``) the name is a file of a folder the
+    run walks (``run_of``) and the file opened through the link is not in that folder: the walk
+    takes only links that lead inside it, and a link swapped in for the file since then
+    is refused, never read. A name that was no link when looked at is opened without
+    following one (``O_NOFOLLOW``): a link swapped in at that instant is refused too.
+    """
+    pinned = _pinned(name) if walked else None
+    if pinned is None:
+        info = os.lstat(name)
+    else:
+        info = os.stat(pinned[1], dir_fd=pinned[0], follow_symlinks=False)
+    linked = stat.S_ISLNK(info.st_mode)
+    if linked:
+        info = os.stat(name)
+    _require_regular(info.st_mode)
+    try:
+        if linked:
+            handle = os.open(name, _OPEN_FLAGS)
+        elif pinned is None:
+            handle = os.open(name, _OPEN_FLAGS | _NOFOLLOW)
+        else:
+            handle = os.open(pinned[1], _OPEN_FLAGS | _NOFOLLOW, dir_fd=pinned[0])
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not linked:
+            raise NotRegular(SWAPPED) from None
+        raise
+    try:
+        info = os.fstat(handle)
+        _require_regular(info.st_mode)  # the path may have changed since the stat
+        if linked and walked and not within_run(name, handle):
+            raise NotRegular(LEADS_OUT)
+    except BaseException:
+        os.close(handle)
+        raise
+    return handle, info
+
+
+def within_run(name: str, handle: int) -> bool:
+    """Whether the file (or folder) open at ``handle``, reached by the name ``name``, is
+    one the run may read or write: ``name`` is named by the run (or no run is going on), or
+    what was opened lies in the walked folder that holds ``name`` (a link, or a folder
+    swapped for one, would lead elsewhere)."""
+    if _RUN is None or name in _RUN[0]:
+        return True
+    inside = next((real for prefix, real in _RUN[1] if name.startswith(prefix)), None)
+    if inside is None:
+        return True  # not a file of the walk (a file a kustomization names: checked there)
+    return _opened_inside(handle, name, inside)
+
+
+def _opened_inside(handle: int, name: str, inside: str) -> bool:
+    """Whether what is open at ``handle`` (reached by ``name``) lies in the folder
+    ``inside`` (a real path ending in a separator)."""
+    try:
+        opened = os.readlink(f"/proc/self/fd/{handle}")
+    except OSError:
+        opened = os.path.realpath(name)  # (no /proc: where the name leads now)
+    return os.path.join(opened, "").startswith(inside)
 
 
 def _require_regular(mode: int) -> None:

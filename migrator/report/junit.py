@@ -16,7 +16,7 @@ from migrator.report.markup import xml_text
 from migrator.report.review import ReviewDocument
 from migrator.report.safety import neutralise
 
-ERROR_CODES = {"Y102", "Y106"}  # the document could not be processed at all
+ERROR_CODES = {"Y102", "Y106", "Y120", "Y121"}  # the document could not be processed at all
 
 
 def render(documents: Sequence[ReviewDocument], seconds: float = 0.0) -> str:

@@ -3,6 +3,7 @@ unencodable text escaped, GitHub workflow commands neutralised, reports written 
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import re
@@ -190,41 +191,92 @@ def encode(text: str) -> bytes:
 
 
 def write_report(path: Path, text: str) -> None:
-    """Write a report atomically: a temporary file in the target's folder renamed over it.
+    """Write a report (or a baseline) atomically: a temporary file in the target's folder
+    renamed over it.
 
-    The folder must exist (it is never created); an existing report keeps its mode, a new
-    one gets the umask's; a device or FIFO (``/dev/stdout``) is written directly. On any
-    failure the earlier report is untouched, no temporary file is left, and
-    ``ReportWriteError`` says why in one line.
+    The folder must exist (it is never created; links in its path are followed: it is the
+    user's). The report's own name is never followed as a link (a link there may have been
+    planted, e.g. in an ``-o`` folder of the repository under review): a link, a FIFO, a
+    socket or a device there is refused, and one that appears meanwhile is replaced, not
+    written through. An existing report keeps its mode, a new one gets the umask's. A path
+    under ``/dev`` or ``/proc`` that is a link, device or pipe (``/dev/stdout``,
+    ``/dev/fd/N``, ``/dev/null``) is a stream the system gives: it is written directly,
+    opened without blocking (a pipe nobody reads is refused). On any failure the earlier
+    report is untouched, no temporary file is left, and ``ReportWriteError`` says why in
+    one line.
     """
     data = encode(text)
     name = os.fspath(path)
     try:
-        target = Path(os.path.realpath(name))
-        folder = target.parent
+        if _system_stream(name):
+            _write_stream(name, data)
+            return
         try:
-            existing = os.stat(target)
+            existing: os.stat_result | None = os.lstat(name)
         except FileNotFoundError:
             existing = None
-        if existing is not None and stat.S_ISDIR(existing.st_mode):
-            raise ReportWriteError(name, "is a directory")
         if existing is not None and not stat.S_ISREG(existing.st_mode):
-            with open(target, "wb") as handle:
-                handle.write(data)
-            return
-        if not folder.is_dir():
+            raise ReportWriteError(name, _refusal(existing.st_mode))
+        folder = os.path.dirname(name) or "."
+        if not os.path.isdir(folder):
             raise ReportWriteError(name, f"the folder {printable(str(path.parent))} does not "
                                    "exist (create it first)")
         mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
-        _replace(target, data, mode)
+        _replace(Path(name), data, mode)
     except ReportWriteError:
         raise
     except OSError as exc:
         raise ReportWriteError(name, exc.strerror or str(exc)) from None
 
 
+def _refusal(mode: int) -> str:
+    """Why a report is not written over what is at its name (not a regular file)."""
+    if stat.S_ISDIR(mode):
+        return "is a directory"
+    if stat.S_ISLNK(mode):
+        return "is a symbolic link; a report is never written through one (remove it, " \
+            "or name the file it leads to)"
+    what = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "not a regular file"
+    return f"is {what}; a report goes to a regular file, or to /dev/stdout"
+
+
+def _system_stream(name: str) -> bool:
+    """Whether ``name`` is a stream the system gives (``/dev/stdout``, ``/dev/fd/N``,
+    ``/proc/self/fd/N``, ``/dev/null``: a link, device or pipe under ``/dev`` or
+    ``/proc``), written directly rather than replaced."""
+    if not os.path.abspath(name).startswith(("/dev/", "/proc/")):
+        return False
+    try:
+        mode = os.lstat(name).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _write_stream(name: str, data: bytes) -> None:
+    """Write ``data`` to a system stream: opened without blocking (a FIFO nobody reads is
+    refused at once, ENXIO), never created or truncated, then written as standard output
+    is."""
+    flags = os.O_WRONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | \
+        getattr(os, "O_CLOEXEC", 0)
+    try:
+        handle = os.open(name, flags)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise ReportWriteError(name, "is a pipe that nobody reads") from None
+        raise
+    try:
+        os.set_blocking(handle, True)
+        from migrator import atomic
+
+        atomic.write_all(handle, data)
+    finally:
+        os.close(handle)
+
+
 def _replace(target: Path, data: bytes, mode: int) -> None:
-    """The one atomic write (unnamed temporary file, signals held back, link + rename)."""
+    """The one atomic write (unnamed temporary file, signals held back, link + rename): a
+    link that appears at the name meanwhile is replaced, never followed."""
     from migrator import atomic
 
     atomic.replace_file(target, data, mode=mode)
