@@ -18,6 +18,7 @@ from ruamel.yaml.comments import (
     merge_attrib,
 )
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode
 from ruamel.yaml.tag import Tag
 
 from migrator.load.nesting import MAX_DEPTH, MAX_SCANNED_DEPTH
@@ -32,7 +33,6 @@ MAX_EXPANDED_NODES = 1_000_000
 # merge keys (``<<: *base``) in one document: ruamel's round-trip loader records each merge
 # of an anchor in a list it searches every time (quadratic: 3,000 merges took 23 s)
 MAX_MERGE_KEYS = 500
-_MERGE_KEY = re.compile(r"<<[ \t]*(?::|#|$)", re.M)  # ``<<: *a``, and the explicit ``? <<``
 # MAX_DEPTH (deepest nesting loaded) and MAX_SCANNED_DEPTH (refused before parsing) live in
 # nesting.py, which fastload shares (no import circle between yamlio and fastload).
 FAST = True  # libyaml for the documents it loads identically (see fastload); False: pure only
@@ -96,8 +96,10 @@ def load(text: str) -> Any:
     if bound > MAX_SCANNED_DEPTH:
         raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels (refused before "
                             "parsing)", code="Y104")
-    if text.count("<<") > MAX_MERGE_KEYS and \
-            sum(1 for _ in _MERGE_KEY.finditer(text)) > MAX_MERGE_KEYS:
+    # a slow merge takes an alias; a merge key is spelled ``<<`` or with a tag (``!!merge``,
+    # ``!<tag:yaml.org,2002:merge>``, a %TAG shorthand): only such a text is composed to count
+    if text.count("*") > MAX_MERGE_KEYS and ("!" in text or text.count("<<") > MAX_MERGE_KEYS) \
+            and _merges(text) > MAX_MERGE_KEYS:
         raise DocumentError(f"document has more than {MAX_MERGE_KEYS} merge keys (<<), which "
                             "would take too long to load (refused before parsing)", code="Y104")
     data = fastload.load(text, _load_pure, bound) if FAST else None
@@ -111,6 +113,35 @@ def load(text: str) -> Any:
         raise DocumentError(
             f"aliases expand to more than {MAX_EXPANDED_NODES} nodes (alias bomb?)", code="Y104")
     return data
+
+
+def _merges(text: str) -> int:
+    """How many mappings the merge keys of ``text`` merge, however each key is spelled: the
+    text is composed (parsed into nodes, linear: no alias is expanded, nothing is built) and
+    each key is counted by its resolved tag. A text that does not compose counts 0 (the load
+    reports it)."""
+    try:
+        root = _rt().compose(text)
+    except (YAMLError, ValueError, RecursionError):
+        return 0
+    if root is None:
+        return 0
+    count = 0
+    seen: set[int] = set()
+    stack = [root]
+    while stack and count <= MAX_MERGE_KEYS:
+        node = stack.pop()
+        if id(node) in seen or not isinstance(node.value, list):
+            continue
+        seen.add(id(node))
+        for item in node.value:
+            pairs = item if isinstance(item, tuple) else (item,)
+            if isinstance(item, tuple) and item[0].tag == "tag:yaml.org,2002:merge":
+                value = item[1].value
+                count += len(value) if isinstance(value, list) and \
+                    not isinstance(item[1], MappingNode) else 1
+            stack.extend(pairs)
+    return count
 
 
 def _load_pure(text: str) -> Any:
