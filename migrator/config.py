@@ -27,6 +27,8 @@ YAML_NAME = ".trainjob-migrate.yaml"
 PYPROJECT = "pyproject.toml"
 TABLE = "trainjob-migrate"
 CONFIG_BYTES = 1 << 20
+# values in a config with its aliases expanded (more is an alias bomb)
+CONFIG_VALUES = 100_000
 
 
 class ConfigError(MigratorError):
@@ -327,13 +329,17 @@ def _parsed(path: Path, text: str) -> Any:
         if isinstance(entry, dict) and entry.get("digest") == digest and \
                 "data" in entry and _plain(entry["data"]):
             return entry["data"]
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    from migrator.load.yamlio import DocumentError, safe_documents
 
-    try:
-        data = YAML(typ="safe", pure=True).load(text)
-    except (YAMLError, RecursionError, ValueError) as exc:  # ValueError: an int of 4,300+ digits
+    try:  # nesting, merge keys and aliases bounded (a few hundred bytes of aliases expand to
+        # billions of values, which the cache entry would go through first)
+        documents = safe_documents(text, CONFIG_VALUES)
+    except DocumentError as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from None
+    if len(documents) > 1:
+        raise ConfigError(f"{path}: cannot read config: it holds {len(documents)} YAML "
+                          "documents, not one")
+    data = documents[0] if documents else None
     if folder is not None and name is not None and _plain(data):
         cache.write_json(folder, name, {"digest": digest, "data": data})
     return data

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from migrator import paths
@@ -101,18 +100,17 @@ def from_files(files: tuple[str, ...], *, local: bool = False) -> Index:
     A --runtimes file that cannot be read or parsed is a ``RuntimeFileError`` (one line);
     one of the run's own files (``local``) is passed over instead: the run reports it as
     that file's finding, and its runtimes are not known."""
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    from migrator.load import sources, yamlio
 
     index: Index = {}
     kinds = _runtime_kinds() if files else ()
     for path in _yaml_files(files, local=local):
-        try:
-            text = Path(path).read_text(encoding="utf-8")
+        try:  # a regular file within the size cap, bounded before parsing
+            text = yamlio.read_text(path, sources.MAX_BYTES)
             if not any(kind in text for kind in kinds):
                 continue
-            documents = list(YAML(typ="safe", pure=True).load_all(text))
-        except (OSError, UnicodeDecodeError, YAMLError) as exc:
+            documents = yamlio.safe_documents(text)
+        except (OSError, UnicodeDecodeError, yamlio.DocumentError) as exc:
             if local:
                 continue
             raise RuntimeFileError(f"--runtimes {path}: cannot read it ({_reason(exc)})"
@@ -141,10 +139,9 @@ def _reason(exc: Exception) -> str:
         return str(exc.strerror or exc)
     if isinstance(exc, UnicodeDecodeError):
         return "not UTF-8 text"
-    problem = getattr(exc, "problem", None)
-    mark = getattr(exc, "problem_mark", None)
-    if isinstance(problem, str) and mark is not None:
-        return f"not YAML: {problem} at line {mark.line + 1}, column {mark.column + 1}"
+    line, column = getattr(exc, "line", None), getattr(exc, "column", None)
+    if getattr(exc, "code", None) == "Y101" and line is not None:  # yamlio.DocumentError
+        return f"not YAML: {' '.join(str(exc).split())} at line {line}, column {column}"
     return " ".join(str(exc).split())
 
 
@@ -155,7 +152,8 @@ def _yaml_files(given_paths: tuple[str, ...], *, local: bool = False) -> list[st
             for dirpath, dirnames, filenames in os.walk(given):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 files += [os.path.join(dirpath, f) for f in sorted(filenames)
-                          if f.endswith((".yaml", ".yml"))]
+                          if f.endswith((".yaml", ".yml"))  # a FIFO or a device: passed over
+                          and os.path.isfile(os.path.join(dirpath, f))]
         elif local or os.path.exists(given):  # (a run's file gone since: passed over)
             files.append(given)
         else:

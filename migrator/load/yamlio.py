@@ -90,7 +90,69 @@ def load(text: str) -> Any:
     it into the same tree (``fastload`` says which); the others, and every error, by ruamel's
     pure loader.
     """
-    from migrator.load import fastload, nesting
+    from migrator.load import fastload
+
+    bound = bounded(text)
+    data = fastload.load(text, _load_pure, bound) if FAST else None
+    if data is None:
+        data = _load_pure(text)
+    # the bound is never below the depth of the tree the text spells; only aliases (``*``)
+    # can make the loaded tree deeper than the text
+    if (bound > MAX_DEPTH or "*" in text) and _depth_exceeds(data, MAX_DEPTH):
+        raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", code="Y104")
+    if "*" in text and expanded_size(data) > MAX_EXPANDED_NODES:
+        raise DocumentError(
+            f"aliases expand to more than {MAX_EXPANDED_NODES} nodes (alias bomb?)", code="Y104")
+    return data
+
+
+def safe_documents(text: str, limit: int = MAX_EXPANDED_NODES) -> list[Any]:
+    """The documents of a YAML stream as plain data (ruamel's safe loader: no round trip),
+    within the bounds every parse of the tool keeps: nesting and merge keys checked before
+    parsing (``bounded``), aliases expanding to at most ``limit`` nodes (checked without
+    expanding them). For the files read besides the documents converted: the config,
+    ``--runtimes``, ``--crd``. Raises DocumentError (with a Y104 code for a bound)."""
+    from ruamel.yaml import YAML
+
+    bounded(text)
+    try:
+        documents = list(YAML(typ="safe", pure=True).load_all(text))
+    except MarkedYAMLError as exc:
+        problem = exc.problem or exc.context or "invalid YAML"
+        mark = exc.problem_mark or exc.context_mark
+        raise DocumentError(str(problem).strip(), mark.line + 1 if mark else None,
+                            mark.column + 1 if mark else None) from None
+    except (YAMLError, ValueError) as exc:  # ValueError: an int of 4,300+ digits
+        raise DocumentError(str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
+    except RecursionError:
+        raise DocumentError("document nests too deeply", code="Y104") from None
+    if "*" in text and expanded_size(documents) > limit:
+        raise DocumentError(f"aliases expand to more than {limit} values (alias bomb?)",
+                            code="Y104")
+    if "*" in text and _depth_exceeds(documents, MAX_DEPTH + 1):
+        raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", code="Y104")
+    return documents
+
+
+def read_text(path: str, max_bytes: int) -> str:
+    """A YAML file's text read as every input is (``sources.read_bytes``: a regular file only,
+    opened non-blocking, at most ``max_bytes``), for ``safe_documents``. Raises OSError
+    (NotRegular for a FIFO or a device), UnicodeDecodeError, or DocumentError (too large)."""
+    from migrator.load import sources
+
+    data = sources.read_bytes(path, max_bytes)
+    if data is None:
+        raise DocumentError(f"larger than the {max_bytes}-byte cap (--max-file-size)",
+                            code="Y102")
+    return data.decode("utf-8")
+
+
+def bounded(text: str) -> int:
+    """The nesting bound of a YAML text (``nesting.nesting_bound``) once the text is known to
+    load in bounded time: a DocumentError (Y104) for a text nested too deeply or holding too
+    many merge keys, before any parser builds anything. For every YAML text the tool parses
+    (documents, the config, --runtimes and --crd files)."""
+    from migrator.load import nesting
 
     bound = nesting.nesting_bound(text, MAX_SCANNED_DEPTH)
     if bound > MAX_SCANNED_DEPTH:
@@ -102,17 +164,7 @@ def load(text: str) -> Any:
             and _merges(text) > MAX_MERGE_KEYS:
         raise DocumentError(f"document has more than {MAX_MERGE_KEYS} merge keys (<<), which "
                             "would take too long to load (refused before parsing)", code="Y104")
-    data = fastload.load(text, _load_pure, bound) if FAST else None
-    if data is None:
-        data = _load_pure(text)
-    # the bound is never below the depth of the tree the text spells; only aliases (``*``)
-    # can make the loaded tree deeper than the text
-    if (bound > MAX_DEPTH or "*" in text) and _depth_exceeds(data, MAX_DEPTH):
-        raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", code="Y104")
-    if "*" in text and _expanded_size(data) > MAX_EXPANDED_NODES:
-        raise DocumentError(
-            f"aliases expand to more than {MAX_EXPANDED_NODES} nodes (alias bomb?)", code="Y104")
-    return data
+    return bound
 
 
 def _merges(text: str) -> int:
@@ -170,8 +222,9 @@ def _load_pure(text: str) -> Any:
     return data
 
 
-def _expanded_size(root: Any) -> int:
-    """Node count of the tree with every alias expanded, computed without expanding."""
+def expanded_size(root: Any) -> int:
+    """Node count of the tree with every alias expanded, computed without expanding (2**62
+    for a recursive alias, which never ends). Any loader's tree: dicts and lists."""
     sizes: dict[int, int] = {}
     open_nodes: set[int] = set()
     stack: list[tuple[Any, bool]] = [(root, False)]
@@ -184,7 +237,7 @@ def _expanded_size(root: Any) -> int:
             sizes[id(node)] = 1 + sum(sizes.get(id(v), 1) for v in values)
             open_nodes.discard(id(node))
         elif id(node) in open_nodes:
-            return MAX_EXPANDED_NODES + 1  # a recursive alias never ends
+            return 1 << 62  # a recursive alias never ends
         else:
             open_nodes.add(id(node))
             stack.append((node, True))
