@@ -335,13 +335,12 @@ def preload(options: ConvertOptions) -> None:
     """Read --crd and --runtimes files up front: a bad one is a usage error, not a finding."""
     if not options.crds and not options.runtime_files:
         return
-    from migrator.check import crdschema
-    from migrator.knowledge import runtimeindex
+    from migrator.check import crdschema, runtimefiles
 
     try:
         for crd in options.crds:
             crdschema.load(crd)
-        runtimeindex.from_files(options.runtime_files)
+        runtimefiles.from_files(options.runtime_files)
     except MigratorError as exc:
         raise UsageError(str(exc)) from None
 

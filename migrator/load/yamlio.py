@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import io
 import re
+import warnings
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml import YAML
@@ -17,7 +20,7 @@ from ruamel.yaml.comments import (
     LineCol,
     merge_attrib,
 )
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError, YAMLWarning
 from ruamel.yaml.nodes import MappingNode
 from ruamel.yaml.tag import Tag
 
@@ -83,6 +86,16 @@ def _instance(purpose: str) -> YAML:
     return yaml
 
 
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Within: the YAML library's warnings (a reused anchor's, which quotes the input as it
+    is, control characters included) are dropped instead of printed on standard error."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=YAMLWarning)
+        warnings.filterwarnings("ignore", module=r"ruamel\.yaml")
+        yield
+
+
 def load(text: str) -> Any:
     """Load one document with round-trip fidelity; raise DocumentError on bad input.
 
@@ -93,9 +106,10 @@ def load(text: str) -> Any:
     from migrator.load import fastload
 
     bound = bounded(text)
-    data = fastload.load(text, _load_pure, bound) if FAST else None
-    if data is None:
-        data = _load_pure(text)
+    with quiet():
+        data = fastload.load(text, _load_pure, bound) if FAST else None
+        if data is None:
+            data = _load_pure(text)
     # the bound is never below the depth of the tree the text spells; only aliases (``*``)
     # can make the loaded tree deeper than the text
     if (bound > MAX_DEPTH or "*" in text) and _depth_exceeds(data, MAX_DEPTH):
@@ -116,7 +130,8 @@ def safe_documents(text: str, limit: int = MAX_EXPANDED_NODES) -> list[Any]:
 
     bounded(text)
     try:
-        documents = list(YAML(typ="safe", pure=True).load_all(text))
+        with quiet():
+            documents = list(YAML(typ="safe", pure=True).load_all(text))
     except MarkedYAMLError as exc:
         problem = exc.problem or exc.context or "invalid YAML"
         mark = exc.problem_mark or exc.context_mark
@@ -173,7 +188,8 @@ def _merges(text: str) -> int:
     each key is counted by its resolved tag. A text that does not compose counts 0 (the load
     reports it)."""
     try:
-        root = _rt().compose(text)
+        with quiet():
+            root = _rt().compose(text)
     except (YAMLError, ValueError, RecursionError):
         return 0
     if root is None:

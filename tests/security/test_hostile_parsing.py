@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from migrator.check import crdschema
-from migrator.knowledge import runtimeindex
+from migrator.check import crdschema, runtimefiles
 from migrator.load import sources
 from migrator.report.baseline import BaselineError, load_baseline
 from tests.security.support import JOB, run, said
@@ -107,7 +106,7 @@ def test_a_fifo_in_a_runtimes_folder_is_passed_over(tmp_path: Path) -> None:
     (tmp_path / "job.yaml").write_text(JOB)
     proc = run(["check", "--runtimes", "runtimes", "job.yaml"], cwd=tmp_path, timeout=60)
     assert proc.returncode == 1, said(proc)
-    assert runtimeindex.from_files((str(tmp_path / "runtimes"),)).keys() == {
+    assert runtimefiles.from_files((str(tmp_path / "runtimes"),)).keys() == {
         ("TrainingRuntime", "a-legacy")}
 
 
@@ -115,9 +114,35 @@ def test_a_runtime_file_of_the_run_beyond_the_cap_is_not_read(tmp_path: Path) ->
     """(issue 30, 14) validate read the run's runtime files whole (400 MB: minutes)."""
     big = tmp_path / "big.yaml"
     big.write_text(RUNTIME + ("#" * 99 + "\n") * (sources.MAX_BYTES // 100 + 1))
-    runtimeindex.from_files.cache_clear()
-    assert runtimeindex.from_files((str(big),), local=True) == {}
+    runtimefiles.from_files.cache_clear()
+    assert runtimefiles.from_files((str(big),), local=True) == {}
     small = tmp_path / "small.yaml"
     small.write_text(RUNTIME)
-    assert list(runtimeindex.from_files((str(small),), local=True)) == [
+    assert list(runtimefiles.from_files((str(small),), local=True)) == [
         ("TrainingRuntime", "a-legacy")]
+
+
+REUSED_ANCHOR = JOB.replace("  name: minimal\n", "  name: minimal\n"
+                            "  labels: {a: &x \"\u202eevil\"}\n"
+                            "  annotations: {b: &x c, d: *x}\n")
+
+
+def test_a_reused_anchor_prints_nothing_raw(tmp_path: Path) -> None:
+    """(issue 30, 20) the YAML library's warning quoted the input raw (a right-to-left
+    override reached the terminal)."""
+    (tmp_path / "job.yaml").write_text(REUSED_ANCHOR)
+    proc = run(["check", "job.yaml"], cwd=tmp_path, timeout=60)
+    assert proc.returncode == 1, said(proc)
+    assert "\u202e" not in said(proc)
+    assert "anchor" not in said(proc)
+    assert "job.yaml:1: PyTorchJob/minimal: would convert" in proc.stdout
+
+
+@pytest.mark.parametrize("parse", ["load", "safe_documents"])
+def test_a_reused_anchor_warns_nobody(parse: str) -> None:
+    """(pytest turns every warning into an error: a warning that escaped is a failure here)"""
+    from migrator.load import yamlio
+
+    loaded = getattr(yamlio, parse)(REUSED_ANCHOR)
+    root = loaded if parse == "load" else loaded[0]
+    assert root["metadata"]["annotations"]["d"] == "c"
