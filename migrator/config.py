@@ -200,10 +200,9 @@ def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
     if manager is not None and (not isinstance(manager, str) or "/" not in manager):
         raise fail("manager", "must be a domain-prefixed name such as example.com/migrator")
     baseline = data.get("baseline")
-    if baseline is not None and not isinstance(baseline, str):
+    if baseline is not None and (not isinstance(baseline, str) or "\x00" in baseline):
         raise fail("baseline", "must be a file path")
-    if baseline and (os.path.isabs(baseline) or not (path.parent / baseline).resolve()
-                     .is_relative_to(path.parent.resolve())):
+    if baseline and (os.path.isabs(baseline) or not _inside(path.parent, baseline)):
         raise fail("baseline", "must be a relative path to a file in the config's folder or "
                    "below it (name another file with --baseline)")
     return ProjectConfig(path=path, target=target, runtimes=_runtimes(data, fail),
@@ -215,6 +214,15 @@ def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
                          gitignore=_flag(data, "gitignore", fail),
                          ignore=_ignores(data, fail),
                          baseline=(path.parent / baseline) if baseline else None)
+
+
+def _inside(folder: Path, name: str) -> bool:
+    """Whether ``name`` (relative) resolves to a path in ``folder`` or below it (False when it
+    cannot be resolved: a loop of links)."""
+    try:
+        return (folder / name).resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError, ValueError):
+        return False
 
 
 def _strings(data: dict[str, Any], key: str, fail: Any) -> tuple[str, ...]:
