@@ -63,3 +63,9 @@ def test_other_kinds_stay_unnoticed() -> None:
     result = convert_text(text, render=False)
     assert [d.status for d in result.documents if d.reportable] == []
     assert textscan.legacy_jobs(text) == []
+
+
+def test_an_escaped_line_break_moves_no_job_of_a_script() -> None:
+    script = ("kubectl apply \\\n  -f - <<EOF\napiVersion: kubeflow.org/v1\nkind: PyTorchJob\n"
+              "EOF\n")
+    assert textscan.legacy_jobs(script) == [(3, "PyTorchJob")]

@@ -38,11 +38,19 @@ def _api() -> re.Pattern[str]:
 
 def legacy_jobs(text: str) -> list[tuple[int, str]]:
     """(0-based line, kind) of each legacy job written out in ``text``: in block or flow
-    (JSON) style, its names quoted, tagged or escaped (``detect.unescaped``: a line break
-    escaped away shifts the lines that follow)."""
+    (JSON) style, its names quoted or tagged; spelled with escapes (``detect.unescaped``)
+    when nothing is found otherwise (a line break escaped away then shifts the lines that
+    follow)."""
     if not detect.is_candidate(text):
         return []
-    text = detect.unescaped(text)
+    found = _jobs(text)
+    if not found:
+        decoded = detect.unescaped(text)
+        found = _jobs(decoded) if decoded is not text else found
+    return found
+
+
+def _jobs(text: str) -> list[tuple[int, str]]:
     if _api().search(text) is None:
         return []
     found: list[tuple[int, str]] = []
