@@ -27,6 +27,8 @@ YAML_NAME = ".trainjob-migrate.yaml"
 PYPROJECT = "pyproject.toml"
 TABLE = "trainjob-migrate"
 CONFIG_BYTES = 1 << 20
+# values in a config with its aliases expanded (more is an alias bomb)
+CONFIG_VALUES = 100_000
 
 
 class ConfigError(MigratorError):
@@ -198,10 +200,9 @@ def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
     if manager is not None and (not isinstance(manager, str) or "/" not in manager):
         raise fail("manager", "must be a domain-prefixed name such as example.com/migrator")
     baseline = data.get("baseline")
-    if baseline is not None and not isinstance(baseline, str):
+    if baseline is not None and (not isinstance(baseline, str) or "\x00" in baseline):
         raise fail("baseline", "must be a file path")
-    if baseline and (os.path.isabs(baseline) or not (path.parent / baseline).resolve()
-                     .is_relative_to(path.parent.resolve())):
+    if baseline and (os.path.isabs(baseline) or not _inside(path.parent, baseline)):
         raise fail("baseline", "must be a relative path to a file in the config's folder or "
                    "below it (name another file with --baseline)")
     return ProjectConfig(path=path, target=target, runtimes=_runtimes(data, fail),
@@ -213,6 +214,15 @@ def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
                          gitignore=_flag(data, "gitignore", fail),
                          ignore=_ignores(data, fail),
                          baseline=(path.parent / baseline) if baseline else None)
+
+
+def _inside(folder: Path, name: str) -> bool:
+    """Whether ``name`` (relative) resolves to a path in ``folder`` or below it (False when it
+    cannot be resolved: a loop of links)."""
+    try:
+        return (folder / name).resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError, ValueError):
+        return False
 
 
 def _strings(data: dict[str, Any], key: str, fail: Any) -> tuple[str, ...]:
@@ -327,13 +337,17 @@ def _parsed(path: Path, text: str) -> Any:
         if isinstance(entry, dict) and entry.get("digest") == digest and \
                 "data" in entry and _plain(entry["data"]):
             return entry["data"]
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    from migrator.load.yamlio import DocumentError, safe_documents
 
-    try:
-        data = YAML(typ="safe", pure=True).load(text)
-    except (YAMLError, RecursionError, ValueError) as exc:  # ValueError: an int of 4,300+ digits
+    try:  # nesting, merge keys and aliases bounded (a few hundred bytes of aliases expand to
+        # billions of values, which the cache entry would go through first)
+        documents = safe_documents(text, CONFIG_VALUES)
+    except DocumentError as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from None
+    if len(documents) > 1:
+        raise ConfigError(f"{path}: cannot read config: it holds {len(documents)} YAML "
+                          "documents, not one")
+    data = documents[0] if documents else None
     if folder is not None and name is not None and _plain(data):
         cache.write_json(folder, name, {"digest": digest, "data": data})
     return data

@@ -29,11 +29,11 @@ class UsageError(Exception):
 def shown(text: str) -> str:
     """A line said before the run (a config's name and its problems, a usage error) as it is
     printed: it may hold a config file's keys and values and folder names, which are input,
-    so control characters are escaped (no line break: no line that a CI runner reads as a
-    workflow command; no terminal escape sequence)."""
-    from migrator.report.safety import printable
+    so control characters are escaped (no line break, no terminal escape sequence) and, on a
+    GitHub Actions runner, workflow commands neutralised (``safety.said``)."""
+    from migrator.report.safety import said
 
-    return printable(text)
+    return said(text)
 
 
 # ---------------------------------------------------------------------------- the options
@@ -335,13 +335,12 @@ def preload(options: ConvertOptions) -> None:
     """Read --crd and --runtimes files up front: a bad one is a usage error, not a finding."""
     if not options.crds and not options.runtime_files:
         return
-    from migrator.check import crdschema
-    from migrator.knowledge import runtimeindex
+    from migrator.check import crdschema, runtimefiles
 
     try:
         for crd in options.crds:
             crdschema.load(crd)
-        runtimeindex.from_files(options.runtime_files)
+        runtimefiles.from_files(options.runtime_files)
     except MigratorError as exc:
         raise UsageError(str(exc)) from None
 

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedSeq
 
+from migrator.check import runtimefiles
 from migrator.errors import MappingFileError
 from migrator.knowledge import apimodels, catalog, runtimeindex
 from migrator.knowledge.versions import V2_3, TrainerVersion
@@ -215,7 +216,7 @@ def fresh_catalog(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[N
     sets in ``$TRAINJOB_MIGRATE_MAPPINGS``; the shipped catalog is back afterwards."""
     def clear() -> None:
         catalog.load.cache_clear()
-        runtimeindex.from_files.cache_clear()
+        runtimefiles.from_files.cache_clear()
         runtimeindex._DEFAULTS.clear()
         apimodels._train_job.cache_clear()
         apimodels._runtime.cache_clear()
@@ -249,7 +250,7 @@ def test_the_runtime_kinds_come_from_data(tmp_path: Path, monkeypatch: pytest.Mo
         ["ClusterRuntime", "Runtime"])))
     monkeypatch.setenv("TRAINJOB_MIGRATE_MAPPINGS", str(mappings))
     (tmp_path / "runtimes.yaml").write_text(RUNTIMES, encoding="utf-8")
-    found = runtimeindex.from_files((str(tmp_path / "runtimes.yaml"),))
+    found = runtimefiles.from_files((str(tmp_path / "runtimes.yaml"),))
     assert list(found) == [("ClusterRuntime", "torch-fast")]
     assert found[("ClusterRuntime", "torch-fast")].policy == "torch"
     target = catalog.load().target("2.2")

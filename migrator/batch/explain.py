@@ -21,7 +21,7 @@ import click
 from ruamel.yaml.error import YAMLError
 
 from migrator import paths
-from migrator.check import effective
+from migrator.check import effective, runtimefiles
 from migrator.convert.text import convert_text
 from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
@@ -69,7 +69,7 @@ def compare(text: str, result: TextResult, catalog: Catalog,
     target = catalog.target(options.target)
     kinds = catalog.kinds
     chunks = stream.split(text)
-    runtimes = runtimeindex.from_files(options.runtime_files)
+    runtimes = runtimefiles.from_files(options.runtime_files)
     explanations = []
     by_line = {chunk.line: chunk for chunk in chunks}
     for doc in result.documents:

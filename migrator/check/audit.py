@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from migrator.check import crdschema, validate
+from migrator.check import crdschema, runtimefiles, validate
 from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
 from migrator.load import stream, yamlio
@@ -68,7 +68,7 @@ class TrainerObjects(FrozenValue):
 def validate_text(text: str, catalog: Catalog, options: ConvertOptions) -> TextResult:
     """The validation outcome of every Trainer object in a YAML stream (text unchanged)."""
     target = catalog.target(options.target)
-    known = runtimeindex.known(target, options.runtime_files, options.local_runtime_files)
+    known = runtimefiles.known(target, options.runtime_files, options.local_runtime_files)
     trainer = TrainerObjects.of(catalog)
     results = []
     for index, chunk in enumerate(stream.split(text)):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import functools
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from migrator import paths
@@ -50,14 +49,18 @@ class CRD(FrozenValue):
 
 @functools.lru_cache(maxsize=16)
 def load(path: str) -> CRD:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    from migrator.load import sources, yamlio
 
-    try:
-        documents = [d for d in YAML(typ="safe", pure=True).load_all(
-            Path(path).read_text(encoding="utf-8")) if isinstance(d, dict)]
-    except (OSError, UnicodeDecodeError, YAMLError) as exc:
-        raise CRDError(f"--crd {path}: cannot read it ({exc})") from None
+    try:  # a regular file within the size cap, bounded before parsing
+        documents = [d for d in yamlio.safe_documents(
+            yamlio.read_text(path, sources.MAX_BYTES))
+                     if isinstance(d, dict)]
+    except UnicodeDecodeError:
+        raise CRDError(f"--crd {path}: cannot read it (not UTF-8 text)") from None
+    except (OSError, yamlio.DocumentError) as exc:
+        raise CRDError(f"--crd {path}: cannot read it ({exc.strerror or exc})"
+                       if isinstance(exc, OSError) else
+                       f"--crd {path}: cannot read it ({exc})") from None
     if len(documents) == 1 and documents[0].get("kind") == "List":
         documents = documents[0].get("items") or []
     crd = next((d for d in documents if d.get("kind") == "CustomResourceDefinition"), None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrator.check import crdschema, validate
+from migrator.check import crdschema, runtimefiles, validate
 from migrator.convert import argo, embedded, emit, engine, snippets, status, upgrade
 from migrator.convert.classify import classify
 from migrator.convert.ledger import Ledger
@@ -203,7 +203,7 @@ def _writable(findings: list[Finding], options: ConvertOptions) -> bool:
 
 
 def _known_runtimes(catalog: Catalog, options: ConvertOptions) -> runtimeindex.Index:
-    return runtimeindex.known(catalog.target(options.target), options.runtime_files,
+    return runtimefiles.known(catalog.target(options.target), options.runtime_files,
                               options.local_runtime_files)
 
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrator.check import effective
+from migrator.check import effective, runtimefiles
 from migrator.convert import model
 from migrator.convert.draft import Companion, Draft, YamlMap
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import LegacyJob
 from migrator.convert.rules import RULES, RuleContext
-from migrator.knowledge import runtimeindex, runtimes
+from migrator.knowledge import runtimes
 from migrator.knowledge.specs import MappingSpec, PodRules, RuntimeSpec, TargetSpec
 from migrator.settings import ConvertOptions
 
@@ -61,7 +61,7 @@ def _runtime_pods(runtime: RuntimeSpec,
     """The referenced runtime's pod templates and document, when given with --runtimes."""
     if runtime.companion or not options.runtime_files:
         return {}, None
-    info = runtimeindex.from_files(options.runtime_files).get((runtime.kind, runtime.name))
+    info = runtimefiles.from_files(options.runtime_files).get((runtime.kind, runtime.name))
     if info is None or info.doc is None:
         return {}, None
     return effective.runtime_pods(info.doc), info.doc

@@ -2,8 +2,8 @@
 keep the prose, the other blocks and the front matter byte-identical.
 
 A snippet is a fenced block (backticks or tildes, any fence length, indented inside a list
-or not) whose info string is ``yaml``/``yml``, or an untagged block that reads as a
-Kubernetes object. Each snippet is converted on its own (``convert_text``) and stands
+or in a block quote, or not) whose info string is ``yaml``/``yml``, or an untagged block that
+reads as a Kubernetes object. Each snippet is converted on its own (``convert_text``) and stands
 alone: one that is broken or cannot be converted is left as it is ("skipped", with its
 findings, so ``check`` still fails) and never blocks the rest of the page; findings and
 documents carry the page's line numbers. Hugo shortcodes (``{{< >}}``, ``{{% %}}``) are
@@ -11,7 +11,8 @@ masked, not taken for templates. Shell blocks (``bash``, ``sh``, ...) have their
 converted like a script's (``shell``); so has an untagged block whose first command line
 starts a heredoc or is a ``$ `` prompt, and an untagged block that is not YAML (with no
 heredoc it is then passed over, like a block tagged with another language, unless it shows a
-job or names a training kind: then it is read as YAML and reported if it is not).
+job or names a training kind: then it is read as YAML and reported if it is not). A legacy
+job written out anywhere else (an indented code block, HTML) is reported (E808), not converted.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ SHELL_TAGS = frozenset({"bash", "sh", "shell", "console", "zsh"})
 FRAGMENT = "E804"
 PLACEHOLDER_LOST = "E805"
 NOT_YAML = "Y101"
-_OPEN = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\r\n]*)")
+# a fence may sit in a list (indented) and in a block quote (``> ```yaml``, nested ``> >``)
+_OPEN = re.compile(r"(?P<indent>(?:[ \t]*>)*[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\r\n]*)")
+_QUOTE_MARKS = re.compile(r"(?:[ \t]*>)+")
 _API_LINE = re.compile(r"^apiVersion:", re.M)
 _PROMPT = "$ "
 # a line that YAML reads as a mapping key, a list item or a document marker
@@ -49,7 +52,7 @@ class Block:
 
     first: int  # 0-based index of the first body line
     last: int  # 0-based index after the last body line
-    indent: str  # the whitespace before the opening fence
+    indent: str  # what stands before the opening fence (white space, block quote marks)
     info: str  # the info string's first word, lowercased
     body: str  # the body with the fence's indentation removed
     crlf: bool  # the body's lines end with CRLF
@@ -97,15 +100,18 @@ def scan(text: str) -> tuple[list[str], list[Block]]:
             number += 1
             continue
         fence, indent = opening["fence"], opening["indent"]
+        quotes = indent.count(">")
         end = number + 1
-        while end < len(lines) and not _closes(lines[end], fence):
+        while end < len(lines) and not _closes(lines[end], fence, quotes):
             end += 1
         body_lines = lines[number + 1:end]
         info = opening["info"].strip().split(maxsplit=1)
         word = info[0].lower().strip("{}.") if info else ""
-        blocks.append(Block(number + 1, end, indent, word, _dedent(body_lines, len(indent)),
+        blocks.append(Block(number + 1, end, indent, word, _dedent(body_lines, indent),
                             bool(body_lines) and all(x.endswith("\r\n") for x in body_lines)))
-        number = end + 1
+        # (a quoted block ends at a line without the quote marks: it is not closed)
+        number = end + 1 if end < len(lines) and _unquoted(lines[end], quotes) is not None \
+            else end
     return lines, blocks
 
 
@@ -119,14 +125,31 @@ def _after_front_matter(lines: list[str]) -> int:
     return 0
 
 
-def _closes(line: str, fence: str) -> bool:
-    bare = line.strip()
+def _closes(line: str, fence: str, quotes: int = 0) -> bool:
+    """Whether ``line`` closes the fence, or ends the block quote the fence is in."""
+    inside = _unquoted(line, quotes)
+    if inside is None:
+        return True
+    bare = inside.strip()
     return len(bare) >= len(fence) and set(bare) == {fence[0]}
 
 
-def _dedent(lines: list[str], width: int) -> str:
+def _unquoted(line: str, quotes: int) -> str | None:
+    """``line`` without its first ``quotes`` block quote marks (None: it has fewer)."""
+    for _ in range(quotes):
+        stripped = line.lstrip(" \t")
+        if not stripped.startswith(">"):
+            return None
+        line = stripped[1:]
+    return line
+
+
+def _dedent(lines: list[str], indent: str) -> str:
+    quotes = indent.count(">")
+    width = len(indent) - (indent.rfind(">") + 1)  # the white space after the last mark
     out = []
     for line in lines:
+        line = _unquoted(line, quotes) or ""
         cut = 0
         while cut < width and cut < len(line) and line[cut] in " \t":
             cut += 1
@@ -136,7 +159,8 @@ def _dedent(lines: list[str], width: int) -> str:
 
 def _indent(text: str, block: Block) -> str:
     newline = "\r\n" if block.crlf else "\n"
-    return "".join((block.indent + line if line.strip() else "") + newline
+    blank = block.indent.rstrip(" \t")  # a quote's blank line keeps its marks
+    return "".join((block.indent + line if line.strip() else blank) + newline
                    for line in text.splitlines())
 
 
@@ -162,7 +186,28 @@ def convert(text: str, options: ConvertOptions | None = None,
             continue
         if results:
             edits.append((block.first, block.last, new_body, results))
+    unfenced = _unfenced_jobs(lines, blocks)
+    if unfenced:
+        edits = sorted([*edits, *unfenced], key=lambda edit: edit[0])
     return notes.splice(lines, edits)
+
+
+def _unfenced_jobs(lines: list[str], blocks: list[Block]
+                   ) -> list[tuple[int, int, str | None, list[DocumentResult]]]:
+    """A legacy job written out elsewhere than in a fenced block (an indented code block, a
+    block quote, HTML): not converted, but reported (E808), so ``check`` never passes over it.
+    Lines keep their numbers; block quote marks are read past."""
+    from migrator.results import DocumentResult
+
+    fenced = {n for block in blocks for n in range(block.first - 1, block.last + 1)}
+    outside = "".join("\n" if number in fenced else
+                      _QUOTE_MARKS.sub("", line.rstrip("\r\n"), count=1) + "\n"
+                      for number, line in enumerate(lines))
+    return [(number, number, None, [DocumentResult(0, number + 1, "skipped", "", source={
+        "kind": kind}, findings=[notes.finding(
+            "E808", "", f"a {kind} is written out outside a fenced code block (an indented "
+            "block, a quote, HTML); it is not converted: put it in a ```yaml fence", number + 1)
+            ])]) for number, kind in textscan.legacy_jobs(outside)]
 
 
 def _shell(block: Block, options: ConvertOptions,

@@ -1,20 +1,16 @@
 """KNOWLEDGE: runtimes the tool can resolve a TrainJob's runtimeRef against.
 
-Three sources, merged: the target's default runtimes (mappings/targets), runtime files the
-user passes with ``--runtimes`` (files or directories of TrainingRuntime /
-ClusterTrainingRuntime YAML, e.g. ``kubectl get clustertrainingruntimes -o yaml``), and
-runtimes found among the files of the run itself.
+Three sources, merged (``check/runtimefiles.py`` reads the files): the target's default
+runtimes (mappings/targets), runtime files the user passes with ``--runtimes`` (files or
+directories of TrainingRuntime / ClusterTrainingRuntime YAML, e.g. ``kubectl get
+clustertrainingruntimes -o yaml``), and runtimes found among the files of the run itself.
 """
 
 from __future__ import annotations
 
-import functools
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from migrator import paths
-from migrator.errors import MigratorError
 from migrator.knowledge.specs import TargetSpec
 from migrator.results import FrozenValue
 
@@ -22,10 +18,6 @@ if TYPE_CHECKING:  # as in migrator.results
     from dataclasses import dataclass as fields_only
 else:
     from migrator.results import fields_only
-
-
-class RuntimeFileError(MigratorError):
-    """A --runtimes path cannot be read."""
 
 
 @fields_only
@@ -49,16 +41,6 @@ class RuntimeInfo(FrozenValue):
 Index = dict[tuple[str, str], RuntimeInfo]  # (kind, name) -> info
 
 
-def known(target: TargetSpec, user_files: tuple[str, ...],
-          local_files: tuple[str, ...] = ()) -> Index:
-    """Every runtime a TrainJob may resolve to: defaults, then the run's files, then --runtimes
-    (a later source wins on a name clash). A fresh dict: callers may add to it."""
-    index = dict(defaults(target))
-    index.update(from_files(local_files, local=True))
-    index.update(from_files(user_files))
-    return index
-
-
 _DEFAULTS: dict[str, Index] = {}  # target id -> its default runtimes (built once)
 
 
@@ -67,7 +49,7 @@ def defaults(target: TargetSpec) -> Index:
     if target.id in _DEFAULTS:
         return _DEFAULTS[target.id]
     index: Index = {}
-    kind = _runtime_kinds()[0]  # Trainer ships cluster-scoped runtimes
+    kind = runtime_kinds()[0]  # Trainer ships cluster-scoped runtimes
     for runtime in target.default_runtimes:
         jobs = runtime.jobs or target.policies[runtime.policy].jobs
         index[(kind, runtime.name)] = RuntimeInfo(
@@ -94,71 +76,8 @@ def describe(doc: Any, source: str = "") -> RuntimeInfo:
     return RuntimeInfo(found[0] if found else "plain", jobs, source, doc)
 
 
-@functools.lru_cache(maxsize=8)
-def from_files(files: tuple[str, ...], *, local: bool = False) -> Index:
-    """Runtimes in the given files and directories (YAML streams and v1 Lists).
-
-    A --runtimes file that cannot be read or parsed is a ``RuntimeFileError`` (one line);
-    one of the run's own files (``local``) is passed over instead: the run reports it as
-    that file's finding, and its runtimes are not known."""
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
-    index: Index = {}
-    kinds = _runtime_kinds() if files else ()
-    for path in _yaml_files(files, local=local):
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-            if not any(kind in text for kind in kinds):
-                continue
-            documents = list(YAML(typ="safe", pure=True).load_all(text))
-        except (OSError, UnicodeDecodeError, YAMLError) as exc:
-            if local:
-                continue
-            raise RuntimeFileError(f"--runtimes {path}: cannot read it ({_reason(exc)})"
-                                   ) from None
-        for doc in documents:
-            items = doc.get("items") if isinstance(doc, dict) and doc.get("kind") == "List" \
-                else [doc]
-            for item in items or []:
-                if isinstance(item, dict) and item.get("kind") in kinds:
-                    name = paths.get(item, ("metadata", "name"))
-                    if isinstance(name, str):
-                        index[(item["kind"], name)] = describe(item, path)
-    return index
-
-
-def _runtime_kinds() -> tuple[str, ...]:
+def runtime_kinds() -> tuple[str, ...]:
     """The runtime kinds (mappings/kinds.yaml ``runtimeKinds``): cluster-scoped, namespaced."""
     from migrator.knowledge import catalog
 
     return tuple(catalog.load().kinds.runtime_kinds)
-
-
-def _reason(exc: Exception) -> str:
-    """Why a runtime file cannot be read, on one line (a YAML error's problem and place)."""
-    if isinstance(exc, OSError):
-        return str(exc.strerror or exc)
-    if isinstance(exc, UnicodeDecodeError):
-        return "not UTF-8 text"
-    problem = getattr(exc, "problem", None)
-    mark = getattr(exc, "problem_mark", None)
-    if isinstance(problem, str) and mark is not None:
-        return f"not YAML: {problem} at line {mark.line + 1}, column {mark.column + 1}"
-    return " ".join(str(exc).split())
-
-
-def _yaml_files(given_paths: tuple[str, ...], *, local: bool = False) -> list[str]:
-    files = []
-    for given in given_paths:
-        if os.path.isdir(given):
-            for dirpath, dirnames, filenames in os.walk(given):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                files += [os.path.join(dirpath, f) for f in sorted(filenames)
-                          if f.endswith((".yaml", ".yml"))]
-        elif local or os.path.exists(given):  # (a run's file gone since: passed over)
-            files.append(given)
-        else:
-            raise RuntimeFileError(f"--runtimes {given}: no such file or directory")
-    return files
-

@@ -25,8 +25,45 @@ def candidate_markers() -> tuple[str, ...]:
 
 def is_candidate(text: str) -> bool:
     """Cheap prefilter: only documents that mention a Kubeflow group are parsed at all
-    (mappings/kinds.yaml ``candidateMarkers``)."""
-    return any(marker in text for marker in candidate_markers())
+    (mappings/kinds.yaml ``candidateMarkers``), however the group is spelled (``unescaped``)."""
+    return any(marker in text for marker in candidate_markers()) or \
+        (_SPELLING_ESCAPE.search(text) is not None and
+         any(marker in unescaped(text) for marker in candidate_markers()))
+
+
+# An escape of a double-quoted YAML or JSON string (``\u004a``, ``\x4a``, ``\U0000004a``,
+# ``\/``, a line break escaped away), or a backslash and what it escapes otherwise
+_ESCAPE = re.compile(r"\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(/)|"
+                     r"(\r?\n[ \t]*)|.)", re.S)
+_SPELLING_ESCAPE = re.compile(r"\\[xuU/\r\n]")  # where ``unescaped`` may change a name
+_SPELLING = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789./:_-")
+
+
+def unescaped(text: str) -> str:
+    """``text`` with every escape that spells a character of a name (a letter, a digit,
+    ``.``, ``/``, ``:``, ``_``, ``-``) decoded, and escaped line breaks joined: what the text
+    checks read, so that ``"kind": "PyTorch\\u004aob"`` (valid JSON and YAML) is a PyTorchJob
+    to them too. Other escapes are kept as written; a text without such an escape is
+    returned as it is."""
+    if _SPELLING_ESCAPE.search(text) is None:
+        return text
+    return _ESCAPE.sub(_decoded, text)
+
+
+def _decoded(match: re.Match[str]) -> str:
+    if match.group(4):
+        return "/"
+    if match.group(5):
+        return ""
+    digits = match.group(1) or match.group(2) or match.group(3)
+    if digits is None:
+        return match.group()
+    code = int(digits, 16)
+    return chr(code) if code < 128 and chr(code) in _SPELLING else match.group()
+
+
+# the node properties YAML allows before a value: a tag (``!!str``) and an anchor (``&k``)
+_PROPERTIES = r"(?:[!&][^\s,\[\]{}]*\s+)*"
 
 
 def template_syntax(text: str) -> str | None:
@@ -113,10 +150,12 @@ def replica_fields() -> tuple[str, ...]:
 
 @functools.cache
 def legacy_kind_line() -> re.Pattern[str]:
-    """A line that is exactly ``kind: <legacy kind>`` (maybe a list item, quoted, commented)."""
+    """A line that is exactly ``kind: <legacy kind>`` (maybe a list item, quoted, tagged,
+    commented), or a ``"kind": "<legacy kind>"`` entry of a flow mapping (JSON) on its line."""
     names = "|".join(map(re.escape, legacy_kinds()))
-    return re.compile(r"^[ \t]*(?:-[ \t]*)?kind:[ \t]*[\"']?(?P<kind>" + names
-                      + r")[\"']?[ \t]*(?:#.*)?\r?$", re.M)
+    return re.compile(r"(?:^[ \t]*(?:-[ \t]*)?|[{,][ \t]*)[\"']?kind[\"']?[ \t]*:[ \t]*"
+                      + r"(?:[!&][^\s,\[\]{}]*[ \t]+)*[\"']?(?P<kind>" + names
+                      + r")[\"']?[ \t]*(?:#.*|[,}].*)?\r?$", re.M)
 
 
 @functools.cache
@@ -126,25 +165,33 @@ def _kind_pattern(which: str) -> re.Pattern[str]:
     legacy, training = kinds()
     names = {"legacy": legacy, "training": training,
              "trainer": tuple(kind for kind in training if kind not in legacy)}[which]
-    return re.compile(r"kind:\s*[\"']?(" + "|".join(map(re.escape, names)) + r")\b")
+    return re.compile(r"kind[\"']?\s*:\s*" + _PROPERTIES + r"[\"']?("
+                      + "|".join(map(re.escape, names)) + r")\b")
+
+
+def _named_kind(which: str, text: str) -> str | None:
+    """The first kind of ``which`` (see ``_kind_pattern``) that a ``kind`` key of ``text``
+    names, however it is spelled: block or flow (JSON) style, quoted, tagged, escaped."""
+    pattern = _kind_pattern(which)
+    match = pattern.search(text)
+    if match is None and _SPELLING_ESCAPE.search(text) is not None:
+        match = pattern.search(unescaped(text))
+    return match.group(1) if match else None
 
 
 def trainer_kind(text: str) -> str | None:
     """The first Trainer kind (TrainJob, a runtime) a ``kind:`` of ``text`` names."""
-    match = _kind_pattern("trainer").search(text)
-    return match.group(1) if match else None
+    return _named_kind("trainer", text)
 
 
 def mentions_training_kind(text: str) -> bool:
-    return _kind_pattern("training").search(text) is not None
+    return _named_kind("training", text) is not None
 
 
 def training_kind(text: str) -> str | None:
     """The first training kind a (possibly unparseable) document names."""
-    match = _kind_pattern("training").search(text)
-    return match.group(1) if match else None
+    return _named_kind("training", text)
 
 
 def embeds_legacy_job(text: str) -> str | None:
-    match = _kind_pattern("legacy").search(text)
-    return match.group(1) if match else None
+    return _named_kind("legacy", text)

@@ -29,14 +29,29 @@ _HEREDOC = re.compile(r"<<(?P<dash>-?)[ \t]*(?P<quote>['\"]?)(?P<word>[A-Za-z_][
 
 @functools.cache
 def _api() -> re.Pattern[str]:
-    """An ``apiVersion: <legacy group>/`` line (mappings/kinds.yaml ``legacyGroups``)."""
+    """An ``apiVersion: <legacy group>/`` line (mappings/kinds.yaml ``legacyGroups``), or
+    such an entry of a flow mapping (JSON)."""
     groups = "|".join(map(re.escape, detect.legacy_groups()))
-    return re.compile(r"^[ \t]*(?:-[ \t]*)?apiVersion:[ \t]*[\"']?(?:" + groups + r")/", re.M)
+    return re.compile(r"(?:^[ \t]*(?:-[ \t]*)?|[{,][ \t]*)[\"']?apiVersion[\"']?[ \t]*:[ \t]*"
+                      r"(?:[!&][^\s,\[\]{}]*[ \t]+)*[\"']?(?:" + groups + r")/", re.M)
 
 
 def legacy_jobs(text: str) -> list[tuple[int, str]]:
-    """(0-based line, kind) of each legacy job written out in ``text``."""
-    if not detect.is_candidate(text) or _api().search(text) is None:
+    """(0-based line, kind) of each legacy job written out in ``text``: in block or flow
+    (JSON) style, its names quoted or tagged; spelled with escapes (``detect.unescaped``)
+    when nothing is found otherwise (a line break escaped away then shifts the lines that
+    follow)."""
+    if not detect.is_candidate(text):
+        return []
+    found = _jobs(text)
+    if not found:
+        decoded = detect.unescaped(text)
+        found = _jobs(decoded) if decoded is not text else found
+    return found
+
+
+def _jobs(text: str) -> list[tuple[int, str]]:
+    if _api().search(text) is None:
         return []
     found: list[tuple[int, str]] = []
     line = done = 0  # lines counted up to ``done`` once (linear in the text, not per match)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import io
 import re
+import warnings
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml import YAML
@@ -17,7 +20,8 @@ from ruamel.yaml.comments import (
     LineCol,
     merge_attrib,
 )
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError, YAMLWarning
+from ruamel.yaml.nodes import MappingNode
 from ruamel.yaml.tag import Tag
 
 from migrator.load.nesting import MAX_DEPTH, MAX_SCANNED_DEPTH
@@ -32,7 +36,6 @@ MAX_EXPANDED_NODES = 1_000_000
 # merge keys (``<<: *base``) in one document: ruamel's round-trip loader records each merge
 # of an anchor in a list it searches every time (quadratic: 3,000 merges took 23 s)
 MAX_MERGE_KEYS = 500
-_MERGE_KEY = re.compile(r"<<[ \t]*(?::|#|$)", re.M)  # ``<<: *a``, and the explicit ``? <<``
 # MAX_DEPTH (deepest nesting loaded) and MAX_SCANNED_DEPTH (refused before parsing) live in
 # nesting.py, which fastload shares (no import circle between yamlio and fastload).
 FAST = True  # libyaml for the documents it loads identically (see fastload); False: pure only
@@ -83,6 +86,16 @@ def _instance(purpose: str) -> YAML:
     return yaml
 
 
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Within: the YAML library's warnings (a reused anchor's, which quotes the input as it
+    is, control characters included) are dropped instead of printed on standard error."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=YAMLWarning)
+        warnings.filterwarnings("ignore", module=r"ruamel\.yaml")
+        yield
+
+
 def load(text: str) -> Any:
     """Load one document with round-trip fidelity; raise DocumentError on bad input.
 
@@ -90,27 +103,113 @@ def load(text: str) -> Any:
     it into the same tree (``fastload`` says which); the others, and every error, by ruamel's
     pure loader.
     """
-    from migrator.load import fastload, nesting
+    from migrator.load import fastload
+
+    bound = bounded(text)
+    with quiet():
+        data = fastload.load(text, _load_pure, bound) if FAST else None
+        if data is None:
+            data = _load_pure(text)
+    # the bound is never below the depth of the tree the text spells; only aliases (``*``)
+    # can make the loaded tree deeper than the text
+    if (bound > MAX_DEPTH or "*" in text) and _depth_exceeds(data, MAX_DEPTH):
+        raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", code="Y104")
+    if "*" in text and expanded_size(data) > MAX_EXPANDED_NODES:
+        raise DocumentError(
+            f"aliases expand to more than {MAX_EXPANDED_NODES} nodes (alias bomb?)", code="Y104")
+    return data
+
+
+def safe_documents(text: str, limit: int = MAX_EXPANDED_NODES) -> list[Any]:
+    """The documents of a YAML stream as plain data (ruamel's safe loader: no round trip),
+    within the bounds every parse of the tool keeps: nesting and merge keys checked before
+    parsing (``bounded``), aliases expanding to at most ``limit`` nodes (checked without
+    expanding them). For the files read besides the documents converted: the config,
+    ``--runtimes``, ``--crd``. Raises DocumentError (with a Y104 code for a bound)."""
+    from ruamel.yaml import YAML
+
+    bounded(text)
+    try:
+        with quiet():
+            documents = list(YAML(typ="safe", pure=True).load_all(text))
+    except MarkedYAMLError as exc:
+        problem = exc.problem or exc.context or "invalid YAML"
+        mark = exc.problem_mark or exc.context_mark
+        raise DocumentError(str(problem).strip(), mark.line + 1 if mark else None,
+                            mark.column + 1 if mark else None) from None
+    except (YAMLError, ValueError) as exc:  # ValueError: an int of 4,300+ digits
+        raise DocumentError(str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
+    except RecursionError:
+        raise DocumentError("document nests too deeply", code="Y104") from None
+    if "*" in text and expanded_size(documents) > limit:
+        raise DocumentError(f"aliases expand to more than {limit} values (alias bomb?)",
+                            code="Y104")
+    if "*" in text and _depth_exceeds(documents, MAX_DEPTH + 1):
+        raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", code="Y104")
+    return documents
+
+
+def read_text(path: str, max_bytes: int) -> str:
+    """A YAML file's text read as every input is (``sources.read_bytes``: a regular file only,
+    opened non-blocking, at most ``max_bytes``), for ``safe_documents``. Raises OSError
+    (NotRegular for a FIFO or a device), UnicodeDecodeError, or DocumentError (too large)."""
+    from migrator.load import sources
+
+    data = sources.read_bytes(path, max_bytes)
+    if data is None:
+        raise DocumentError(f"larger than the {max_bytes}-byte cap (--max-file-size)",
+                            code="Y102")
+    return data.decode("utf-8")
+
+
+def bounded(text: str) -> int:
+    """The nesting bound of a YAML text (``nesting.nesting_bound``) once the text is known to
+    load in bounded time: a DocumentError (Y104) for a text nested too deeply or holding too
+    many merge keys, before any parser builds anything. For every YAML text the tool parses
+    (documents, the config, --runtimes and --crd files)."""
+    from migrator.load import nesting
 
     bound = nesting.nesting_bound(text, MAX_SCANNED_DEPTH)
     if bound > MAX_SCANNED_DEPTH:
         raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels (refused before "
                             "parsing)", code="Y104")
-    if text.count("<<") > MAX_MERGE_KEYS and \
-            sum(1 for _ in _MERGE_KEY.finditer(text)) > MAX_MERGE_KEYS:
+    # a slow merge takes an alias; a merge key is spelled ``<<`` or with a tag (``!!merge``,
+    # ``!<tag:yaml.org,2002:merge>``, a %TAG shorthand): only such a text is composed to count
+    if text.count("*") > MAX_MERGE_KEYS and ("!" in text or text.count("<<") > MAX_MERGE_KEYS) \
+            and _merges(text) > MAX_MERGE_KEYS:
         raise DocumentError(f"document has more than {MAX_MERGE_KEYS} merge keys (<<), which "
                             "would take too long to load (refused before parsing)", code="Y104")
-    data = fastload.load(text, _load_pure, bound) if FAST else None
-    if data is None:
-        data = _load_pure(text)
-    # the bound is never below the depth of the tree the text spells; only aliases (``*``)
-    # can make the loaded tree deeper than the text
-    if (bound > MAX_DEPTH or "*" in text) and _depth_exceeds(data, MAX_DEPTH):
-        raise DocumentError(f"document nests deeper than {MAX_DEPTH} levels", code="Y104")
-    if "*" in text and _expanded_size(data) > MAX_EXPANDED_NODES:
-        raise DocumentError(
-            f"aliases expand to more than {MAX_EXPANDED_NODES} nodes (alias bomb?)", code="Y104")
-    return data
+    return bound
+
+
+def _merges(text: str) -> int:
+    """How many mappings the merge keys of ``text`` merge, however each key is spelled: the
+    text is composed (parsed into nodes, linear: no alias is expanded, nothing is built) and
+    each key is counted by its resolved tag. A text that does not compose counts 0 (the load
+    reports it)."""
+    try:
+        with quiet():
+            root = _rt().compose(text)
+    except (YAMLError, ValueError, RecursionError):
+        return 0
+    if root is None:
+        return 0
+    count = 0
+    seen: set[int] = set()
+    stack = [root]
+    while stack and count <= MAX_MERGE_KEYS:
+        node = stack.pop()
+        if id(node) in seen or not isinstance(node.value, list):
+            continue
+        seen.add(id(node))
+        for item in node.value:
+            pairs = item if isinstance(item, tuple) else (item,)
+            if isinstance(item, tuple) and item[0].tag == "tag:yaml.org,2002:merge":
+                value = item[1].value
+                count += len(value) if isinstance(value, list) and \
+                    not isinstance(item[1], MappingNode) else 1
+            stack.extend(pairs)
+    return count
 
 
 def _load_pure(text: str) -> Any:
@@ -139,8 +238,9 @@ def _load_pure(text: str) -> Any:
     return data
 
 
-def _expanded_size(root: Any) -> int:
-    """Node count of the tree with every alias expanded, computed without expanding."""
+def expanded_size(root: Any) -> int:
+    """Node count of the tree with every alias expanded, computed without expanding (2**62
+    for a recursive alias, which never ends). Any loader's tree: dicts and lists."""
     sizes: dict[int, int] = {}
     open_nodes: set[int] = set()
     stack: list[tuple[Any, bool]] = [(root, False)]
@@ -153,7 +253,7 @@ def _expanded_size(root: Any) -> int:
             sizes[id(node)] = 1 + sum(sizes.get(id(v), 1) for v in values)
             open_nodes.discard(id(node))
         elif id(node) in open_nodes:
-            return MAX_EXPANDED_NODES + 1  # a recursive alias never ends
+            return 1 << 62  # a recursive alias never ends
         else:
             open_nodes.add(id(node))
             stack.append((node, True))

@@ -75,15 +75,19 @@ def load_baseline(path: Path) -> set[tuple[str, str, str]]:
     import json
 
     from migrator.load import sources
+    from migrator.load.nesting import MAX_SCANNED_DEPTH, nesting_bound
 
     try:
         raw = sources.read_bytes(os.fspath(path))  # regular files only, capped: never hangs
         if raw is None:
             raise ValueError("it is larger than the size cap")
-        data = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        if nesting_bound(text, MAX_SCANNED_DEPTH) > MAX_SCANNED_DEPTH:  # json's recursion
+            raise ValueError(f"it nests more than {MAX_SCANNED_DEPTH} levels deep")
+        data = json.loads(text)
         entries = data["findings"]
         return {(str(e["file"]), str(e["code"]), str(e.get("path", ""))) for e in entries}
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         raise BaselineError(f"baseline {path}: cannot read it ({exc})") from None
 
 

@@ -16,7 +16,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from migrator.report.diffs import unified
-from migrator.report.markup import code_span, fence, html_text, markdown_text, plural, shorten
+from migrator.report.markup import (
+    code_span,
+    fence,
+    html_text,
+    markdown_text,
+    plural,
+    shorten,
+    unlinked,
+)
 from migrator.report.review import ReviewDocument, rank
 
 LIMIT = 65_536
@@ -192,8 +200,9 @@ def _document(doc: ReviewDocument, level: str, root: str) -> list[str]:
     icon = "❌" if counts["error"] else "⚠️" if counts["warning"] else "✅"
     where = _relative(doc.file, root)
     where = f"{where}:{doc.line}" if doc.line else where
-    lines = ["<details>", f"<summary>{icon} <code>{html_text(where)}</code> — "
-             f"{html_text(doc.title)} — {html_text(doc.status)} ({tally})</summary>", ""]
+    lines = ["<details>", f"<summary>{icon} <code>{html_text(unlinked(where))}</code> — "
+             f"{html_text(unlinked(doc.title))} — {html_text(doc.status)} ({tally})</summary>",
+             ""]
     findings = doc.ordered_findings()
     if level != "full":
         findings = [f for f in findings if f.severity.value != "info"]

@@ -1,5 +1,6 @@
 """REPORT: escaping by context for Markdown, HTML and XML — code spans longer than
-any backtick run, HTML text and attributes, table cells, fences longer than the content's."""
+any backtick run, HTML text and attributes, table cells, fences longer than the content's,
+GitHub mentions and issue references made inert."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ BACKTICKS = re.compile(r"`+")
 XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>!|~&])")
 ZERO_WIDTH_SPACE = "\u200b"
+ZERO_WIDTH_JOINER = "\u200d"
+GITHUB_REFERENCE = re.compile(r"(?:[@#]|\bGH-)(?=\w)", re.I)
 
 
 def _longest_run(text: str, char: str = "`") -> int:
@@ -30,8 +33,19 @@ def code_span(text: str, *, in_table: bool = False) -> str:
 
 
 def markdown_text(text: str) -> str:
-    """Plain Markdown text (also in table cells): Markdown/HTML punctuation backslash-escaped."""
-    return MARKDOWN_PUNCTUATION.sub(r"\\\1", printable(text))
+    """Plain Markdown text (also in table cells): Markdown/HTML punctuation backslash-escaped,
+    GitHub references made inert (``unlinked``)."""
+    return MARKDOWN_PUNCTUATION.sub(r"\\\1", unlinked(printable(text)))
+
+
+def unlinked(text: str) -> str:
+    """Text from the input as GitHub shows it in Markdown without acting on it: a zero-width
+    joiner after the ``@`` of a mention (``@user``, ``@org/team``: it would notify them) and
+    the ``#`` or ``GH-`` of an issue reference (``#123``, ``owner/repo#123``: it would link
+    the issue and add a back-reference to it). The text still reads the same."""
+    if "@" not in text and "#" not in text and "GH-" not in text:
+        return text
+    return GITHUB_REFERENCE.sub(lambda m: m.group() + ZERO_WIDTH_JOINER, text)
 
 
 def html_text(text: str) -> str:

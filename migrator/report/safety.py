@@ -65,6 +65,17 @@ def printable_lines(text: str) -> str:
     return _regex(UNSAFE_KEEP_LINES).sub(_escape, text)
 
 
+def said(text: str) -> str:
+    """A line said on standard error before the run's output starts (a config's name, its
+    problems, a usage error): input text (a config's keys and values, folder names) made
+    ``printable`` (one line), and on a GitHub Actions runner (``GITHUB_ACTIONS=true``) also
+    ``neutralise``d, as every later line is by the run's GuardedStream."""
+    shown = printable(text)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        shown = neutralise(shown)
+    return shown
+
+
 def file_label(name: str) -> str:
     """A file name as shown to people and CI: printable, without a leading ``./``."""
     while name.startswith("./"):

@@ -91,6 +91,17 @@ def injected_commands(output: str) -> list[str]:
     return [line for line in workflow_commands(output) if not OWN_ANNOTATION.match(line)]
 
 
+def unwrapped(output: str) -> str:
+    """Machine output without the tool's own ``::stop-commands::TOKEN`` ... ``::TOKEN::``
+    wrapper (written around output holding a line the runner would run, ``##[`` included)."""
+    first, _, rest = output.partition("\n")
+    if not first.startswith("::stop-commands::"):
+        return output
+    closing = f"::{first[len('::stop-commands::'):]}::\n"
+    assert rest.endswith(closing), output[-200:]
+    return rest[:-len(closing)]
+
+
 def stop_tokens_are_unguessable(output: str, hostile: list[str]) -> None:
     """A ``::stop-commands::`` token the runner obeys never comes from the input (inside a
     stopped region the runner reads nothing but the resume line, so input text that reads
@@ -226,10 +237,15 @@ ALLOWED_MARKDOWN_TAGS = {"details", "summary", "code", "br", "b", "sub", "sup", 
 TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
 
 
+LIVE_REFERENCE = re.compile(r"(?:@|(?<!&)#|\bGH-)\w+", re.I)  # (not an entity: &#96;)
+
+
 def check_markdown(text: str) -> str:
     """Balanced <details>, closed fences and spans, no HTML but the renderer's own tags."""
     assert "\r" not in text, "a carriage return splits a table row"
     outside = markdown_outside_code(text)
+    # GitHub acts on a mention (notifies) and an issue reference (links it back) outside code
+    assert LIVE_REFERENCE.search(outside) is None, LIVE_REFERENCE.findall(outside)
     tags = TAG.findall(outside)
     assert {name.lower() for _, name in tags} <= ALLOWED_MARKDOWN_TAGS, \
         sorted({name for _, name in tags} - ALLOWED_MARKDOWN_TAGS)

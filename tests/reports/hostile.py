@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 FRAGMENTS = [
     "::error::pwned", "\n::error::pwned", "\r::warning::pwned", "\r\n::add-mask::pwned",
     "  ::set-output name=x::pwned", "::stop-commands::pwned", "::pwned::", "%0A::error::pwned",
+    "##[error]pwned", "##[add-mask]pwned", "@octocat", "@org/team", "GH-12", "o/r#3",
     "\u2028::notice::pwned", "\x85::debug::pwned", "`", "``", "```", "````", "~~~",
     "</details>", "</summary>", "<img src=x onerror=alert(1)>", "<b>bold</b>",
     "<script>alert(1)</script>", "]]>", "<!--", "&amp;", "&lt;", "|", "\\|", "*", "_", "#",
@@ -85,6 +86,17 @@ spec:
             - name: pytorch
               image: {quoted(value)}
 """
+
+
+def write_config(root: Path, text: str, *, trusted: bool = True) -> Path:
+    """A repository (``.git``) at ``root`` whose ``.trainjob-migrate.yaml`` holds ``text``
+    (passed over with a warning unless ``trusted``), with a job to check."""
+    (root / ".git").mkdir(parents=True, exist_ok=True)
+    (root / "job.yaml").write_text(converting("n", "k", "v"), encoding="utf-8")
+    config = root / ".trainjob-migrate.yaml"
+    config.write_text(text, encoding="utf-8", errors="surrogateescape")
+    config.chmod(0o644 if trusted else 0o666)
+    return config
 
 
 def write_tree(root: Path, name: str, key: str, value: str, file_name: str) -> list[Path]:
