@@ -106,7 +106,12 @@ def build(draft: Draft, runtime: RuntimeSpec, target: TargetSpec, num_nodes: int
 
 
 def _ml_policy(companion: Companion, num_nodes: int) -> CommentedMap:
-    policy = yamlio.new_map([("numNodes", num_nodes)])
+    # An MPI runtime's numNodes sizes the launcher (the trainer-ancestor job), not the nodes:
+    # kubeflow/trainer@v2.2.0 pkg/runtime/core/trainingruntime.go:171-176 (v2.3.0 :189-194)
+    # counts that job from the runtime's mlPolicy.numNodes, and only the MPI plugin
+    # (pkg/runtime/framework/plugins/mpi/mpi.go:104-110) resizes `node` from the TrainJob.
+    # With the node count here, N launchers would each run mpirun.
+    policy = yamlio.new_map([("numNodes", 1 if companion.policy == "mpi" else num_nodes)])
     if companion.policy == "mpi":
         fields = dict(companion.policy_fields)
         policy["mpi"] = yamlio.new_map([(key, fields.get(key, default))
