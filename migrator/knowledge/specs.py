@@ -35,6 +35,7 @@ class RoleSpec(Spec):
     required: bool = False
     job: str = "node"
     unsupported: str | None = None  # finding code when the role has no TrainJob equivalent
+    ran_as_job: bool = False  # the operator ran it as a batch Job (backoffLimit: runPolicy's)
 
 
 class ReplicaSpecsSpec(Spec):

@@ -17,7 +17,7 @@ from migrator.convert.model import Container, Replica
 from migrator.convert.rules import companion, roles
 from migrator.convert.rules.context import RuleContext
 from migrator.convert.rules.contract import report_quoted_env
-from migrator.convert.rules.replicas import restart_policy_of
+from migrator.convert.rules.replicas import given_backoff, restart_policy_of
 from migrator.knowledge.specs import FieldGroup, MappingSpec, PodRules, TargetSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
@@ -50,6 +50,9 @@ def apply(ctx: RuleContext, draft: Draft) -> None:
                                             restart_policy_of(primary, spec))
             for relative in quoted:
                 report_quoted_env(ledger, (*primary.template.path, *relative))
+            companion.retry_limit(draft.companion, job_name, restart_policy_of(primary, spec),
+                                  given_backoff(ctx.job.root, spec),
+                                  spec.replica_specs.roles[primary.role].ran_as_job)
         convert_template(primary, main, draft, ledger, ctx.pod_rules, ctx.target, feeds)
         for other in replicas:
             if other is not primary:

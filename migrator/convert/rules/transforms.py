@@ -125,13 +125,17 @@ def backoff_limit(call: Call) -> None:
         call.ledger.report("R204", call.path, "runPolicy.backoffLimit has no TrainJob "
                            "equivalent and was not carried over")
         return
-    job = call.draft.patch_job
-    companion.job(job)["backoffLimit"] = call.value
+    # companion.retry_limit wrote it on every Job whose pods the legacy operator restarted
+    jobs = sorted(name for name, fields in companion.job_fields.items()
+                  if fields.get("backoffLimit") == call.value)
+    where = ", ".join(jobs) if jobs else "no"
     call.ledger.mapped(call.path, f"{companion.ref}: spec.template.spec."
-                       f"replicatedJobs[name={job}].template.spec.backoffLimit")
+                       f"replicatedJobs[name={where}].template.spec.backoffLimit")
     call.ledger.report("R213", call.path, f"backoffLimit is carried by companion runtime "
-                       f"{companion.name} as the {job!r} Job's backoffLimit (per Job, not per "
-                       "TrainJob)", consume=False)
+                       f"{companion.name} as the backoffLimit of each Job whose pods the legacy "
+                       f"operator restarted ({where}; per Job, not per TrainJob); a replica with "
+                       "restartPolicy Never still fails the job at its first failed pod",
+                       consume=False)
 
 
 def _non_negative(value: Any) -> bool:
