@@ -47,6 +47,12 @@ class ReplicaSpecsSpec(Spec):
     default_restart_policy: str
     role_restart_policies: dict[str, str] = {}  # per-role defaults that differ
     restart_policies: list[str]
+    # When the legacy job succeeded: the first of ``success_roles`` present decides (its pod is
+    # the trainer's index 0); without one, ``success_workers`` (all: every pod, first: worker 0,
+    # any: one pod), unless a ``success_when`` entry ("path" or "path=value") holds.
+    success_roles: list[str] = []
+    success_workers: Literal["all", "first", "any"] = "all"
+    success_when: dict[str, Literal["all", "first", "any"]] = {}
 
 
 class LegacyContract(Spec):

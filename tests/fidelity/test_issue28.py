@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from tests.fidelity.helpers import convert, finding, objects
+from tests.fidelity.helpers import codes, convert, finding, objects
 
 MPI = textwrap.dedent("""\
     apiVersion: kubeflow.org/v2beta1
@@ -84,7 +84,7 @@ TORCH = textwrap.dedent("""\
               containers:
               - name: pytorch
                 image: img:1
-                command: [torchrun, t.py]
+                command: [torchrun, --nproc-per-node=1, t.py]
     """)
 
 
@@ -143,3 +143,207 @@ def test_builtin_runtime_never_is_a_warning() -> None:
     hit = finding(convert(_torch("restartPolicy: Never")), "R210")
     assert hit.severity.value == "warning"
     assert "first failed pod" in hit.message
+
+
+# 3. Processes per node on CPU --------------------------------------------------------------
+# Legacy: nprocPerNode defaults to "auto" (kubeflow/trainer@v1.9.2
+# pkg/apis/kubeflow.org/v1/pytorch_defaults.go:23,68-71) and reaches torchrun as
+# PET_NPROC_PER_NODE (pkg/controller.v1/pytorch/envvar.go:99-102); torchrun's auto and cpu
+# start os.cpu_count() processes: the node's CPUs. Trainer: without a GPU, "auto" becomes
+# max(1, the container's CPU request, else limit) (kubeflow/trainer@v2.2.0
+# pkg/runtime/framework/plugins/torch/torch.go:110-114,184-196; v2.3.0 :133-134,228).
+
+CPU_TORCH = textwrap.dedent("""\
+    apiVersion: kubeflow.org/v1
+    kind: PyTorchJob
+    metadata: {name: cpu, namespace: ns}
+    spec:
+      NPROC
+      pytorchReplicaSpecs:
+        Worker:
+          replicas: 2
+          template:
+            spec:
+              containers:
+              - name: pytorch
+                image: img:1
+                command: [torchrun, t.py]
+                RESOURCES
+    """)
+
+
+def _cpu(nproc: str, resources: str) -> str:
+    return (CPU_TORCH.replace("NPROC", nproc or "# default nprocPerNode")
+            .replace("RESOURCES", resources or "# no resources"))
+
+
+@pytest.mark.parametrize("nproc", ["", "nprocPerNode: auto", "nprocPerNode: cpu"])
+def test_cpu_processes_follow_the_container_not_the_node(nproc: str) -> None:
+    doc = convert(_cpu(nproc, "resources: {requests: {cpu: 4}}"))
+    hit = finding(doc, "F505")
+    assert hit.severity.value == "warning"
+    assert "4" in hit.message
+
+
+@pytest.mark.parametrize("nproc", ["", "nprocPerNode: auto", "nprocPerNode: cpu"])
+def test_cpu_processes_without_cpu_resources_drop_to_one_per_node(nproc: str) -> None:
+    hit = finding(convert(_cpu(nproc, "")), "F530")
+    assert hit.severity.value == "warning"  # see OUT/REPORT.md: error is arguable
+    assert "Trainer starts 1" in hit.message
+
+
+@pytest.mark.parametrize("nproc", ["", "nprocPerNode: auto"])
+def test_auto_with_a_gpu_is_the_same_on_both_sides(nproc: str) -> None:
+    doc = convert(_cpu(nproc, "resources: {limits: {nvidia.com/gpu: 2, cpu: 8}}"))
+    assert "F505" not in codes(doc)
+    assert "F530" not in codes(doc)
+
+
+def test_an_explicit_count_is_the_same_on_both_sides() -> None:
+    doc = convert(_cpu("nprocPerNode: \"3\"", ""))
+    assert "F505" not in codes(doc)
+    assert "F530" not in codes(doc)
+
+
+# 4. Success rules --------------------------------------------------------------------------
+# Legacy (kubeflow/trainer@v1.9.2): a PyTorchJob with a Master succeeds when the Master does,
+# a Worker-only one when every worker does, or any worker with an elasticPolicy
+# (pkg/controller.v1/pytorch/pytorchjob_controller.go:382-417); an XGBoostJob when the Master
+# does (pkg/controller.v1/xgboost/xgboostjob_controller.go:370-389); a TFJob when the Chief (or
+# Master) does, else when worker 0 does unless successPolicy is AllWorkers
+# (pkg/controller.v1/tensorflow/tfjob_controller.go:444-467). Trainer's JobSet defaults to
+# successPolicy All over every replicated Job (kubernetes-sigs/jobset@v0.11.1
+# pkg/webhooks/jobset_webhook.go:118-121), and an Indexed Job needs every completion unless its
+# own successPolicy says otherwise (the Job API; kubeflow/trainer@v2.2.0
+# manifests/base/crds/trainer.kubeflow.org_trainingruntimes.yaml:721-780).
+
+MASTER_TORCH = textwrap.dedent("""\
+    apiVersion: kubeflow.org/v1
+    kind: PyTorchJob
+    metadata: {name: mt, namespace: ns}
+    spec:
+      ELASTIC
+      pytorchReplicaSpecs:
+        MASTER
+        Worker:
+          replicas: 3
+          template:
+            spec:
+              containers:
+              - name: pytorch
+                image: img:1
+                command: [torchrun, --nproc-per-node=1, t.py]
+    """)
+MASTER = textwrap.indent(textwrap.dedent("""\
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img:1
+            command: [torchrun, --nproc-per-node=1, t.py]
+    """), "    ").strip()
+
+
+def _master(master: bool = True, elastic: str = "") -> str:
+    return (MASTER_TORCH.replace("MASTER", MASTER if master else "# no Master")
+            .replace("ELASTIC", elastic or "# not elastic"))
+
+
+def test_master_success_rule_is_reported_on_a_builtin_runtime() -> None:
+    hit = finding(convert(_master()), "F531")
+    assert hit.severity.value == "warning"
+    assert hit.path.startswith("spec.pytorchReplicaSpecs.Master")
+
+
+def test_master_success_rule_is_carried_by_a_companion() -> None:
+    doc = convert(_master(), companion_runtimes=True)
+    job = _job(objects(doc)["TrainingRuntime"], "node")
+    assert job["successPolicy"] == {"rules": [{"succeededIndexes": "0"}]}
+    assert "F531" not in codes(doc)
+
+
+def test_worker_only_pytorchjob_succeeds_the_same_way() -> None:
+    doc = convert(_master(master=False))
+    assert "F531" not in codes(doc)
+    runtime = objects(convert(_master(master=False), companion_runtimes=True))
+    assert "successPolicy" not in _job(runtime["TrainingRuntime"], "node")
+
+
+def test_worker_only_elastic_job_succeeded_when_any_worker_did() -> None:
+    elastic = "elasticPolicy: {minReplicas: 3, maxReplicas: 3}"
+    assert "F531" in codes(convert(_master(master=False, elastic=elastic)))
+    doc = convert(_master(master=False, elastic=elastic), companion_runtimes=True)
+    job = _job(objects(doc)["TrainingRuntime"], "node")
+    assert job["successPolicy"] == {"rules": [{"succeededCount": 1}]}
+
+
+TF = textwrap.dedent("""\
+    apiVersion: kubeflow.org/v1
+    kind: TFJob
+    metadata: {name: tf, namespace: ns}
+    spec:
+      POLICY
+      tfReplicaSpecs:
+        CHIEF
+        Worker:
+          replicas: 2
+          template:
+            spec:
+              containers:
+              - name: tensorflow
+                image: tf:1
+                command: [python, t.py]
+    """)
+CHIEF = textwrap.indent(textwrap.dedent("""\
+    Chief:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: tf:1
+            command: [python, t.py]
+    """), "    ").strip()
+
+
+@pytest.mark.parametrize("chief", [True, False])
+def test_tf_chief_or_worker_zero_decides_in_the_companion(chief: bool) -> None:
+    text = TF.replace("CHIEF", CHIEF if chief else "# no chief").replace("POLICY", "# default")
+    doc = convert(text, companion_runtimes=True)
+    job = _job(objects(doc)["TrainingRuntime"], "node")
+    assert job["successPolicy"] == {"rules": [{"succeededIndexes": "0"}]}
+    assert "F513" not in codes(doc)
+
+
+def test_tf_all_workers_without_chief_is_the_same_and_not_reported() -> None:
+    text = TF.replace("CHIEF", "# no chief").replace("POLICY", "successPolicy: AllWorkers")
+    doc = convert(text, companion_runtimes=True)
+    assert "F513" not in codes(doc)
+    assert "successPolicy" not in _job(objects(doc)["TrainingRuntime"], "node")
+
+
+def test_tf_all_workers_with_a_chief_still_follows_the_chief() -> None:
+    text = TF.replace("CHIEF", CHIEF).replace("POLICY", "successPolicy: AllWorkers")
+    doc = convert(text, companion_runtimes=True)
+    job = _job(objects(doc)["TrainingRuntime"], "node")
+    assert job["successPolicy"] == {"rules": [{"succeededIndexes": "0"}]}
+
+
+# 6. schedulingPolicy.priorityClass ---------------------------------------------------------
+# kubeflow/trainer@v1.9.2 pkg/controller.v1/common/job.go:250-295: priorityClass went only to
+# the gang scheduler's PodGroup (and only when the operator ran with --gang-scheduler-name,
+# cmd/training-operator.v1/main.go:96); the pods never got a priorityClassName.
+
+
+@pytest.mark.parametrize("companion", [True, False])
+def test_priority_class_is_not_put_on_the_pods(companion: bool) -> None:
+    text = _torch(run_policy="runPolicy: {schedulingPolicy: {priorityClass: high}}")
+    doc = convert(text, companion_runtimes=companion)
+    for item in objects(doc)["TrainJob" if not companion else "TrainingRuntime"]["spec"] \
+            .get("template", {}).get("spec", {}).get("replicatedJobs", []):
+        assert "priorityClassName" not in item["template"]["spec"]["template"]["spec"]
+    assert "priorityClassName" not in doc.text
+    hit = finding(doc, "R205")
+    assert hit.path == "spec.runPolicy.schedulingPolicy.priorityClass"

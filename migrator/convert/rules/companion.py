@@ -208,7 +208,4 @@ def _pod_template(draft: Draft, companion: Companion, job: str) -> Any:
     spec = template["spec"]
     if "podFailurePolicy" in companion.job(job):
         spec["restartPolicy"] = "Never"  # a Job's podFailurePolicy requires it
-    for key, value in companion.pod_fields.items():
-        if key not in spec:
-            spec[key] = value
     return template

@@ -14,10 +14,13 @@ import shlex
 from typing import Any
 
 from migrator import paths
+from migrator.check import quantity
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container
+from migrator.convert.rules import mapping
 from migrator.convert.rules.context import RuleContext
+from migrator.convert.rules.transforms import gpu_count
 from migrator.knowledge import catalog
 from migrator.knowledge.specs import MappingSpec, RuntimeSpec
 from migrator.load import yamlio
@@ -28,11 +31,14 @@ TORCHRUN = re.compile(r"\btorchrun\b|torch\.distributed\.(?:run|launch)\b")
 TOPOLOGY_FLAGS = re.compile(r"--(?:nnodes|nproc[-_]per[-_]node|master[-_]addr|master[-_]port|"
                             r"rdzv[-_]endpoint|node[-_]rank)\b")
 QUOTED_ENV = "C411"
+NPROC_TRANSFORM = "torch-nproc-per-node"
+NPROC_FLAG = re.compile(r"--nproc[-_]per[-_]node\b")
 ACCELERATOR = re.compile(r"neuron|habana|gaudi|google\.com/tpu|/mig-", re.IGNORECASE)
 
 
 def apply(ctx: RuleContext, draft: Draft) -> None:
     apply_contract(ctx.main, draft, ctx.ledger, ctx.spec, ctx.runtime)
+    _cpu_processes(ctx, draft)
 
 
 def apply_contract(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
@@ -156,6 +162,53 @@ def _launcher(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec) 
         flags = sorted(set(TOPOLOGY_FLAGS.findall(text)))
         ledger.report("F507", where, f"torchrun flags {', '.join(flags)} override the topology "
                       "Trainer provides", consume=False)
+
+
+def _cpu_processes(ctx: RuleContext, draft: Draft) -> None:
+    """torchrun's process count on a node without a GPU: the node's CPUs then, the
+    container's now.
+
+    Legacy: nprocPerNode defaults to auto (kubeflow/trainer@v1.9.2
+    pkg/apis/kubeflow.org/v1/pytorch_defaults.go:23,68-71), passed as PET_NPROC_PER_NODE
+    (pkg/controller.v1/pytorch/envvar.go:99-102); torchrun's auto (without CUDA) and cpu start
+    os.cpu_count() processes, the node's CPUs. Trainer turns auto without a GPU into
+    max(1, the CPU request, else limit) (kubeflow/trainer@v2.2.0
+    pkg/runtime/framework/plugins/torch/torch.go:110-114,184-196; v2.3.0 :133-134,228-).
+    """
+    if ctx.spec.launcher.check != "torchrun" or "numProcPerNode" in draft.trainer:
+        return
+    text = " ".join(_words(draft.trainer.get("command")) + _words(draft.trainer.get("args")))
+    resources = draft.trainer.get("resourcesPerNode")
+    if not TORCHRUN.search(text) or NPROC_FLAG.search(text) or gpu_count(resources) is not None:
+        return  # F506 covers other launches, F507 the flag; with a GPU auto counts GPUs on both
+    source = mapping.source_of(ctx.job.root, ctx.spec, NPROC_TRANSFORM)
+    mode = str(source[1]).strip() if source is not None else "auto"
+    if mode not in ("auto", "cpu"):
+        return  # a number is kept; gpu is F504
+    where = source[0] if source is not None else (*ctx.main.path, "command")
+    given = f"nprocPerNode {mode}" if source is not None else "the default nprocPerNode auto"
+    cpu = _cpu_resource(resources)
+    count = quantity.ceil_count(cpu) if cpu is not None else None
+    legacy = (f"with {given}, torchrun started one process per CPU of the node "
+              "(os.cpu_count()) in each pod")
+    if count:
+        ledger_code, now = "F505", f"Trainer starts {count} (the container's CPU resources)"
+    else:
+        ledger_code, now = "F530", "Trainer starts 1 (the container states no CPU resources)"
+    ctx.ledger.report(ledger_code, where, f"{legacy}; {now}: the world size, the global batch "
+                      "size and the data sharding change unless the node has exactly that many "
+                      "CPUs", consume=False)
+
+
+def _cpu_resource(resources: Any) -> Any:
+    """The CPU count Trainer reads: the request, else the limit (torch.go getNumCPUPerNode)."""
+    if not isinstance(resources, dict):
+        return None
+    for section in ("requests", "limits"):
+        values = resources.get(section)
+        if isinstance(values, dict) and values.get("cpu") not in (None, 0, "0"):
+            return values["cpu"]
+    return None
 
 
 def _legacy_references(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec) -> None:

@@ -10,7 +10,7 @@ from migrator import paths
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Replica
-from migrator.convert.rules import companion
+from migrator.convert.rules import companion, mapping
 from migrator.convert.rules.context import RuleContext
 from migrator.knowledge.specs import MappingSpec
 
@@ -38,12 +38,10 @@ def apply(ctx: RuleContext, draft: Draft) -> None:
 def given_backoff(root: object, spec: MappingSpec) -> int | None:
     """runPolicy.backoffLimit when given as a non-negative integer (the field the mapping file
     hands to the ``backoff-limit`` transform)."""
-    for rule in spec.rules:
-        if rule.fn == BACKOFF_TRANSFORM:
-            value = paths.get(root, paths.parse(rule.source))
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                return value
-    return None
+    source = mapping.source_of(root, spec, BACKOFF_TRANSFORM)
+    value = source[1] if source is not None else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 \
+        else None
 
 
 def restart_policy_of(replica: Replica, spec: MappingSpec) -> str:

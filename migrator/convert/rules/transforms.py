@@ -167,10 +167,14 @@ def scheduling_policy(call: Call) -> None:
                                f"pod) is carried by companion runtime {companion.name}; it "
                                "needs the scheduler-plugins coscheduling scheduler",
                                consume=False)
-        elif key == "priorityClass" and companion is not None and isinstance(value, str):
-            companion.pod_fields["priorityClassName"] = value
-            call.ledger.mapped(path, f"{companion.ref}: pod "
-                               "spec.priorityClassName")
+        elif key == "priorityClass":
+            # kubeflow/trainer@v1.9.2 pkg/controller.v1/common/job.go:250-295: the gang
+            # scheduler's PodGroup only, never the pods (a pod priority may preempt others, or
+            # fail pod creation when the class does not exist)
+            call.ledger.report("R205", path, f"schedulingPolicy.priorityClass {value!r} was "
+                               "the gang scheduler's PodGroup priority, never the pods'; it "
+                               "was not carried over (a pod priorityClassName would change "
+                               "preemption)")
         else:
             call.ledger.report("R205", path, f"schedulingPolicy.{key} has no TrainJob "
                                "equivalent; gang scheduling is not automatic in Trainer v2 "
@@ -207,7 +211,7 @@ def torch_nproc_per_node(call: Call) -> None:
 
 def _nproc_cpu(call: Call, resources: Any) -> None:
     if gpu_count(resources) is None:
-        call.ledger.default(call.path)
+        call.ledger.default(call.path)  # the contract rule reports the process count (F505)
         return
     cpu = _resource(resources, "cpu")
     count = quantity.ceil_count(cpu) if cpu is not None else None
