@@ -195,12 +195,14 @@ def test_cpu_processes_without_cpu_resources_drop_to_one_per_node(nproc: str) ->
 @pytest.mark.parametrize("nproc", ["", "nprocPerNode: auto"])
 def test_auto_with_a_gpu_is_the_same_on_both_sides(nproc: str) -> None:
     doc = convert(_cpu(nproc, "resources: {limits: {nvidia.com/gpu: 2, cpu: 8}}"))
+    assert doc.status == "converted"
     assert "F505" not in codes(doc)
     assert "F530" not in codes(doc)
 
 
 def test_an_explicit_count_is_the_same_on_both_sides() -> None:
     doc = convert(_cpu("nprocPerNode: \"3\"", ""))
+    assert doc.status == "converted"
     assert "F505" not in codes(doc)
     assert "F530" not in codes(doc)
 
@@ -266,6 +268,7 @@ def test_master_success_rule_is_carried_by_a_companion() -> None:
 
 def test_worker_only_pytorchjob_succeeds_the_same_way() -> None:
     doc = convert(_master(master=False))
+    assert doc.status == "converted"
     assert "F531" not in codes(doc)
     runtime = objects(convert(_master(master=False), companion_runtimes=True))
     assert "successPolicy" not in _job(runtime["TrainingRuntime"], "node")
@@ -347,3 +350,107 @@ def test_priority_class_is_not_put_on_the_pods(companion: bool) -> None:
     assert "priorityClassName" not in doc.text
     hit = finding(doc, "R205")
     assert hit.path == "spec.runPolicy.schedulingPolicy.priorityClass"
+
+
+# 7. Env in other containers ----------------------------------------------------------------
+# The PyTorch operator appended MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK to every
+# container of a job with a Master (kubeflow/trainer@v1.9.2 pkg/controller.v1/pytorch/
+# envvar.go:49-128, a loop over podTemplateSpec.Spec.Containers); Trainer's torch plugin sets
+# its env in the `node` container only (kubeflow/trainer@v2.2.0
+# pkg/runtime/framework/plugins/torch/torch.go:116-119, FindContainerByPodSetAncestorContainerName
+# with constants.Node).
+
+SIDECAR = textwrap.dedent("""\
+              - name: reporter
+                image: busybox
+                COMMAND
+    """)
+
+
+def _with_sidecar(command: str) -> str:
+    sidecar = textwrap.indent(SIDECAR.replace("COMMAND", command or "# image entrypoint"),
+                              " " * 10)
+    return _master() + sidecar
+
+
+def test_a_sidecar_reading_the_legacy_env_is_an_error() -> None:
+    doc = convert(_with_sidecar('command: [sh, -c, "echo $MASTER_ADDR $RANK"]'),
+                  companion_runtimes=True, allow_lossy=True)  # P306: a Worker-only sidecar
+    hit = finding(doc, "C412")
+    assert hit.severity.value == "error"
+    assert "MASTER_ADDR" in hit.message
+    assert "reporter" in hit.path
+
+
+def test_a_sidecar_running_its_entrypoint_is_a_warning() -> None:
+    doc = convert(_with_sidecar(""), companion_runtimes=True, allow_lossy=True)
+    assert finding(doc, "C413").severity.value == "warning"
+    assert "C412" not in codes(doc)
+
+
+def test_a_sidecar_not_reading_the_env_is_not_reported() -> None:
+    doc = convert(_with_sidecar("command: [sleep, infinity]"), companion_runtimes=True,
+                  allow_lossy=True)
+    assert doc.text.startswith("apiVersion: trainer.kubeflow.org")
+    assert "C412" not in codes(doc)
+    assert "C413" not in codes(doc)
+
+
+def test_worker_only_jobs_had_no_master_env_in_sidecars() -> None:
+    text = _master(master=False) + textwrap.indent(
+        SIDECAR.replace("COMMAND", 'command: [sh, -c, "echo $MASTER_ADDR"]'), " " * 10)
+    doc = convert(text, companion_runtimes=True, allow_lossy=True)
+    assert doc.text.startswith("apiVersion: trainer.kubeflow.org")
+    assert "C412" not in codes(doc)
+
+
+# 9. Severities and a false alarm -----------------------------------------------------------
+
+
+def test_env_from_dropped_is_an_error() -> None:
+    text = _torch().replace("command: [torchrun, --nproc-per-node=1, t.py]",
+                            "command: [torchrun, --nproc-per-node=1, t.py]\n"
+                            "            envFrom: [{secretRef: {name: creds}}]")
+    assert finding(convert(text, allow_lossy=True), "C402").severity.value == "error"
+
+
+def test_legacy_env_in_the_launch_command_is_an_error() -> None:
+    text = _master().replace("command: [torchrun, --nproc-per-node=1, t.py]",
+                             'command: [python, t.py, --rank, "$(RANK)"]')
+    hit = finding(convert(text, allow_lossy=True), "C410")
+    assert hit.severity.value == "error"
+
+
+def test_operator_env_a_companion_sets_is_not_a_legacy_reference() -> None:
+    # mpi-operator@v0.8.0 set K_MPI_JOB_ROLE; the companion sets it literally (F529)
+    text = MPI.replace("RLAW", "false").replace(
+        "command: [mpirun, -n, \"8\", /pi]",
+        "command: [mpirun, -n, \"8\", /pi]\n            env: [{name: R, value: "
+        "\"$(K_MPI_JOB_ROLE)\"}]")
+    doc = convert(text, companion_runtimes=True)
+    assert doc.status == "converted"
+    assert "C410" not in codes(doc)
+
+
+def test_multikueue_on_22_runs_twice_and_is_an_error() -> None:
+    # kubeflow/trainer@v2.2.0 pkg/controller/trainjob_controller.go has no managedBy check;
+    # v2.3.0 skips such TrainJobs (pkg/controller/trainjob_controller.go:89-90)
+    text = _torch(run_policy="runPolicy: {managedBy: kueue.x-k8s.io/multikueue}")
+    assert finding(convert(text, allow_lossy=True, target="2.2"),
+                   "R208").severity.value == "error"
+    on_23 = convert(text, target="2.3")
+    assert on_23.status == "converted"
+    assert "R208" not in codes(on_23)
+
+
+def test_no_f506_for_a_worker_only_pytorchjob() -> None:
+    # kubeflow/trainer@v1.9.2 pkg/controller.v1/pytorch/envvar.go:49-128 sets MASTER_ADDR,
+    # WORLD_SIZE and RANK only when the job has a Master
+    plain = "command: [python, t.py]"
+    worker_only = _master(master=False).replace(
+        "command: [torchrun, --nproc-per-node=1, t.py]", plain)
+    doc = convert(worker_only)
+    assert doc.status == "converted"
+    assert "F506" not in codes(doc)
+    with_master = _master().replace("command: [torchrun, --nproc-per-node=1, t.py]", plain)
+    assert "F506" in codes(convert(with_master))
