@@ -167,6 +167,7 @@ class PolicySpec(Spec):
     reserved_env: list[str] = []
     jobs: list[JobSpec]
     trainer_job: str = "node"
+    port: int | None = None  # the container port Trainer adds to the trainer's node container
 
 
 class FrameworkSpec(Spec):
@@ -370,7 +371,7 @@ class KubeTypes(Spec):
 # mappings/common/legacy-operators.yaml: what the legacy operators added to their pods
 # (check/operators.py)
 
-Condition = Literal["master", "nproc", "notElastic", "openmpi", "intel", "mpich",
+Condition = Literal["master", "nproc", "notElastic", "distributed", "openmpi", "intel", "mpich",
                     "launcherIsWorker", "launcherNotWorker", "noCommand", "noCommandOrArgs"]
 
 

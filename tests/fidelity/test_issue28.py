@@ -454,3 +454,106 @@ def test_no_f506_for_a_worker_only_pytorchjob() -> None:
     assert "F506" not in codes(doc)
     with_master = _master().replace("command: [torchrun, --nproc-per-node=1, t.py]", plain)
     assert "F506" in codes(convert(with_master))
+
+
+# 8. Ports and TF details -------------------------------------------------------------------
+# TF_CONFIG (kubeflow/trainer@v1.9.2): the port is the `tensorflow` container's port named
+# tfjob-port, else 2222 (pkg/controller.v1/tensorflow/util.go:24-37); a job with one replica in
+# all gets no TF_CONFIG (util.go:74-94, tfjob_controller.go:561-564); TF_CONFIG goes to the
+# `tensorflow` container only (tfjob_controller.go:575-586).
+
+ONE_TF = textwrap.dedent("""\
+    apiVersion: kubeflow.org/v1
+    kind: TFJob
+    metadata: {name: tf, namespace: ns}
+    spec:
+      tfReplicaSpecs:
+        Worker:
+          replicas: REPLICAS
+          template:
+            spec:
+              containers:
+              - name: tensorflow
+                image: tf:1
+                command: [python, t.py]
+                PORTS
+    """)
+
+
+def test_single_replica_tfjob_gets_no_tf_config() -> None:
+    doc = convert(ONE_TF.replace("REPLICAS", "1").replace("PORTS", "# no ports"),
+                  companion_runtimes=True)
+    trainjob = objects(doc)["TrainJob"]
+    assert trainjob["spec"]["trainer"]["command"] == ["python", "t.py"]
+    assert "TF_CONFIG" not in doc.text
+    assert "F511" not in codes(doc)
+    assert finding(doc, "F532").severity.value == "info"
+
+
+def test_tf_config_uses_the_port_the_job_named() -> None:
+    text = ONE_TF.replace("REPLICAS", "2").replace(
+        "PORTS", "ports: [{name: tfjob-port, containerPort: 3333}]")
+    doc = convert(text, companion_runtimes=True)
+    script = objects(doc)["TrainJob"]["spec"]["trainer"]["command"][2]
+    assert "tf-node-0-0.tf:3333" in script
+    assert ":2222" not in script
+
+
+# hostNetwork: Trainer's torch plugin adds container port 29500 to the node container
+# (kubeflow/trainer@v2.2.0 pkg/runtime/framework/plugins/torch/torch.go:177,
+# pkg/constants/constants.go:72); with hostNetwork that port is the node's. The PyTorch
+# operator used the container's pytorchjob-port, default 23456 (v1.9.2
+# pkg/controller.v1/pytorch/pytorchjob_controller.go GetPortFromPyTorchJob).
+
+
+def test_host_network_reports_the_host_port_trainer_binds() -> None:
+    text = _master().replace("        spec:\n          containers:",
+                             "        spec:\n          hostNetwork: true\n          containers:")
+    doc = convert(text, companion_runtimes=True)
+    hit = finding(doc, "P312")
+    assert hit.severity.value == "warning"
+    assert "29500" in hit.message
+
+
+# 5. Legacy identities ----------------------------------------------------------------------
+# The legacy operators labelled their pods training.kubeflow.org/job-name, replica-type,
+# replica-index, job-role (kubeflow/trainer@v1.9.2 pkg/controller.v1/common/pod.go and
+# pkg/apis/kubeflow.org/v1/common_types.go); Trainer's pods carry JobSet's and Trainer's labels
+# instead, so selectors on the legacy labels match nothing.
+
+ANTI = """\
+          affinity:
+            podAntiAffinity:
+              requiredDuringSchedulingIgnoredDuringExecution:
+              - topologyKey: kubernetes.io/hostname
+                labelSelector:
+                  matchLabels: {training.kubeflow.org/job-name: mt}
+          containers:"""
+CO = """\
+          affinity:
+            podAffinity:
+              requiredDuringSchedulingIgnoredDuringExecution:
+              - topologyKey: kubernetes.io/hostname
+                labelSelector:
+                  matchExpressions:
+                  - {key: training.kubeflow.org/replica-type, operator: In, values: [master]}
+          containers:"""
+
+
+def test_anti_affinity_on_legacy_labels_no_longer_spreads_the_pods() -> None:
+    text = _master(master=False).replace("          containers:", ANTI)
+    hit = finding(convert(text), "P313")
+    assert hit.severity.value == "warning"
+    assert "training.kubeflow.org/job-name" in hit.message
+
+
+def test_required_affinity_on_legacy_labels_never_schedules() -> None:
+    text = _master(master=False).replace("          containers:", CO)
+    hit = finding(convert(text, allow_lossy=True), "P314")
+    assert hit.severity.value == "error"
+
+
+def test_a_sidecar_naming_the_legacy_master_host_is_an_error() -> None:
+    doc = convert(_with_sidecar('command: [sh, -c, "ping mt-master-0"]'),
+                  companion_runtimes=True, allow_lossy=True)
+    assert "mt-master-N" in finding(doc, "C412").message

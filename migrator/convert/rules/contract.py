@@ -35,6 +35,7 @@ NPROC_TRANSFORM = "torch-nproc-per-node"
 LAUNCH_ENV = frozenset({"MASTER_ADDR", "WORLD_SIZE", "RANK"})  # what F506 says is not set
 TF_CONFIG = "TF_CONFIG"
 OTHER_CONTAINER_READS, OTHER_CONTAINER_ENTRYPOINT = "C412", "C413"
+SELECTOR_STALE, SELECTOR_NEVER = "P313", "P314"
 NPROC_FLAG = re.compile(r"--nproc[-_]per[-_]node\b")
 ACCELERATOR = re.compile(r"neuron|habana|gaudi|google\.com/tpu|/mig-", re.IGNORECASE)
 
@@ -44,6 +45,7 @@ def apply(ctx: RuleContext, draft: Draft) -> None:
     apply_contract(ctx.main, draft, ctx.ledger, ctx.spec, ctx.runtime, legacy)
     _cpu_processes(ctx, draft)
     _other_containers(ctx, draft, legacy)
+    _legacy_selectors(ctx)
 
 
 def _legacy_env(ctx: RuleContext) -> dict[str, set[str]]:
@@ -284,7 +286,7 @@ def _other_containers(ctx: RuleContext, draft: Draft, legacy: dict[str, set[str]
     companion runtime carries other containers.
     """
     names = legacy["all"] - _provided(draft, ctx.spec, legacy) - set(ctx.spec.injected_env)
-    if draft.companion is None or not names:
+    if draft.companion is None:
         return
     seen: set[str] = set()
     for replica in ctx.job.replicas:
@@ -305,16 +307,77 @@ def _other_container(ctx: RuleContext, item: dict[str, Any], path: FieldPath,
         if isinstance(e, dict) and e.get("value") is not None]
     blob = "\n".join(texts)
     read = sorted(name for name in names if _reads(name, blob))
+    job = ctx.job.name if isinstance(ctx.job.name, str) else None
+    read += [f"{job}-{role}-N" for role in (ctx.spec.legacy_contract.host_roles if job else [])
+             if f"{job}-{role}-" in blob]
     contract = sorted(names & set(ctx.spec.legacy_contract.env))  # what programs read
     listed = ", ".join(contract)
     if read:
         ctx.ledger.report(OTHER_CONTAINER_READS, path, f"container {item.get('name')!r} reads "
-                          f"{', '.join(read)}, which the legacy operator set in every container "
-                          "and Trainer sets only in the node container", consume=False)
+                          f"{', '.join(read)}, which the legacy operator provided (env in every "
+                          "container, its pods' host names) and Trainer does not (its env is "
+                          "in the node container only)", consume=False)
     elif contract and not item.get("command") and not item.get("args"):
         ctx.ledger.report(OTHER_CONTAINER_ENTRYPOINT, path, f"container {item.get('name')!r} "
                           f"runs its image's entrypoint; the legacy operator gave it {listed}, "
                           "which Trainer sets only in the node container", consume=False)
+
+
+def _legacy_selectors(ctx: RuleContext) -> None:
+    """Pod (anti-)affinity and topology spread on the legacy operators' pod labels
+    (training.kubeflow.org/job-name, replica-type, replica-index, job-role: kubeflow/trainer@
+    v1.9.2 pkg/apis/kubeflow.org/v1/common_types.go:25-37), which TrainJob pods do not carry:
+    the selectors match nothing. A required podAffinity then never schedules (P314); anything
+    else stops spreading or co-locating the pods (P313)."""
+    prefix = catalog.load().kinds.legacy_label_prefix
+    for replica in ctx.job.replicas:
+        spec = replica.template.spec.node
+        base = replica.template.spec.path
+        for kind in ("podAffinity", "podAntiAffinity"):
+            terms = paths.get(spec, ("affinity", kind))
+            for mode, items in (terms.items() if isinstance(terms, dict) else []):
+                for index, term in enumerate(items if isinstance(items, list) else []):
+                    labels = _legacy_keys(term, prefix)
+                    if not labels:
+                        continue
+                    path = (*base, "affinity", kind, str(mode), index)
+                    if kind == "podAffinity" and str(mode).startswith("required"):
+                        ctx.ledger.report(SELECTOR_NEVER, path, f"required podAffinity on "
+                                          f"{', '.join(labels)}: no TrainJob pod has that "
+                                          "label, so the pods never schedule", consume=False)
+                    else:
+                        ctx.ledger.report(SELECTOR_STALE, path, f"{kind} on "
+                                          f"{', '.join(labels)} no longer matches the pods "
+                                          "(TrainJob pods do not have that label)",
+                                          consume=False)
+        for index, item in enumerate(spec.get("topologySpreadConstraints") or []):
+            labels = _legacy_keys(item, prefix)
+            if labels:
+                ctx.ledger.report(SELECTOR_STALE, (*base, "topologySpreadConstraints", index),
+                                  f"topologySpreadConstraints on {', '.join(labels)} no "
+                                  "longer match the pods (TrainJob pods do not have that "
+                                  "label)", consume=False)
+
+
+def _legacy_keys(node: Any, prefix: str) -> list[str]:
+    """Label keys with ``prefix`` that a term's selectors name (matchLabels, matchExpressions,
+    matchLabelKeys)."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "matchLabels" and isinstance(value, dict):
+                found |= {str(k) for k in value if str(k).startswith(prefix)}
+            elif key == "matchExpressions" and isinstance(value, list):
+                found |= {str(e.get("key")) for e in value if isinstance(e, dict)
+                          and str(e.get("key")).startswith(prefix)}
+            elif key in ("matchLabelKeys", "mismatchLabelKeys") and isinstance(value, list):
+                found |= {str(k) for k in value if str(k).startswith(prefix)}
+            else:
+                found |= set(_legacy_keys(value, prefix))
+    elif isinstance(node, list):
+        for value in node:
+            found |= set(_legacy_keys(value, prefix))
+    return sorted(found)
 
 
 def _accelerators(main: Container, draft: Draft, ledger: Ledger) -> None:
