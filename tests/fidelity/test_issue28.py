@@ -557,3 +557,34 @@ def test_a_sidecar_naming_the_legacy_master_host_is_an_error() -> None:
     doc = convert(_with_sidecar('command: [sh, -c, "ping mt-master-0"]'),
                   companion_runtimes=True, allow_lossy=True)
     assert "mt-master-N" in finding(doc, "C412").message
+
+
+# Also from the issue: resourcesPerNode.claims. Trainer applies only the limits and requests of
+# resourcesPerNode (kubeflow/trainer@v2.2.0 pkg/runtime/framework/plugins/jobset/builder.go:
+# 148-158; v2.3.0 pkg/runtime/core/trainingruntime.go:222-231), so claims are ignored.
+
+
+def test_resource_claims_are_not_written_where_trainer_ignores_them() -> None:
+    text = _torch().replace(
+        "command: [torchrun, --nproc-per-node=1, t.py]",
+        "command: [torchrun, --nproc-per-node=1, t.py]\n"
+        "            resources: {limits: {cpu: 2}, claims: [{name: gpu}]}")
+    doc = convert(text, allow_lossy=True)
+    resources = objects(doc)["TrainJob"]["spec"]["trainer"]["resourcesPerNode"]
+    assert "claims" not in resources
+    assert resources["limits"] == {"cpu": 2}
+    hit = finding(doc, "C414")
+    assert hit.severity.value == "error"
+
+
+# Gang scheduling: the legacy operator, run with --gang-scheduler-name, also set each pod's
+# schedulerName to that scheduler (kubeflow/trainer@v1.9.2 pkg/controller.v1/common/pod.go:
+# 439-446); Trainer's coscheduling plugin creates the PodGroup only (v2.2.0
+# pkg/runtime/framework/plugins/coscheduling/coscheduling.go sets no schedulerName).
+
+
+def test_carried_gang_scheduling_warns_that_no_scheduler_name_is_set() -> None:
+    text = _torch(run_policy="runPolicy: {schedulingPolicy: {scheduleTimeoutSeconds: 60}}")
+    hit = finding(convert(text, companion_runtimes=True), "R217")
+    assert hit.severity.value == "warning"
+    assert "schedulerName" in hit.message

@@ -211,6 +211,7 @@ def _containers(replica: Replica, main: Container, draft: Draft, ledger: Ledger,
                 copied = yamlio.clone(value)
                 if rule.to == "resourcesPerNode":
                     _drop_unset(copied, path, ledger)
+                    _drop_claims(copied, path, ledger)
                     if not copied:  # `resources: {}` or only nulls: nothing to carry
                         ledger.default(path)
                         continue
@@ -287,6 +288,17 @@ def _unsupported(code: str, path: FieldPath, field: str, ledger: Ledger, where: 
 def _carried(path: FieldPath, what: str, ledger: Ledger, draft: Draft) -> None:
     name = draft.companion.name if draft.companion is not None else "?"
     ledger.report("R213", path, f"{what} is carried by companion runtime {name}")
+
+
+def _drop_claims(resources: Any, path: FieldPath, ledger: Ledger) -> None:
+    """resourcesPerNode.claims: Trainer applies only limits and requests
+    (kubeflow/trainer@v2.2.0 pkg/runtime/framework/plugins/jobset/builder.go:148-158; v2.3.0
+    pkg/runtime/core/trainingruntime.go:222-231), so the claims would be ignored."""
+    if isinstance(resources, dict) and "claims" in resources:
+        del resources["claims"]
+        ledger.report("C414", (*path, "claims"), "resources.claims (dynamic resource "
+                      "allocation) are ignored by Trainer in resourcesPerNode: the node "
+                      "container would not get the claimed devices")
 
 
 def _drop_unset(resources: Any, path: FieldPath, ledger: Ledger) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from migrator import paths
 from migrator.check import quantity
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
@@ -167,6 +168,14 @@ def scheduling_policy(call: Call) -> None:
                                f"pod) is carried by companion runtime {companion.name}; it "
                                "needs the scheduler-plugins coscheduling scheduler",
                                consume=False)
+            if not any(paths.get(t, ("spec", "schedulerName"))
+                       for t in companion.templates.values()):
+                # kubeflow/trainer@v1.9.2 pkg/controller.v1/common/pod.go:439-446 set it
+                call.ledger.report("R217", path, "the legacy operator (run with "
+                                   "--gang-scheduler-name) set each pod's schedulerName to the "
+                                   "gang scheduler; Trainer's coscheduling plugin does not, so "
+                                   "without schedulerName in the pod templates the default "
+                                   "scheduler places the pods one by one", consume=False)
         elif key == "priorityClass":
             # kubeflow/trainer@v1.9.2 pkg/controller.v1/common/job.go:250-295: the gang
             # scheduler's PodGroup only, never the pods (a pod priority may preempt others, or
