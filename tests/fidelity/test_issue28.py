@@ -588,3 +588,16 @@ def test_carried_gang_scheduling_warns_that_no_scheduler_name_is_set() -> None:
     hit = finding(convert(text, companion_runtimes=True), "R217")
     assert hit.severity.value == "warning"
     assert "schedulerName" in hit.message
+
+
+# A missing framework container: kubeflow/trainer@v1.9.2 rejected such a job
+# (pkg/webhooks/pytorch/pytorchjob_webhook.go:144-150, and tensorflow, xgboost, jax,
+# paddlepaddle alike: "must have at least one container with name ..."); it never ran, so the
+# first container was never a fallback.
+
+
+def test_a_job_without_the_framework_container_is_an_error() -> None:
+    text = _torch().replace("- name: pytorch", "- name: trainer")
+    hit = finding(convert(text, allow_lossy=True), "C415")
+    assert hit.severity.value == "error"
+    assert "C404" not in codes(convert(text, allow_lossy=True))
