@@ -601,3 +601,34 @@ def test_a_job_without_the_framework_container_is_an_error() -> None:
     hit = finding(convert(text, allow_lossy=True), "C415")
     assert hit.severity.value == "error"
     assert "C404" not in codes(convert(text, allow_lossy=True))
+
+
+# A MultiKueue JAXJob ran locally: kubeflow/trainer@v1.9.2 pkg/controller.v1/jax/
+# jaxjob_controller.go has no ManagedByExternalController check (the other kinds skip such
+# jobs, e.g. pytorch/pytorchjob_controller.go:135), so the manager cluster ran it; the
+# TrainJob on 2.3 is left to MultiKueue (kubeflow/trainer@v2.3.0
+# pkg/controller/trainjob_controller.go:89-90).
+
+JAX_MK = textwrap.dedent("""\
+    apiVersion: kubeflow.org/v1
+    kind: JAXJob
+    metadata: {name: jx, namespace: ns}
+    spec:
+      runPolicy: {managedBy: kueue.x-k8s.io/multikueue}
+      jaxReplicaSpecs:
+        Worker:
+          replicas: 2
+          template:
+            spec:
+              containers:
+              - name: jax
+                image: jax:1
+                command: [python, t.py]
+    """)
+
+
+def test_a_multikueue_jaxjob_ran_on_the_manager_cluster() -> None:
+    hit = finding(convert(JAX_MK, target="2.3"), "R218")
+    assert hit.severity.value == "warning"
+    assert "R218" not in codes(convert(_torch(
+        run_policy="runPolicy: {managedBy: kueue.x-k8s.io/multikueue}"), target="2.3"))

@@ -87,6 +87,18 @@ def managed_by(call: Call) -> None:
                            "legacy API allowed")
 
 
+@transform("managed-by-ignored")
+def managed_by_ignored(call: Call) -> None:
+    """managedBy of a kind whose legacy controller ignored it (kubeflow/trainer@v1.9.2: the
+    JAX controller has no ManagedByExternalController check): the job ran on this cluster."""
+    managed_by(call)
+    known = catalog.load()
+    if call.value in known.integrations.external_managers:
+        call.ledger.report("R218", call.path, f"the legacy controller ignored managedBy "
+                           f"{call.value!r} and ran the job on this cluster; the TrainJob is "
+                           "left to that manager", consume=False)
+
+
 @transform("clean-pod-policy")
 def clean_pod_policy(call: Call) -> None:
     if call.value == "All":
