@@ -93,7 +93,9 @@ def _restart_policy(replica: Replica, spec: MappingSpec, draft: Draft, ledger: L
         default = "" if given else " (the legacy default)"
         effect = ("failed the job at its first failed pod" if value == "Never" else
                   "restarted containers even after they succeeded")
+        now = ("the companion runtime's pods restart failed containers only (OnFailure, "
+               "within the Job's backoffLimit)" if draft.companion is not None else
+               "the runtime's pods restart failed containers (OnFailure) up to 6 times (the "
+               "Job's default backoffLimit) before the TrainJob fails")
         ledger.report("R210", path, f"{replica.role} restartPolicy {value}{default} "
-                      f"{effect}; the runtime's pods restart failed containers (OnFailure) up "
-                      "to 6 times (the Job's default backoffLimit) before the TrainJob fails",
-                      consume=given)
+                      f"{effect}; {now}", consume=given)
