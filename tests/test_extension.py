@@ -115,7 +115,7 @@ def test_the_text_scanners_know_the_new_kind(tmp_path: Path) -> None:
     """Markdown snippets (kinds and replica-spec fields), shell heredocs (load/textscan) and
     Kustomize patch targets read the legacy kinds from mappings/, not from a list in code."""
     _scattered_jobs(tmp_path)
-    codes = ["F510", "C401", "R214", "C407", "C408"]
+    codes = ["F510", "R214", "C401", "C407", "C408"]
     assert _outcomes(tmp_path, _mappings(tmp_path)) == [
         ("README.md", "converted", "MXJob", codes),
         ("README.md", "skipped", None, ["E804"]),  # the fragment: mxReplicaSpecs alone

@@ -215,7 +215,7 @@ def test_github_annotations_and_step_summary(tmp_path: Path) -> None:
     assert "::error file=jobs/tf.yaml,line=3,col=1,title=K105::" in proc.stdout
     text = summary.read_text()
     assert text.startswith("## trainjob-migrate")
-    assert "| `jobs/tf.yaml` | 2 | TFJob/tf-simple | failed | C408, K105, R210 |" in text
+    assert "| `jobs/tf.yaml` | 2 | TFJob/tf-simple | failed | C408, F531, K105, R210 |" in text
 
 
 @pytest.mark.skipif(shutil.which("pre-commit") is None or shutil.which("git") is None,

@@ -54,7 +54,8 @@ TOKENS = {"<trainjob>-node-0-0.<trainjob>": "<rank-0 host>", "<completion index>
 # ports: the kinds' contract notes; the MPI worker command; the MPI volumes); every other
 # difference must be named by a finding at its legacy field's path.
 CONTRACT_CODES = {
-    "env": frozenset({"F509", "F510", "F511", "F515", "F516", "F517", "F527", "F528", "F529"}),
+    "env": frozenset({"F509", "F510", "F511", "F515", "F516", "F517", "F527", "F528", "F529",
+                      "F532"}),
     "command": frozenset({"F524", "F525"}),
     "volumes": frozenset({"F516", "F526"}),
 }
@@ -370,6 +371,8 @@ def job_facts(root: Any, spec: MappingSpec) -> operators.JobFacts:
         facts.conditions.add("nproc")
     if "elasticPolicy" not in job_spec:
         facts.conditions.add("notElastic")
+    if total != 1:  # kubeflow/trainer@v1.9.2 pkg/controller.v1/tensorflow/util.go:74-94
+        facts.conditions.add("distributed")
     facts.conditions.add(str(job_spec.get("mpiImplementation") or "OpenMPI").lower())
     as_worker = job_spec.get("runLauncherAsWorker")
     if as_worker is None and spec.num_nodes == "mpi":

@@ -49,6 +49,7 @@ class JobFields(TypedDict, total=False):
 
     backoffLimit: int  # transforms (runPolicy.backoffLimit)
     podFailurePolicy: YamlMap  # replicas (restartPolicy ExitCode)
+    successPolicy: YamlMap  # success (the legacy success rule)
 
 
 class JobSetFields(TypedDict, total=False):
@@ -87,7 +88,7 @@ class Companion(Value):
     """A namespaced TrainingRuntime generated to carry what the TrainJob alone cannot."""
 
     FIELDS = ("name", "policy", "kind", "policy_fields", "jobset", "job_fields", "templates",
-              "depends_on", "pod_fields", "pod_group")
+              "depends_on", "pod_group")
     name: str
     policy: str
     kind: str  # the namespaced runtime kind (mappings/kinds.yaml runtimeKinds)
@@ -99,7 +100,6 @@ class Companion(Value):
     templates: dict[str, CommentedMap] = field(default_factory=dict)  # pod-templates, by job
     # frameworks (waitForWorkersReady): job -> [(job it waits for, status)]
     depends_on: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    pod_fields: dict[str, object] = field(default_factory=dict)  # transforms; every pod
     pod_group: YamlMap | None = None  # transforms (schedulingPolicy → podGroupPolicy)
 
     def __init__(self, name: str, policy: str, kind: str,
@@ -108,9 +108,8 @@ class Companion(Value):
                  job_fields: dict[str, JobFields] | None = None,
                  templates: dict[str, CommentedMap] | None = None,
                  depends_on: dict[str, list[tuple[str, str]]] | None = None,
-                 pod_fields: dict[str, object] | None = None,
                  pod_group: YamlMap | None = None) -> None:
-        # policy_fields ... pod_fields: a new empty dict when not given
+        # policy_fields ... depends_on: a new empty dict when not given
         self.name = name
         self.policy = policy
         self.kind = kind
@@ -119,7 +118,6 @@ class Companion(Value):
         self.job_fields = {} if job_fields is None else job_fields
         self.templates = {} if templates is None else templates
         self.depends_on = {} if depends_on is None else depends_on
-        self.pod_fields = {} if pod_fields is None else pod_fields
         self.pod_group = pod_group
 
     @property

@@ -35,6 +35,7 @@ class RoleSpec(Spec):
     required: bool = False
     job: str = "node"
     unsupported: str | None = None  # finding code when the role has no TrainJob equivalent
+    ran_as_job: bool = False  # the operator ran it as a batch Job (backoffLimit: runPolicy's)
 
 
 class ReplicaSpecsSpec(Spec):
@@ -46,6 +47,12 @@ class ReplicaSpecsSpec(Spec):
     default_restart_policy: str
     role_restart_policies: dict[str, str] = {}  # per-role defaults that differ
     restart_policies: list[str]
+    # When the legacy job succeeded: the first of ``success_roles`` present decides (its pod is
+    # the trainer's index 0); without one, ``success_workers`` (all: every pod, first: worker 0,
+    # any: one pod), unless a ``success_when`` entry ("path" or "path=value") holds.
+    success_roles: list[str] = []
+    success_workers: Literal["all", "first", "any"] = "all"
+    success_when: dict[str, Literal["all", "first", "any"]] = {}
 
 
 class LegacyContract(Spec):
@@ -160,6 +167,7 @@ class PolicySpec(Spec):
     reserved_env: list[str] = []
     jobs: list[JobSpec]
     trainer_job: str = "node"
+    port: int | None = None  # the container port Trainer adds to the trainer's node container
 
 
 class FrameworkSpec(Spec):
@@ -363,7 +371,7 @@ class KubeTypes(Spec):
 # mappings/common/legacy-operators.yaml: what the legacy operators added to their pods
 # (check/operators.py)
 
-Condition = Literal["master", "nproc", "notElastic", "openmpi", "intel", "mpich",
+Condition = Literal["master", "nproc", "notElastic", "distributed", "openmpi", "intel", "mpich",
                     "launcherIsWorker", "launcherNotWorker", "noCommand", "noCommandOrArgs"]
 
 

@@ -279,9 +279,10 @@ def test_jax_contract_change_is_a_warning() -> None:
     assert finding(convert(JAX), "F510").severity.value == "warning"
 
 
-def test_replica_restart_policy_on_failure_is_an_info_finding() -> None:
+def test_replica_restart_policy_on_failure_without_a_limit_is_a_warning() -> None:
+    # issue 28: unlimited restarts before, 6 (the Job default) after: not "the same way"
     hit = finding(convert(JAX), "R214")
-    assert hit.severity.value == "info"
+    assert hit.severity.value == "warning"
     assert hit.path == "spec.jaxReplicaSpecs.Worker.restartPolicy"
 
 

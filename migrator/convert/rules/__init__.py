@@ -25,6 +25,7 @@ from migrator.convert.rules import (
     podnames,
     podtemplate,
     replicas,
+    success,
 )
 from migrator.convert.rules.context import Rule, RuleContext
 
@@ -35,6 +36,7 @@ RULES: tuple[Rule, ...] = (
     mpioperator,  # what mpi-operator did implicitly (worker command, mounts, env)
     mapping,  # the mapping file's copy / unsupported / transform rules
     mpinodes,  # MPI numNodes (launcher as a host or not)
+    success,  # the legacy success rule: the trainer Job's successPolicy, or F531
     contract,  # env Trainer reserves or no longer sets; legacy references in commands
     hazards,  # documented Trainer behaviour of the target version
     launch,  # TF_CONFIG / PADDLE_* rebuilt on a plain companion runtime

@@ -23,6 +23,7 @@ from migrator.load import yamlio
 from migrator.paths import FieldPath
 
 JOB_RESTART_POLICIES = ("Never", "OnFailure")
+UNLIMITED = 2147483647  # the largest Job backoffLimit: restarts without a limit
 POD_TEMPLATE_FIELDS = ("metadata", "spec")
 MPI_DEFAULTS = (("numProcPerNode", 1), ("mpiImplementation", "OpenMPI"),
                 ("sshAuthMountPath", "/root/.ssh"), ("runLauncherAsNode", False))
@@ -60,6 +61,31 @@ def add_template(companion: Companion, replica: Replica, main: Container, contai
         spec["restartPolicy"] = restart_policy
     companion.templates[replica.job] = template
     return quoted
+
+
+def retry_limit(companion: Companion, job: str, restart_policy: str, backoff: int | None,
+                ran_as_job: bool) -> None:
+    """The legacy operator's retry semantics as ``job``'s Job backoffLimit.
+
+    training-operator (kubeflow/trainer@v1.9.2): a replica with restartPolicy Never fails the
+    job at its first failed pod (pkg/controller.v1/pytorch/pytorchjob_controller.go:420-432, the
+    same in every kind's UpdateJobStatus), whatever runPolicy.backoffLimit says: backoffLimit 0.
+    Other policies restart until runPolicy.backoffLimit is reached, without a limit when it is
+    unset (pkg/controller.v1/common/job.go:192). A Job's backoffLimit defaults to 6 (the Job API;
+    kubeflow/trainer@v2.2.0 manifests/base/crds/trainer.kubeflow.org_trainingruntimes.yaml:450),
+    and a JobSet without failurePolicy fails with its first failed Job
+    (kubernetes-sigs/jobset@v0.11.1 pkg/controllers/failure_policy.go:49-57), so the limit must
+    be written. A role the operator ran as a batch Job (mpi-operator's launcher) keeps that
+    Job's backoffLimit: runPolicy.backoffLimit, else the Job default.
+    """
+    if ran_as_job:
+        limit = backoff
+    elif restart_policy == "Never":
+        limit = 0
+    else:
+        limit = UNLIMITED if backoff is None else backoff
+    if limit is not None:
+        companion.job(job)["backoffLimit"] = limit
 
 
 def _drop_nulls(node: Any) -> None:
@@ -106,7 +132,12 @@ def build(draft: Draft, runtime: RuntimeSpec, target: TargetSpec, num_nodes: int
 
 
 def _ml_policy(companion: Companion, num_nodes: int) -> CommentedMap:
-    policy = yamlio.new_map([("numNodes", num_nodes)])
+    # An MPI runtime's numNodes sizes the launcher (the trainer-ancestor job), not the nodes:
+    # kubeflow/trainer@v2.2.0 pkg/runtime/core/trainingruntime.go:171-176 (v2.3.0 :189-194)
+    # counts that job from the runtime's mlPolicy.numNodes, and only the MPI plugin
+    # (pkg/runtime/framework/plugins/mpi/mpi.go:104-110) resizes `node` from the TrainJob.
+    # With the node count here, N launchers would each run mpirun.
+    policy = yamlio.new_map([("numNodes", 1 if companion.policy == "mpi" else num_nodes)])
     if companion.policy == "mpi":
         fields = dict(companion.policy_fields)
         policy["mpi"] = yamlio.new_map([(key, fields.get(key, default))
@@ -177,7 +208,4 @@ def _pod_template(draft: Draft, companion: Companion, job: str) -> Any:
     spec = template["spec"]
     if "podFailurePolicy" in companion.job(job):
         spec["restartPolicy"] = "Never"  # a Job's podFailurePolicy requires it
-    for key, value in companion.pod_fields.items():
-        if key not in spec:
-            spec[key] = value
     return template

@@ -14,10 +14,13 @@ import shlex
 from typing import Any
 
 from migrator import paths
+from migrator.check import effective, operators, quantity
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container
+from migrator.convert.rules import mapping
 from migrator.convert.rules.context import RuleContext
+from migrator.convert.rules.transforms import gpu_count
 from migrator.knowledge import catalog
 from migrator.knowledge.specs import MappingSpec, RuntimeSpec
 from migrator.load import yamlio
@@ -28,19 +31,50 @@ TORCHRUN = re.compile(r"\btorchrun\b|torch\.distributed\.(?:run|launch)\b")
 TOPOLOGY_FLAGS = re.compile(r"--(?:nnodes|nproc[-_]per[-_]node|master[-_]addr|master[-_]port|"
                             r"rdzv[-_]endpoint|node[-_]rank)\b")
 QUOTED_ENV = "C411"
+NPROC_TRANSFORM = "torch-nproc-per-node"
+LAUNCH_ENV = frozenset({"MASTER_ADDR", "WORLD_SIZE", "RANK"})  # what F506 says is not set
+TF_CONFIG = "TF_CONFIG"
+OTHER_CONTAINER_READS, OTHER_CONTAINER_ENTRYPOINT = "C412", "C413"
+SELECTOR_STALE, SELECTOR_NEVER = "P313", "P314"
+NPROC_FLAG = re.compile(r"--nproc[-_]per[-_]node\b")
 ACCELERATOR = re.compile(r"neuron|habana|gaudi|google\.com/tpu|/mig-", re.IGNORECASE)
 
 
 def apply(ctx: RuleContext, draft: Draft) -> None:
-    apply_contract(ctx.main, draft, ctx.ledger, ctx.spec, ctx.runtime)
+    legacy = _legacy_env(ctx)
+    apply_contract(ctx.main, draft, ctx.ledger, ctx.spec, ctx.runtime, legacy)
+    _cpu_processes(ctx, draft)
+    _other_containers(ctx, draft, legacy)
+    _legacy_selectors(ctx)
+
+
+def _legacy_env(ctx: RuleContext) -> dict[str, set[str]]:
+    """The env the legacy operator set in this job, by where: ``main`` (the trainer's main
+    container), ``all`` (every container), ``carried`` (set literally by a companion runtime
+    too). From mappings/common/legacy-operators.yaml and the job's facts."""
+    found: dict[str, set[str]] = {"main": set(), "all": set(), "carried": set()}
+    operator = operators.load().get(ctx.spec.id)
+    if operator is None:
+        return found
+    facts = effective.job_facts(ctx.job.root, ctx.spec)
+    for replica in ctx.job.replicas:
+        additions = operator.role(replica.role)
+        for item in additions.env if additions is not None else []:
+            if facts.holds(item.when):
+                found["main"].add(item.name)
+                if additions is not None and additions.containers == "all":
+                    found["all"].add(item.name)
+                if item.carry:
+                    found["carried"].add(item.name)
+    return found
 
 
 def apply_contract(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
-                   runtime: RuntimeSpec) -> None:
+                   runtime: RuntimeSpec, legacy: dict[str, set[str]]) -> None:
     """Adjust ``draft.trainer`` for the target runtime and report contract changes."""
     _env(main, draft, ledger, spec, runtime)
-    _launcher(main, draft, ledger, spec)
-    _legacy_references(main, draft, ledger, spec)
+    _launcher(main, draft, ledger, spec, legacy["main"])
+    _legacy_references(main, draft, ledger, spec, _provided(draft, spec, legacy))
     _accelerators(main, draft, ledger)
 
 
@@ -134,14 +168,17 @@ def _rewrite_refs(item: Any, main: Container, draft: Draft, ledger: Ledger,
                       consume=False)
 
 
-def _launcher(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec) -> None:
+def _launcher(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
+              legacy_env: set[str]) -> None:
     if spec.launcher.check != "torchrun":
         return
     command = _words(draft.trainer.get("command"))
     args = _words(draft.trainer.get("args"))
     text = " ".join(command + args)
     where = (*main.path, "command") if "command" in main.node else main.path
-    if not command and not TORCHRUN.search(text):
+    if not legacy_env & LAUNCH_ENV and not TORCHRUN.search(text):
+        pass  # no Master: the legacy operator set none of them either (nothing lost)
+    elif not command and not TORCHRUN.search(text):
         # No command: the image's entrypoint runs (with the args, if any), and the tool cannot
         # see whether it launches torchrun; an args list naming torchrun is taken as the launch.
         given = "it runs the image's entrypoint with these args" if args else \
@@ -158,14 +195,72 @@ def _launcher(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec) 
                       "Trainer provides", consume=False)
 
 
-def _legacy_references(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec) -> None:
+def _cpu_processes(ctx: RuleContext, draft: Draft) -> None:
+    """torchrun's process count on a node without a GPU: the node's CPUs then, the
+    container's now.
+
+    Legacy: nprocPerNode defaults to auto (kubeflow/trainer@v1.9.2
+    pkg/apis/kubeflow.org/v1/pytorch_defaults.go:23,68-71), passed as PET_NPROC_PER_NODE
+    (pkg/controller.v1/pytorch/envvar.go:99-102); torchrun's auto (without CUDA) and cpu start
+    os.cpu_count() processes, the node's CPUs. Trainer turns auto without a GPU into
+    max(1, the CPU request, else limit) (kubeflow/trainer@v2.2.0
+    pkg/runtime/framework/plugins/torch/torch.go:110-114,184-196; v2.3.0 :133-134,228-).
+    """
+    if ctx.spec.launcher.check != "torchrun" or "numProcPerNode" in draft.trainer:
+        return
+    text = " ".join(_words(draft.trainer.get("command")) + _words(draft.trainer.get("args")))
+    resources = draft.trainer.get("resourcesPerNode")
+    if not TORCHRUN.search(text) or NPROC_FLAG.search(text) or gpu_count(resources) is not None:
+        return  # F506 covers other launches, F507 the flag; with a GPU auto counts GPUs on both
+    source = mapping.source_of(ctx.job.root, ctx.spec, NPROC_TRANSFORM)
+    mode = str(source[1]).strip() if source is not None else "auto"
+    if mode not in ("auto", "cpu"):
+        return  # a number is kept; gpu is F504
+    where = source[0] if source is not None else (*ctx.main.path, "command")
+    given = f"nprocPerNode {mode}" if source is not None else "the default nprocPerNode auto"
+    cpu = _cpu_resource(resources)
+    count = quantity.ceil_count(cpu) if cpu is not None else None
+    legacy = (f"with {given}, torchrun started one process per CPU of the node "
+              "(os.cpu_count()) in each pod")
+    if count:
+        ledger_code, now = "F505", f"Trainer starts {count} (the container's CPU resources)"
+    else:
+        ledger_code, now = "F530", "Trainer starts 1 (the container states no CPU resources)"
+    ctx.ledger.report(ledger_code, where, f"{legacy}; {now}: the world size, the global batch "
+                      "size and the data sharding change unless the node has exactly that many "
+                      "CPUs", consume=False)
+
+
+def _cpu_resource(resources: Any) -> Any:
+    """The CPU count Trainer reads: the request, else the limit (torch.go getNumCPUPerNode)."""
+    if not isinstance(resources, dict):
+        return None
+    for section in ("requests", "limits"):
+        values = resources.get(section)
+        if isinstance(values, dict) and values.get("cpu") not in (None, 0, "0"):
+            return values["cpu"]
+    return None
+
+
+def _provided(draft: Draft, spec: MappingSpec, legacy: dict[str, set[str]]) -> set[str]:
+    """Legacy env a companion runtime sets again (statically, by the TF_CONFIG wrapper, or
+    literally in its templates): references to it still resolve."""
+    if draft.companion is None:
+        return set()
+    wrapped = {TF_CONFIG} if spec.launcher.wrap == "tf-config" else set()
+    return {*spec.companion_env, *wrapped, *legacy["carried"]}
+
+
+def _legacy_references(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
+                       provided: set[str]) -> None:
     contract = spec.legacy_contract
     texts = _words(draft.trainer.get("command")) + _words(draft.trainer.get("args"))
     env = draft.trainer.get("env") or main.node.get("env") or []
     texts += [str(e.get("value")) for e in env
               if isinstance(e, dict) and e.get("value") is not None]
     blob = "\n".join(texts)
-    hits = [f"${name}" for name in contract.env if re.search(rf"\$\(?\{{?{name}\b", blob)]
+    hits = [f"${name}" for name in contract.env
+            if name not in provided and _reads(name, blob)]
     job = draft.name if isinstance(draft.name, str) else None
     hits += [f"{job}-{role}-N" for role in (contract.host_roles if job else [])
              if f"{job}-{role}-" in blob]
@@ -174,6 +269,115 @@ def _legacy_references(main: Container, draft: Draft, ledger: Ledger, spec: Mapp
         where = (*main.path, "command") if "command" in main.node else main.path
         ledger.report("C410", where, f"refers to {', '.join(hits)}, which the legacy operator "
                       "provided and Trainer does not", consume=False)
+
+
+def _reads(name: str, text: str) -> bool:
+    """Whether ``text`` expands env ``name`` ($NAME, ${NAME} or Kubernetes' $(NAME))."""
+    return re.search(rf"\$\(?\{{?{name}\b", text) is not None
+
+
+def _other_containers(ctx: RuleContext, draft: Draft, legacy: dict[str, set[str]]) -> None:
+    """Env the legacy operator set in every container, Trainer in the node container only.
+
+    kubeflow/trainer@v1.9.2 pkg/controller.v1/pytorch/envvar.go:49-128 (and the XGBoost, JAX
+    and PaddlePaddle operators alike, mappings/common/legacy-operators.yaml ``containers: all``)
+    appended its env to each container; Trainer's plugins set theirs in ``node`` only
+    (kubeflow/trainer@v2.2.0 pkg/runtime/framework/plugins/torch/torch.go:116-119). Only a
+    companion runtime carries other containers.
+    """
+    names = legacy["all"] - _provided(draft, ctx.spec, legacy) - set(ctx.spec.injected_env)
+    if draft.companion is None:
+        return
+    seen: set[str] = set()
+    for replica in ctx.job.replicas:
+        spec = replica.template.spec.node
+        for kind in ("initContainers", "containers"):
+            for index, item in enumerate(spec.get(kind) or []):
+                if not isinstance(item, dict) or (kind == "containers" and \
+                        index == ctx.main.index) or item.get("name") in seen:
+                    continue
+                seen.add(str(item.get("name")))
+                _other_container(ctx, item, (*replica.template.spec.path, kind, index), names)
+
+
+def _other_container(ctx: RuleContext, item: dict[str, Any], path: FieldPath,
+                     names: set[str]) -> None:
+    texts = _words(item.get("command")) + _words(item.get("args")) + [
+        str(e.get("value")) for e in item.get("env") or []
+        if isinstance(e, dict) and e.get("value") is not None]
+    blob = "\n".join(texts)
+    read = sorted(name for name in names if _reads(name, blob))
+    job = ctx.job.name if isinstance(ctx.job.name, str) else None
+    read += [f"{job}-{role}-N" for role in (ctx.spec.legacy_contract.host_roles if job else [])
+             if f"{job}-{role}-" in blob]
+    contract = sorted(names & set(ctx.spec.legacy_contract.env))  # what programs read
+    listed = ", ".join(contract)
+    if read:
+        ctx.ledger.report(OTHER_CONTAINER_READS, path, f"container {item.get('name')!r} reads "
+                          f"{', '.join(read)}, which the legacy operator provided (env in every "
+                          "container, its pods' host names) and Trainer does not (its env is "
+                          "in the node container only)", consume=False)
+    elif contract and not item.get("command") and not item.get("args"):
+        ctx.ledger.report(OTHER_CONTAINER_ENTRYPOINT, path, f"container {item.get('name')!r} "
+                          f"runs its image's entrypoint; the legacy operator gave it {listed}, "
+                          "which Trainer sets only in the node container", consume=False)
+
+
+def _legacy_selectors(ctx: RuleContext) -> None:
+    """Pod (anti-)affinity and topology spread on the legacy operators' pod labels
+    (training.kubeflow.org/job-name, replica-type, replica-index, job-role: kubeflow/trainer@
+    v1.9.2 pkg/apis/kubeflow.org/v1/common_types.go:25-37), which TrainJob pods do not carry:
+    the selectors match nothing. A required podAffinity then never schedules (P314); anything
+    else stops spreading or co-locating the pods (P313)."""
+    prefix = catalog.load().kinds.legacy_label_prefix
+    for replica in ctx.job.replicas:
+        spec = replica.template.spec.node
+        base = replica.template.spec.path
+        for kind in ("podAffinity", "podAntiAffinity"):
+            terms = paths.get(spec, ("affinity", kind))
+            for mode, items in (terms.items() if isinstance(terms, dict) else []):
+                for index, term in enumerate(items if isinstance(items, list) else []):
+                    labels = _legacy_keys(term, prefix)
+                    if not labels:
+                        continue
+                    path = (*base, "affinity", kind, str(mode), index)
+                    if kind == "podAffinity" and str(mode).startswith("required"):
+                        ctx.ledger.report(SELECTOR_NEVER, path, f"required podAffinity on "
+                                          f"{', '.join(labels)}: no TrainJob pod has that "
+                                          "label, so the pods never schedule", consume=False)
+                    else:
+                        ctx.ledger.report(SELECTOR_STALE, path, f"{kind} on "
+                                          f"{', '.join(labels)} no longer matches the pods "
+                                          "(TrainJob pods do not have that label)",
+                                          consume=False)
+        for index, item in enumerate(spec.get("topologySpreadConstraints") or []):
+            labels = _legacy_keys(item, prefix)
+            if labels:
+                ctx.ledger.report(SELECTOR_STALE, (*base, "topologySpreadConstraints", index),
+                                  f"topologySpreadConstraints on {', '.join(labels)} no "
+                                  "longer match the pods (TrainJob pods do not have that "
+                                  "label)", consume=False)
+
+
+def _legacy_keys(node: Any, prefix: str) -> list[str]:
+    """Label keys with ``prefix`` that a term's selectors name (matchLabels, matchExpressions,
+    matchLabelKeys)."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "matchLabels" and isinstance(value, dict):
+                found |= {str(k) for k in value if str(k).startswith(prefix)}
+            elif key == "matchExpressions" and isinstance(value, list):
+                found |= {str(e.get("key")) for e in value if isinstance(e, dict)
+                          and str(e.get("key")).startswith(prefix)}
+            elif key in ("matchLabelKeys", "mismatchLabelKeys") and isinstance(value, list):
+                found |= {str(k) for k in value if str(k).startswith(prefix)}
+            else:
+                found |= set(_legacy_keys(value, prefix))
+    elif isinstance(node, list):
+        for value in node:
+            found |= set(_legacy_keys(value, prefix))
+    return sorted(found)
 
 
 def _accelerators(main: Container, draft: Draft, ledger: Ledger) -> None:

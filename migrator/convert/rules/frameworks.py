@@ -110,11 +110,12 @@ def _wait_for_workers(call: Call) -> None:
 
 @transform("tf-success-policy")
 def tf_success_policy(call: Call) -> None:
-    if call.value in ("", None):
-        call.ledger.default(call.path)
+    if call.value in ("", None, "AllWorkers"):
+        call.ledger.mapped(call.path, "(read by the success rule: the node Job's "
+                           "successPolicy, or F531)")
     else:
-        call.ledger.report("F513", call.path, f"successPolicy {call.value!r}: a TrainJob "
-                           "succeeds when every node's Job succeeds")
+        call.ledger.report("K103", call.path, f"successPolicy {call.value!r} is not \"\" or "
+                           "AllWorkers")
 
 
 @transform("tf-dynamic-worker")

@@ -1,16 +1,18 @@
-"""CONVERT (rules): documented Trainer behaviour a migrated job can hit (R216, F528)."""
+"""CONVERT (rules): documented Trainer behaviour a migrated job can hit (R216, F528, P312)."""
 
 from __future__ import annotations
 
 from migrator import paths
 from migrator.check import effective
 from migrator.convert.draft import Draft
+from migrator.convert.rules import launch
 from migrator.convert.rules.context import RuleContext
 
 ID = "version-hazards"
 
 
 def apply(ctx: RuleContext, draft: Draft) -> None:
+    _host_port(ctx, draft)
     target, ledger, main = ctx.target, ctx.ledger, ctx.main
     resources = draft.trainer.get("resourcesPerNode")
     pods = draft.runtime_pods or (effective.default_runtime(target, draft.runtime_name) or {}
@@ -33,3 +35,20 @@ def apply(ctx: RuleContext, draft: Draft) -> None:
                       "container (and the node job's only with runLauncherAsNode: true; "
                       "kubeflow/trainer#3427); processes mpirun starts on the workers see it "
                       "only when exported with `mpirun -x NAME`", consume=False)
+
+
+def _host_port(ctx: RuleContext, draft: Draft) -> None:
+    """With hostNetwork the port Trainer adds to the node container is the node's: it can
+    collide with another job's, and the legacy job listened on a port of its own choice."""
+    port = ctx.target.policies[ctx.target.frameworks[ctx.spec.framework].policy].port
+    if port is None or draft.companion is None:
+        return  # without a companion runtime hostNetwork is not carried (P301)
+    for replica in ctx.job.replicas:
+        if replica.template.spec.node.get("hostNetwork") is True:
+            legacy = launch.legacy_port(ctx.main, ctx.spec)
+            ctx.ledger.report("P312", (*replica.template.spec.path, "hostNetwork"),
+                              f"with hostNetwork, Trainer binds port {port} on the node for the "
+                              f"node container (the legacy job used port {legacy}); two jobs "
+                              "on one node, or anything else on that port, collide",
+                              consume=False)
+            return

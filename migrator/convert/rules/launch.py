@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from migrator.check import operators
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container
@@ -19,7 +20,7 @@ from migrator.load import yamlio
 ID = "launch"
 UNBUILDABLE = "F523"
 CONTRACT_ENV = "F515"
-TF_CONFIG_CODE = "F511"
+TF_CONFIG_CODE, SINGLE_REPLICA = "F511", "F532"
 INDEX_ENV = "JOB_COMPLETION_INDEX"
 
 
@@ -45,8 +46,29 @@ def adapt(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
     assert name is not None
     if spec.companion_env:
         _static_env(main, draft, ledger, spec, name, num_nodes)
-    if spec.launcher.wrap == "tf-config":
-        _tf_config(main, draft, ledger, name, num_nodes, spec.launcher.port or 2222)
+    if spec.launcher.wrap == "tf-config" and num_nodes > 1:
+        _tf_config(main, draft, ledger, name, num_nodes, legacy_port(main, spec))
+    elif spec.launcher.wrap == "tf-config":
+        # one replica in all: the legacy operator set no TF_CONFIG (kubeflow/trainer@v1.9.2
+        # pkg/controller.v1/tensorflow/util.go:74-94, tfjob_controller.go:561-564)
+        ledger.report(SINGLE_REPLICA, ("kind",), "one replica: the legacy operator set no "
+                      "TF_CONFIG and none is set now; its port declaration "
+                      f"({legacy_port(main, spec)}) is dropped", consume=False)
+
+
+def legacy_port(main: Container, spec: MappingSpec) -> int:
+    """The port the legacy operator used: the main container's port with the operator's port
+    name, else its default (kubeflow/trainer@v1.9.2 pkg/controller.v1/tensorflow/util.go:24-37;
+    pytorch/envvar.go:155-170 alike)."""
+    operator = operators.load().get(spec.id)
+    default = operator.port if operator is not None else None
+    for port in main.node.get("ports") or []:
+        if isinstance(port, dict) and default is not None and port.get("name") == default.name \
+                and isinstance(port.get("containerPort"), int):
+            return int(port["containerPort"])
+    if default is not None:
+        return default.container_port
+    return spec.launcher.port or 0
 
 
 def _static_env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec, name: str,

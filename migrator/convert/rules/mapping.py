@@ -12,6 +12,8 @@ from migrator.convert.draft import Draft
 from migrator.convert.rules.context import RuleContext
 from migrator.convert.rules.frameworks import TRANSFORMS
 from migrator.convert.rules.transforms import Call
+from migrator.knowledge.specs import MappingSpec
+from migrator.paths import FieldPath
 
 ID = "mapping-rules"
 SLOTS = {"suspend": "suspend", "activeDeadlineSeconds": "active_deadline_seconds",
@@ -39,6 +41,16 @@ def apply(ctx: RuleContext, draft: Draft) -> None:
         node = paths.get(root, paths.parse(container))
         if isinstance(node, dict) and not node:
             ledger.default(paths.parse(container))
+
+
+def source_of(root: object, spec: MappingSpec, fn: str) -> tuple[FieldPath, object] | None:
+    """Where and what the source field handed to transform ``fn`` is, when the job has it."""
+    for rule in spec.rules:
+        if rule.fn == fn:
+            path = paths.parse(rule.source)
+            if paths.has(root, path):
+                return path, paths.get(root, path)
+    return None
 
 
 def _slot(target: str) -> str:

@@ -29,7 +29,7 @@ LAUNCHER_JOB = "launcher"
 
 
 def apply(ctx: RuleContext, draft: Draft) -> None:
-    mains = {r.role: main_container(r, ctx.main_name, ctx.ledger, report=False)
+    mains = {r.role: main_container(r, ctx.main_name, ctx.ledger, report=None)
              for r in ctx.job.replicas}
     adapt(ctx.job, ctx.spec, draft, ctx.ledger, mains)
 

@@ -17,7 +17,7 @@ from migrator.convert.model import Container, Replica
 from migrator.convert.rules import companion, roles
 from migrator.convert.rules.context import RuleContext
 from migrator.convert.rules.contract import report_quoted_env
-from migrator.convert.rules.replicas import restart_policy_of
+from migrator.convert.rules.replicas import given_backoff, restart_policy_of
 from migrator.knowledge.specs import FieldGroup, MappingSpec, PodRules, TargetSpec
 from migrator.load import yamlio
 from migrator.paths import FieldPath
@@ -26,6 +26,7 @@ ID = "pod-templates"
 ALL_TRAINER_SLOTS = frozenset({"image", "command", "args", "env", "resourcesPerNode"})
 MPI_LAUNCHER_FEEDS = frozenset({"image", "command", "args"})
 LOST_CONTAINER_FIELD = "F519"
+FIELD_NAMED, FIXED = "C404", "C415"  # no main container: named by a field, or by the kind
 # A field-specific alternative, added to the code's fix text for that field only.
 FIELD_HINTS = {"workingDir": "For workingDir, the command can also start with `cd DIR &&` "
                              "in a shell."}
@@ -42,7 +43,8 @@ def apply(ctx: RuleContext, draft: Draft) -> None:
     for job_name in [j.name for j in ctx.runtime.jobs if j.name in by_job]:
         replicas = by_job[job_name]
         primary = _primary(replicas, spec)
-        main = main_container(primary, main_name, ledger, report=True)
+        main = main_container(primary, main_name, ledger,
+                              report=FIELD_NAMED if spec.main_container.name_field else FIXED)
         feeds = _feeds(primary, spec, draft)
         if draft.companion is not None:
             quoted = companion.add_template(draft.companion, primary, main,
@@ -50,10 +52,13 @@ def apply(ctx: RuleContext, draft: Draft) -> None:
                                             restart_policy_of(primary, spec))
             for relative in quoted:
                 report_quoted_env(ledger, (*primary.template.path, *relative))
+            companion.retry_limit(draft.companion, job_name, restart_policy_of(primary, spec),
+                                  given_backoff(ctx.job.root, spec),
+                                  spec.replica_specs.roles[primary.role].ran_as_job)
         convert_template(primary, main, draft, ledger, ctx.pod_rules, ctx.target, feeds)
         for other in replicas:
             if other is not primary:
-                other_main = main_container(other, main_name, ledger, report=False)
+                other_main = main_container(other, main_name, ledger, report=None)
                 roles.merge_role(primary, main, other, other_main, draft, ledger)
                 roles.merge_restart_policy(primary, restart_policy_of(primary, spec), other,
                                            restart_policy_of(other, spec),
@@ -107,14 +112,21 @@ def pod_patch_path(draft: Draft, job: str) -> str:
 
 
 def main_container(replica: Replica, name: str | None, ledger: Ledger, *,
-                   report: bool) -> Container:
-    """The container named ``name``, else the first one (reported once as C404 when named)."""
+                   report: str | None) -> Container:
+    """The container named ``name``, else the first one (reported once with ``report``: C404
+    when a field names it, C415 when the kind's name is fixed)."""
     for container in replica.template.containers:
         if container.name == name:
             return container
     first = replica.template.containers[0]
-    if report and name is not None:
-        ledger.report("C404", (*first.path, "name"),
+    if report == FIXED and name is not None:
+        # kubeflow/trainer@v1.9.2 pkg/webhooks/pytorch/pytorchjob_webhook.go:144-150 (and the
+        # TF, XGBoost, JAX and PaddlePaddle webhooks alike) rejected such a job
+        ledger.report(FIXED, (*first.path, "name"), f"no container is named {name!r}: the "
+                      "legacy webhook rejected this job, so it never ran; the converted job "
+                      f"would run {first.name!r} as the trainer", consume=False)
+    elif report is not None and name is not None:
+        ledger.report(report, (*first.path, "name"),
                       f"no container is named {name!r}; using {first.name!r} as the trainer",
                       consume=False)
     return first
@@ -208,6 +220,7 @@ def _containers(replica: Replica, main: Container, draft: Draft, ledger: Ledger,
                 copied = yamlio.clone(value)
                 if rule.to == "resourcesPerNode":
                     _drop_unset(copied, path, ledger)
+                    _drop_claims(copied, path, ledger)
                     if not copied:  # `resources: {}` or only nulls: nothing to carry
                         ledger.default(path)
                         continue
@@ -284,6 +297,17 @@ def _unsupported(code: str, path: FieldPath, field: str, ledger: Ledger, where: 
 def _carried(path: FieldPath, what: str, ledger: Ledger, draft: Draft) -> None:
     name = draft.companion.name if draft.companion is not None else "?"
     ledger.report("R213", path, f"{what} is carried by companion runtime {name}")
+
+
+def _drop_claims(resources: Any, path: FieldPath, ledger: Ledger) -> None:
+    """resourcesPerNode.claims: Trainer applies only limits and requests
+    (kubeflow/trainer@v2.2.0 pkg/runtime/framework/plugins/jobset/builder.go:148-158; v2.3.0
+    pkg/runtime/core/trainingruntime.go:222-231), so the claims would be ignored."""
+    if isinstance(resources, dict) and "claims" in resources:
+        del resources["claims"]
+        ledger.report("C414", (*path, "claims"), "resources.claims (dynamic resource "
+                      "allocation) are ignored by Trainer in resourcesPerNode: the node "
+                      "container would not get the claimed devices")
 
 
 def _drop_unset(resources: Any, path: FieldPath, ledger: Ledger) -> None:

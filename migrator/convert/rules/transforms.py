@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from migrator import paths
 from migrator.check import quantity
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
@@ -86,6 +87,18 @@ def managed_by(call: Call) -> None:
                            "legacy API allowed")
 
 
+@transform("managed-by-ignored")
+def managed_by_ignored(call: Call) -> None:
+    """managedBy of a kind whose legacy controller ignored it (kubeflow/trainer@v1.9.2: the
+    JAX controller has no ManagedByExternalController check): the job ran on this cluster."""
+    managed_by(call)
+    known = catalog.load()
+    if call.value in known.integrations.external_managers:
+        call.ledger.report("R218", call.path, f"the legacy controller ignored managedBy "
+                           f"{call.value!r} and ran the job on this cluster; the TrainJob is "
+                           "left to that manager", consume=False)
+
+
 @transform("clean-pod-policy")
 def clean_pod_policy(call: Call) -> None:
     if call.value == "All":
@@ -125,13 +138,17 @@ def backoff_limit(call: Call) -> None:
         call.ledger.report("R204", call.path, "runPolicy.backoffLimit has no TrainJob "
                            "equivalent and was not carried over")
         return
-    job = call.draft.patch_job
-    companion.job(job)["backoffLimit"] = call.value
+    # companion.retry_limit wrote it on every Job whose pods the legacy operator restarted
+    jobs = sorted(name for name, fields in companion.job_fields.items()
+                  if fields.get("backoffLimit") == call.value)
+    where = ", ".join(jobs) if jobs else "no"
     call.ledger.mapped(call.path, f"{companion.ref}: spec.template.spec."
-                       f"replicatedJobs[name={job}].template.spec.backoffLimit")
+                       f"replicatedJobs[name={where}].template.spec.backoffLimit")
     call.ledger.report("R213", call.path, f"backoffLimit is carried by companion runtime "
-                       f"{companion.name} as the {job!r} Job's backoffLimit (per Job, not per "
-                       "TrainJob)", consume=False)
+                       f"{companion.name} as the backoffLimit of each Job whose pods the legacy "
+                       f"operator restarted ({where}; per Job, not per TrainJob); a replica with "
+                       "restartPolicy Never still fails the job at its first failed pod",
+                       consume=False)
 
 
 def _non_negative(value: Any) -> bool:
@@ -163,10 +180,22 @@ def scheduling_policy(call: Call) -> None:
                                f"pod) is carried by companion runtime {companion.name}; it "
                                "needs the scheduler-plugins coscheduling scheduler",
                                consume=False)
-        elif key == "priorityClass" and companion is not None and isinstance(value, str):
-            companion.pod_fields["priorityClassName"] = value
-            call.ledger.mapped(path, f"{companion.ref}: pod "
-                               "spec.priorityClassName")
+            if not any(paths.get(t, ("spec", "schedulerName"))
+                       for t in companion.templates.values()):
+                # kubeflow/trainer@v1.9.2 pkg/controller.v1/common/pod.go:439-446 set it
+                call.ledger.report("R217", path, "the legacy operator (run with "
+                                   "--gang-scheduler-name) set each pod's schedulerName to the "
+                                   "gang scheduler; Trainer's coscheduling plugin does not, so "
+                                   "without schedulerName in the pod templates the default "
+                                   "scheduler places the pods one by one", consume=False)
+        elif key == "priorityClass":
+            # kubeflow/trainer@v1.9.2 pkg/controller.v1/common/job.go:250-295: the gang
+            # scheduler's PodGroup only, never the pods (a pod priority may preempt others, or
+            # fail pod creation when the class does not exist)
+            call.ledger.report("R205", path, f"schedulingPolicy.priorityClass {value!r} was "
+                               "the gang scheduler's PodGroup priority, never the pods'; it "
+                               "was not carried over (a pod priorityClassName would change "
+                               "preemption)")
         else:
             call.ledger.report("R205", path, f"schedulingPolicy.{key} has no TrainJob "
                                "equivalent; gang scheduling is not automatic in Trainer v2 "
@@ -203,7 +232,7 @@ def torch_nproc_per_node(call: Call) -> None:
 
 def _nproc_cpu(call: Call, resources: Any) -> None:
     if gpu_count(resources) is None:
-        call.ledger.default(call.path)
+        call.ledger.default(call.path)  # the contract rule reports the process count (F505)
         return
     cpu = _resource(resources, "cpu")
     count = quantity.ceil_count(cpu) if cpu is not None else None
