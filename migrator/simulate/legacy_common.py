@@ -157,7 +157,10 @@ def play(world: World, scenario: Scenario, react: React, *, start: Phase = "Runn
         times = as_int(event.times)
         for occurrence in range(max(times or 0, 0)):
             state = run.pods.get(event.identity)
-            if start == "Suspended" or state is None:
+            if event.action not in ("exit", "evict") or as_int(event.code) is None:
+                reacted = Reacted("kept", phase, f"{event.action!r} with code {event.code!r} is "
+                                  "not an event the simulation knows: nothing happens")
+            elif start == "Suspended" or state is None:
                 reacted = Reacted("kept", phase, _absent(event.identity, start))
             elif state.status != "running":
                 reacted = Reacted("kept", phase,

@@ -312,8 +312,7 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
                               "runPolicy": plain(run_policy)}
     manager = as_str(run_policy.get("managedBy"))
     if manager is not None and manager != "kubeflow.org/mpi-operator":
-        _validate_v2(name, specs, launcher, worker, slots, impl, run_policy, manager)
-        extras["managedBy"] = manager
+        extras["managedBy"] = manager  # skipped before validation (syncHandler)
         cites.append(M_MANAGED)
         return World("legacy", CONTROLLER_V2, (), extras, tuple(dict.fromkeys(cites))), \
             _never, ""

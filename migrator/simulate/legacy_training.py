@@ -66,6 +66,12 @@ C_POD_NAME = _c(P + "common/pod.go", 414, "pod name <job>-<rtype>-<index>", "Gen
 C_SERVICE = _c(P + "common/service.go", 243, "one headless service per pod, named as the pod",
                "service.Name = GenGeneralName")
 C_HEADLESS = _c(P + "common/service.go", 231, "services are headless", 'ClusterIP: "None"')
+C_SERVICE_PORTS = _c("pkg/core/service.go", 94, "service ports: the framework container's ports",
+                     "ports[port.Name] = port.ContainerPort")
+C_HPA = _c(P + "pytorch/hpa.go", 36, "an HPA only for an elastic job with metrics",
+           "pytorchJob.Spec.ElasticPolicy.Metrics == nil")
+C_HPA_SPEC = _c(P + "pytorch/hpa.go", 93, "the HPA scales between the elastic min and max",
+                "MinReplicas: pytorchJob.Spec.ElasticPolicy.MinReplicas,")
 C_LABELS = _c(P + "common/job_controller.go", 239, "operator-name and job-name labels",
               "apiv1.OperatorNameLabel: jc.Controller.ControllerName()")
 C_ROLE = _c(P + "common/pod.go", 407, "job-role=master on the master-role pod",
@@ -874,17 +880,49 @@ def build(job: Job, gang_scheduler: str | None) -> World:
         cites += [C_GANG_ON, C_PG_MIN] + ([C_PG_MIN_SET] if minimum is not None else [])
     pods: list[Pod] = []
     services: list[str] = []
+    service_specs: list[dict[str, Any]] = []
     for rtype in [*job.kind.types, *sorted(set(job.replicas) - set(job.kind.types))]:
         replica = job.replicas.get(rtype)
         if replica is None:
             continue
+        ports = _service_ports(job, replica)
         for index in range(replica.replicas):
             pods.append(_pod(job, replica, index, scheduler, cites))
             services.append(_name(job, rtype, index))
+            service_specs.append({
+                "name": _name(job, rtype, index), "clusterIP": "None", "ports": ports,
+                "selector": {GROUP_LABEL + "operator-name": job.kind.controller,
+                             GROUP_LABEL + "job-name": job.name.replace("/", "-"),
+                             GROUP_LABEL + "replica-type": replica.rt,
+                             GROUP_LABEL + "replica-index": str(index)}})
     extras["services"] = services
+    extras["serviceSpecs"] = service_specs
+    cites.append(C_SERVICE_PORTS)
+    elastic = job.spec.get("elasticPolicy")
+    if job.kind.kind == "PyTorchJob" and isinstance(elastic, Mapping) \
+            and elastic.get("metrics") is not None:
+        low, high = as_int(elastic.get("minReplicas")), as_int(elastic.get("maxReplicas"))
+        workers = job.count("Worker")
+        low = low if low is not None else (high if high is not None else workers)
+        high = high if high is not None else low
+        extras["hpa"] = {"name": job.name, "minReplicas": low, "maxReplicas": high,
+                         "metrics": plain(elastic.get("metrics"))}
+        cites += [C_HPA, C_HPA_SPEC, C_PT_ELASTIC_MINMAX]
     cites += [C_POD_NAME, C_SERVICE, C_HEADLESS, C_LABELS, C_CLUSTER_SPEC, C_RESTART_POD]
     ordered = tuple(sorted(pods, key=lambda pod: _order(pod.identity)))
     return World("legacy", CONTROLLER, ordered, extras, tuple(dict.fromkeys(cites)))
+
+
+def _service_ports(job: Job, replica: Replica) -> list[dict[str, Any]]:
+    """``GetPortsFromJob``: every named port of the framework container."""
+    for item in containers(as_map(replica.template.get("spec"))):
+        if item.get("name") == job.kind.container:
+            ports = {}
+            for port in as_list(item.get("ports")):
+                if isinstance(port, Mapping) and as_int(port.get("containerPort")) is not None:
+                    ports[str(port.get("name", ""))] = as_int(port.get("containerPort"))
+            return [{"name": name, "port": value} for name, value in sorted(ports.items())]
+    return []
 
 
 def _order(identity: str) -> tuple[str, int]:

@@ -594,3 +594,34 @@ def test_hostile_scenarios_are_harmless() -> None:
     outcome = legacy.outcome(pytorch(), Scenario("odd", (
         Event("node-0", "exit", 1, times=-3), Event("", "evict"), Event("node-1", "exit", 0))))
     assert trail(outcome) == [("kept", "Running"), ("kept", "Running")]
+
+
+def test_pytorch_service_ports_and_hpa() -> None:
+    """pkg/core/service.go:94 (the framework container's ports), pytorch/hpa.go:36 and :93."""
+    job = pytorch(workers=2, master=False, elasticPolicy={"maxReplicas": 4, "metrics": [
+        {"type": "Resource"}]})
+    world = legacy.world(job)
+    assert world.extras["serviceSpecs"][1]["ports"] == [{"name": "pytorchjob-port",
+                                                         "port": 23456}]
+    assert world.extras["serviceSpecs"][1]["selector"][
+        "training.kubeflow.org/replica-index"] == "1"
+    assert world.extras["hpa"] == {"name": "pt", "minReplicas": 4, "maxReplicas": 4,
+                                   "metrics": [{"type": "Resource"}]}
+    assert "hpa" not in legacy.world(pytorch()).extras
+
+
+def test_unknown_event_actions_and_codes_are_harmless() -> None:
+    outcome = legacy.outcome(pytorch(), Scenario("odd", (
+        Event("node-0", "explode"),  # type: ignore[arg-type]
+        Event("node-0", "exit", "1"),  # type: ignore[arg-type]
+    )))
+    assert trail(outcome) == [("kept", "Running"), ("kept", "Running")]
+
+
+def test_mpi_v2_managed_elsewhere_is_not_validated() -> None:
+    """mpi_job_controller.go:598 skips the job before validating it (:608)."""
+    job = mpi_v2(runPolicy={"managedBy": "example.com/other"})
+    job["spec"]["mpiReplicaSpecs"]["Worker"].pop("replicas")
+    world = legacy.world(job)
+    assert world.pods == ()
+    assert world.extras["managedBy"] == "example.com/other"
