@@ -202,7 +202,7 @@ def _succeed(state: _Play, number: int, occurrence: int, event: Event, job: _Job
     why = f"{event.identity} exited 0: its pod succeeded and stays finished"
     if len(job.succeeded) + len(job.failed_indexes) < job.completions:
         return Step(number, occurrence, "kept", state.phase,
-                    f"{why}; Job {job.rjob}-{job.index} waits for "
+                    f"{why}; Job {job.name} waits for "
                     f"{job.completions - len(job.succeeded)} more completion indexes", tuple(cites))
     if job.failed_indexes:
         return _job_failed(state, number, occurrence, job, "FailedIndexes", "kept", why, cites)
@@ -229,11 +229,11 @@ def _after_complete(state: _Play, number: int, occurrence: int, job: _Job, why: 
         state.phase = "Succeeded"
         cites += state.cite("js_finished_delete")
         return Step(number, occurrence, "kept", "Succeeded",
-                    f"{why}; Job {job.rjob}-{job.index} completed and the JobSet success "
+                    f"{why}; Job {job.name} completed and the JobSet success "
                     f"policy ({operator}, {target_text}) holds: the JobSet completes and its "
                     f"active Jobs are deleted", tuple(cites))
     return Step(number, occurrence, "kept", state.phase,
-                f"{why}; Job {job.rjob}-{job.index} completed; the success policy ({operator}, "
+                f"{why}; Job {job.name} completed; the success policy ({operator}, "
                 f"{target_text}) needs {expected} completed Jobs, {matching} so far",
                 tuple(cites))
 
@@ -354,7 +354,7 @@ def _job_failed(state: _Play, number: int, occurrence: int, job: _Job, reason: s
                 reaction: Reaction, why: str, cites: list[Citation]) -> Step:
     job.status = "Failed"
     job.reason = reason
-    why = f"{why}; Job {job.rjob}-{job.index} fails ({reason})"
+    why = f"{why}; Job {job.name} fails ({reason})"
     cites += state.cite("js_failed_first")
     if state.failure is None:
         state.phase = "Failed"
