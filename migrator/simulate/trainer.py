@@ -254,10 +254,14 @@ def _resources(build: Build) -> None:
         elif (is_trainer and build.ml_policy is not None) or (
                 build.ml_policy is not None and mpi and as_node and job.get("name") == NODE):
             base = mapping(node.get("resources"))
-            node["resources"] = {
-                key: strategic_merge(base.get(key), given[key], {})
-                for key in ("limits", "requests")
-                if isinstance(base.get(key), Mapping) or isinstance(given.get(key), Mapping)}
+            merged = plain(base)
+            for key in ("limits", "requests", "claims"):
+                if key in given:
+                    merged[key] = strategic_merge(base.get(key), given[key],
+                                                  {"claims": "name"})
+                    if merged[key] is None:
+                        del merged[key]
+            node["resources"] = merged
             build.cite("resources_merge", "resources_merge_targets")
 
 
