@@ -88,9 +88,11 @@ def test_citations_point_at_their_lines(key: str) -> None:
 
 def test_cite_is_per_release() -> None:
     v22, v23 = cite("patch_per_job", "2.2"), cite("patch_per_job", "2.3")
-    assert v22 is not None and v22.tag == "v2.2.0"
+    assert v22 is not None
+    assert v22.tag == "v2.2.0"
     assert v23 is None
     assert cite("no-such-rule", "2.2") is None
     merged = cite("resources_merge", "2.3")
-    assert merged is not None and str(merged).startswith(
+    assert merged is not None
+    assert str(merged).startswith(
         "kubeflow/trainer@v2.3.0 pkg/runtime/core/trainingruntime.go:")
