@@ -243,8 +243,9 @@ def _resources(build: Build) -> None:
         if node is None:
             continue
         if build.version == "2.2":
+            # trainingruntime.go replaces the typed copy only (it sizes PodGroups); the JobSet
+            # gets the builder's replacement, made only when limits or requests are set
             if is_trainer and build.ml_policy is not None:
-                node["resources"] = plain(given)
                 build.cite("resources_replace_info")
             if (is_trainer or (as_node and job.get("name") == NODE)) and (
                     given.get("limits") is not None or given.get("requests") is not None):
@@ -252,7 +253,8 @@ def _resources(build: Build) -> None:
                                      if given.get(key) is not None}
                 build.cite("resources_replace_builder")
         elif (is_trainer and build.ml_policy is not None) or (
-                build.ml_policy is not None and mpi and as_node and job.get("name") == NODE):
+                mapping(build.ml_policy).get("mpi") is not None and as_node
+                and job.get("name") == NODE):
             base = mapping(node.get("resources"))
             merged = plain(base)
             for key in ("limits", "requests", "claims"):
@@ -293,6 +295,9 @@ def _pod_groups(build: Build, group_policy: Mapping[str, Any],
             group["networkTopology"] = plain(volcano["networkTopology"])
         build.extras["podGroup"] = group
         build.cite("volcano_annotation", "volcano_pg", "volcano_queue")
+    if "podGroup" in build.extras:
+        build.notes.append("Trainer sets no schedulerName for a PodGroup policy: pods keep the "
+                           "runtime template's (the default scheduler when unset)")
     return labels, pod_annotations
 
 

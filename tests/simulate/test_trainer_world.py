@@ -404,3 +404,9 @@ def test_bad_arguments_are_value_errors() -> None:
     with pytest.raises(ValueError, match="Flux"):
         world({}, {"spec": {"mlPolicy": {"flux": {}}}}, "2.3")
     assert default_runtime("no-such-runtime", "2.3") is None
+
+
+def test_empty_resources_per_node_keeps_the_runtime_resources_in_v22() -> None:
+    # v2.2.0 jobset/builder.go:148: the builder replaces only when limits or requests are set
+    built = world(_trainjob(resourcesPerNode={}), _with_runtime_resources("2.2"), "2.2")
+    assert _container(built, "node-0")["resources"]["limits"] == {"memory": "8Gi", "cpu": "4"}
