@@ -23,11 +23,16 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from migrator.check import quantity
 from migrator.simulate.model import Event, Outcome, Scenario, World
 
 # The named lists of a pod spec: compared item by item by name, not by position.
 NAMED_LISTS = frozenset({"containers", "initContainers", "volumes", "env", "volumeMounts",
                          "ports", "imagePullSecrets", "schedulingGates", "resourceClaims"})
+# Addresses: compared through the normalisation (every address reads as the identity it
+# reaches), not as fields (Trainer's JobSet writes them into the pod spec, the legacy operators
+# give a pod its name and a headless service instead).
+ADDRESS_FIELDS = frozenset({"hostname", "subdomain"})
 # Where label selectors stand in a pod spec (path segments; ``*`` is any list item).
 SELECTOR_PATHS = (
     ("affinity", "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "*",
@@ -47,8 +52,7 @@ ASPECTS = {"containers": "containers", "initContainers": "init containers", "env
            "schedulerName": "scheduling", "priorityClassName": "scheduling",
            "nodeSelector": "scheduling", "tolerations": "scheduling",
            "affinity": "scheduling", "topologySpreadConstraints": "scheduling",
-           "hostNetwork": "network", "subdomain": "network", "hostname": "network",
-           "dnsPolicy": "network", "workingDir": "command"}
+           "hostNetwork": "network", "dnsPolicy": "network", "workingDir": "command"}
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,9 @@ def _normalised(world: World) -> dict[str, dict[str, Any]]:
                 short = name.split(".", 1)[0]
                 names.setdefault(short, f"<host:{pod.identity}>")
     pattern = _addresses(names)
-    return {pod.identity: _replace(_plain(pod.spec), pattern, names) for pod in world.pods}
+    return {pod.identity: _replace({key: value for key, value in _plain(pod.spec).items()
+                                    if key not in ADDRESS_FIELDS}, pattern, names)
+            for pod in world.pods}
 
 
 def _addresses(names: Mapping[str, str]) -> re.Pattern[str] | None:
@@ -209,7 +215,8 @@ def _diff(before: Any, after: Any, path: str) -> Iterator[tuple[str, Any, Any]]:
                 yield from _diff_named(before.get(key) or [], after.get(key) or [], child)
             else:
                 yield from _diff(before.get(key, _MISSING), after.get(key, _MISSING), child)
-    elif before != after and not (_empty(before) and _empty(after)):
+    elif before != after and not (_empty(before) and _empty(after)) \
+            and not _same_quantity(path, before, after):
         yield (path, None if before is _MISSING else before, None if after is _MISSING else after)
 
 
@@ -239,6 +246,14 @@ class _Missing:
 
 
 _MISSING: Any = _Missing()
+
+
+def _same_quantity(path: str, before: Any, after: Any) -> bool:
+    """Resource quantities compare by value (``0.5`` and ``"500m"`` request the same)."""
+    if ".resources." not in f".{path}":
+        return False
+    parsed = quantity.parse(before)
+    return parsed is not None and parsed == quantity.parse(after)
 
 
 def _empty(value: Any) -> bool:

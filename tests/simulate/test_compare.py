@@ -116,3 +116,13 @@ def test_matches_follows_the_label_selector_operators() -> None:
     assert not compare.matches({"matchExpressions": [{"key": "b", "operator": "NotIn",
                                                       "values": ["2"]}]}, labels)
     assert not compare.matches({"matchExpressions": [{"key": "a", "operator": "Gt"}]}, labels)
+
+
+def test_quantities_compare_by_value() -> None:
+    def world(side: str, cpu: Any) -> World:
+        spec = {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}
+        return World(side, "x", (_pod("node-0", "", spec),))
+
+    assert compare.pods(world("legacy", 0.5), world("trainer", "500m")) == []
+    [difference] = compare.pods(world("legacy", 1), world("trainer", "500m"))
+    assert difference.path == "containers[c].resources.requests.cpu"

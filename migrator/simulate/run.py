@@ -1,0 +1,78 @@
+"""SIMULATE: one legacy job against its conversion — both worlds, every scenario, every difference.
+
+``simulate(job, outputs, version)`` takes the legacy object and the objects its conversion wrote
+(the TrainJob, and a companion runtime when there is one), finds the runtime the TrainJob
+references (a runtime among the outputs or given by the caller, else Trainer's default of that
+name), simulates both controllers and puts the job through the standard scenarios on both sides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from migrator.simulate import compare, legacy, trainer
+from migrator.simulate.compare import Difference
+from migrator.simulate.model import Outcome, World
+
+RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """Both worlds of one job, the outcome of each scenario on each side, and what differs."""
+
+    legacy: World
+    trainer: World
+    outcomes: tuple[tuple[Outcome, Outcome], ...]
+    differences: tuple[Difference, ...]
+    runtime: str  # "<kind>/<name>" of the runtime simulated
+    notes: tuple[str, ...] = field(default=())
+
+
+class CannotSimulate(ValueError):
+    """The objects do not say enough to simulate one side (no TrainJob, an unknown runtime)."""
+
+
+def simulate(job: Mapping[str, Any], outputs: Iterable[Mapping[str, Any]], version: str,
+             runtimes: Iterable[Mapping[str, Any]] = ()) -> Simulation:
+    """Simulate ``job`` under its legacy operator and its conversion ``outputs`` under Trainer
+    ``version`` ("2.2", "2.3"); ``runtimes`` are more runtimes the TrainJob may reference."""
+    written = [obj for obj in outputs if isinstance(obj, Mapping)]
+    trainjob = next((obj for obj in written if obj.get("kind") == "TrainJob"), None)
+    if trainjob is None:
+        raise CannotSimulate("the conversion wrote no TrainJob")
+    runtime, name = _runtime(trainjob, [*written, *runtimes], version)
+    before = legacy.world(job)
+    after = trainer.world(trainjob, runtime, version)
+    differences = compare.pods(before, after)
+    outcomes = []
+    for scenario in compare.scenarios(before):
+        pair = (legacy.outcome(job, scenario),
+                trainer.outcome(trainjob, runtime, version, scenario))
+        outcomes.append(pair)
+        differences.extend(compare.outcomes(*pair))
+    return Simulation(before, after, tuple(outcomes), tuple(differences), name)
+
+
+def _runtime(trainjob: Mapping[str, Any], candidates: list[Mapping[str, Any]],
+             version: str) -> tuple[Mapping[str, Any], str]:
+    """The runtime ``trainjob`` references: a candidate of that kind and name, else the
+    default runtime of ``version`` (a ClusterTrainingRuntime)."""
+    spec = trainjob.get("spec")
+    ref = spec.get("runtimeRef") if isinstance(spec, Mapping) else None
+    if not isinstance(ref, Mapping) or not isinstance(ref.get("name"), str):
+        raise CannotSimulate("the TrainJob names no runtime")
+    name, kind = ref["name"], ref.get("kind") or "ClusterTrainingRuntime"
+    for candidate in candidates:
+        metadata = candidate.get("metadata")
+        if (candidate.get("kind") == kind and candidate.get("kind") in RUNTIME_KINDS
+                and isinstance(metadata, Mapping) and metadata.get("name") == name):
+            return candidate, f"{kind}/{name}"
+    if kind == "ClusterTrainingRuntime":
+        found = trainer.default_runtime(name, version)
+        if found is not None:
+            return found, f"{kind}/{name}"
+    raise CannotSimulate(f"the runtime {kind}/{name} is neither written nor a default of "
+                         f"Trainer {version}")
