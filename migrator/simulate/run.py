@@ -12,7 +12,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from migrator.simulate import compare, legacy, trainer
+from migrator.load import stream, yamlio
+from migrator.results import TextResult
+from migrator.simulate import attribute, compare, legacy, trainer
 from migrator.simulate.compare import Difference
 from migrator.simulate.model import Outcome, World
 
@@ -29,6 +31,23 @@ class Simulation:
     differences: tuple[Difference, ...]
     runtime: str  # "<kind>/<name>" of the runtime simulated
     notes: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A converted document of a file, its simulation (or why there is none) and, for each
+    difference, the codes of the document's findings that name it."""
+
+    line: int
+    title: str
+    simulation: Simulation | None
+    named: tuple[tuple[Difference, tuple[str, ...]], ...] = ()
+    why_not: str = ""
+
+    @property
+    def unnamed(self) -> list[Difference]:
+        """The differences no finding names: silent behaviour changes."""
+        return [difference for difference, codes in self.named if not codes]
 
 
 class CannotSimulate(ValueError):
@@ -76,3 +95,37 @@ def _runtime(trainjob: Mapping[str, Any], candidates: list[Mapping[str, Any]],
             return found, f"{kind}/{name}"
     raise CannotSimulate(f"the runtime {kind}/{name} is neither written nor a default of "
                          f"Trainer {version}")
+
+
+def judge(text: str, result: TextResult, version: str,
+          runtimes: Iterable[Mapping[str, Any]] = ()) -> list[Judged]:
+    """Simulate every legacy document ``result`` converted from ``text`` (the plain YAML
+    documents of the stream; templates and embedded jobs are known only once rendered)."""
+    chunks = {chunk.line: chunk for chunk in stream.split(text)}
+    known = list(runtimes)
+    out = []
+    for doc in result.documents:
+        chunk = chunks.get(doc.line)
+        source = doc.source if isinstance(doc.source, Mapping) else {}
+        if chunk is None or doc.status != "converted" or str(
+                source.get("apiVersion", "")).startswith("trainer."):
+            continue
+        title = f"{source.get('kind')}/{source.get('name')}"
+        try:
+            job = yamlio.plain(yamlio.load(chunk.body))
+            outputs = _load_all(doc.text)
+            simulation = simulate(job, outputs, version, known)
+        except (ValueError, yamlio.DocumentError) as exc:  # CannotSimulate, Rejected too
+            out.append(Judged(doc.line, title, None, why_not=str(exc)))
+            continue
+        named = attribute.attribute(simulation.differences, doc.findings, job,
+                                    simulation.legacy)
+        out.append(Judged(doc.line, title, simulation, tuple(named)))
+    return out
+
+
+def _load_all(text: str) -> list[Any]:
+    """The converted documents (the tool's own output: plain YAML) as plain data."""
+    from ruamel.yaml import YAML
+
+    return list(YAML(typ="safe", pure=True).load_all(text))
