@@ -410,3 +410,42 @@ def test_empty_resources_per_node_keeps_the_runtime_resources_in_v22() -> None:
     # v2.2.0 jobset/builder.go:148: the builder replaces only when limits or requests are set
     built = world(_trainjob(resourcesPerNode={}), _with_runtime_resources("2.2"), "2.2")
     assert _container(built, "node-0")["resources"]["limits"] == {"memory": "8Gi", "cpu": "4"}
+
+
+def _injection(targets: list[dict[str, Any]]) -> dict[str, Any]:
+    runtime = _runtime("2.3", "torch-distributed")
+    runtime["spec"]["mlPolicy"]["torch"] = {"envInjection": {"targets": targets}}
+    pod = runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    pod["spec"]["initContainers"] = [{"name": "preflight", "image": "busybox"}]
+    return runtime
+
+
+def test_torch_env_injection_into_an_init_container() -> None:
+    # TestTorch "envInjection with init container" (v2.3.0 torch_test.go:1368)
+    built = world(_trainjob("e", numNodes=2),
+                  _injection([{"jobName": "node", "containerNames": ["preflight"]}]), "2.3")
+    pod = built.pod("node-0")
+    assert pod is not None
+    env = {e["name"]: e.get("value") for e in pod.spec["initContainers"][0]["env"]}
+    assert (env["PET_NNODES"], env["PET_MASTER_ADDR"]) == ("2", "e-node-0-0.e")
+    # v2.2.0 has no envInjection: the same runtime injects nothing into the init container
+    built = world(_trainjob("e", numNodes=2),
+                  _injection([{"jobName": "node", "containerNames": ["preflight"]}]), "2.2")
+    pod = built.pod("node-0")
+    assert pod is not None
+    assert "env" not in pod.spec["initContainers"][0]
+
+
+def test_torch_env_injection_target_missing_fails_the_build() -> None:
+    # TestTorch "envInjection target container does not exist" (v2.3.0 torch_test.go:1488)
+    built = world(_trainjob("e"), _injection([{"jobName": "node", "containerNames": ["nope"]}]),
+                  "2.3")
+    assert built.pods == ()
+    assert "not found in runtime template" in built.extras["error"]
+
+
+def test_jax_without_trainer_step_fails_only_in_v22() -> None:
+    runtime = _runtime("2.2", "jax-distributed")
+    runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"].pop("metadata")
+    assert "nil pod set" in world(_trainjob("j"), runtime, "2.2").extras["error"]
+    assert [p.identity for p in world(_trainjob("j"), runtime, "2.3").pods] == ["init:node-0"]
