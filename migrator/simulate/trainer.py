@@ -414,6 +414,9 @@ def _jobset(build: Build, spec: Mapping[str, Any], jobset_spec: dict[str, Any],
             "activeDeadlineSeconds": integer(job_spec.get("activeDeadlineSeconds")),
             "restartPolicy": restart, "dependsOn": plain(seq(job.get("dependsOn"))),
             "schedulerName": text(pod_spec.get("schedulerName")),
+            # the Pod value has no annotations: the pod template's (scheduler ones included)
+            "podAnnotations": {str(k): str(v) for k, v in mapping(
+                mapping(pod_template.get("metadata")).get("annotations")).items()},
         })
         template_labels = {str(k): str(v)
                            for k, v in mapping(mapping(pod_template.get("metadata"))

@@ -340,6 +340,7 @@ def test_volcano_pod_group(version: str) -> None:
     built = world(_trainjob("v", numNodes=2), runtime, version)
     assert built.extras["podGroup"] == {"kind": "volcano", "name": "v", "minMember": 2,
                                         "queue": "q"}
+    assert built.extras["jobs"][0]["podAnnotations"] == {"scheduling.k8s.io/group-name": "v"}
 
 
 def test_managed_by_is_honoured_from_v23() -> None:
