@@ -29,6 +29,16 @@ class Row(NamedTuple):
 
 
 ROWS: dict[str, dict[str, Row]] = {
+    'patch_fields': {
+        '2.2': Row(
+            'kubeflow/trainer', 'v2.2.0', 'pkg/apis/trainer/v1alpha1/trainjob_types.go', 384,
+            'type PodSpecPatch struct {',
+            'a runtime patch carries only the PodSpecPatch / ContainerPatch fields'),
+        '2.3': Row(
+            'kubeflow/trainer', 'v2.3.0', 'pkg/apis/trainer/v1alpha1/trainjob_types.go', 390,
+            'type PodSpecPatch struct {',
+            'a runtime patch carries only the PodSpecPatch / ContainerPatch fields'),
+    },
     'count_parallelism': {
         '2.2': Row(
             'kubeflow/trainer', 'v2.2.0', 'pkg/runtime/core/trainingruntime.go', 171,

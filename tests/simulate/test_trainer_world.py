@@ -450,3 +450,24 @@ def test_jax_without_trainer_step_fails_only_in_v22() -> None:
     runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"].pop("metadata")
     assert "nil pod set" in world(_trainjob("j"), runtime, "2.2").extras["error"]
     assert [p.identity for p in world(_trainjob("j"), runtime, "2.3").pods] == ["init:node-0"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_runtime_patch_fields_outside_the_patch_types_are_pruned(version: str) -> None:
+    # trainjob_types.go PodSpecPatch / ContainerPatch: the API server prunes other fields
+    trainjob = _trainjob("p")
+    trainjob["spec"]["runtimePatches"] = [{"trainingRuntimeSpec": {"template": {"spec": {
+        "replicatedJobs": [{"name": "node", "template": {"spec": {
+            "parallelism": 9, "template": {"spec": {
+                "hostNetwork": True, "terminationGracePeriodSeconds": 5,
+                "containers": [{"name": "node", "image": "evil",
+                                "securityContext": {"privileged": False}}]}}}}}]}}}}]
+    built = world(trainjob, _runtime(version, "torch-distributed"), version)
+    assert len(built.pods) == 1
+    pod = built.pod("node-0")
+    assert pod is not None
+    assert "hostNetwork" not in pod.spec
+    assert ("terminationGracePeriodSeconds" in pod.spec) == (version == "2.3")
+    node = _container(built, "node-0")
+    assert node["image"].startswith("pytorch/")
+    assert node["securityContext"] == {"privileged": False}
