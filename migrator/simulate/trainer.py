@@ -61,6 +61,7 @@ from migrator.simulate.trainer_values import (
 VERSIONS = ("2.2", "2.3")
 CONTROLLER = {"2.2": "trainer v2.2.0 (jobset v0.11.1)", "2.3": "trainer v2.3.0 (jobset v0.12.0)"}
 TRAINJOB_CONTROLLER = "trainer.kubeflow.org/trainjob-controller"
+JOBSET_CONTROLLER = "jobset.sigs.k8s.io/jobset-controller"
 ROLE_JOBS = ("chief", "ps", "evaluator", "master")
 """Replicated-job names that keep a legacy role's identity (``chief-0``, ``ps-1``)."""
 
@@ -94,6 +95,13 @@ def world(trainjob: Mapping[str, Any], runtime: Mapping[str, Any], version: str)
                       f"managed by {managed_by}: Trainer's TrainJob controller skips it")
     if mapping(build.ml_policy).get("flux") is not None:
         raise ValueError("the Flux ML policy is not modelled by the simulator")
+    template_spec = mapping(mapping(mapping(runtime.get("spec")).get("template")).get("spec"))
+    jobset_manager = text(template_spec.get("managedBy"))
+    if jobset_manager is not None and jobset_manager != JOBSET_CONTROLLER:
+        build.cite("js_managed_by")
+        return _empty(build, {"jobSetManagedBy": jobset_manager},
+                      f"the JobSet is managed by {jobset_manager}: the JobSet controller "
+                      f"creates no Jobs")
     try:
         return _finish(build, trainjob, runtime)
     except BuildError as error:
@@ -483,6 +491,12 @@ def _jobset(build: Build, spec: Mapping[str, Any], jobset_spec: dict[str, Any],
                     hostname=f"{hostname}.{subdomain}" if dns and completion_mode == "Indexed"
                     else "",
                     labels=pod_labels, spec=this_spec))
+    for info in jobs_extra:
+        if info["activeDeadlineSeconds"] is not None:
+            build.notes.append(f"job {info['name']}: activeDeadlineSeconds is not modelled")
+    if mapping(jobset_spec.get("startupPolicy")).get("startupPolicyOrder") == "InOrder":
+        build.notes.append("startupPolicy InOrder (jobs start one after another once ready) is "
+                           "not modelled")
     extras: dict[str, Any] = {
         "created": True,
         "jobset": {"name": build.name, "suspend": suspend, "labels": dict(labels),

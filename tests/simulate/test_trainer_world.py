@@ -471,3 +471,14 @@ def test_runtime_patch_fields_outside_the_patch_types_are_pruned(version: str) -
     node = _container(built, "node-0")
     assert node["image"].startswith("pytorch/")
     assert node["securityContext"] == {"privileged": False}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_jobset_managed_elsewhere_gets_no_jobs(version: str) -> None:
+    # jobset jobset_controller.go managedByExternalController: the JobSet controller skips it
+    runtime = _runtime(version, "torch-distributed")
+    runtime["spec"]["template"]["spec"]["managedBy"] = "kueue.x-k8s.io/multikueue"
+    built = world(_trainjob("k"), runtime, version)
+    assert (built.pods, built.extras["created"]) == ((), False)
+    runtime["spec"]["template"]["spec"]["managedBy"] = "jobset.sigs.k8s.io/jobset-controller"
+    assert len(world(_trainjob("k"), runtime, version).pods) == 1
