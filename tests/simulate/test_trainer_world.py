@@ -482,3 +482,16 @@ def test_a_jobset_managed_elsewhere_gets_no_jobs(version: str) -> None:
     assert (built.pods, built.extras["created"]) == ((), False)
     runtime["spec"]["template"]["spec"]["managedBy"] = "jobset.sigs.k8s.io/jobset-controller"
     assert len(world(_trainjob("k"), runtime, version).pods) == 1
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_master_address_names_node_whatever_the_trainer_job_is_called(version: str) -> None:
+    # torch.go PET_MASTER_ADDR is "<trainjob>-node-0-0.<trainjob>" (constants.Node), while the
+    # pods' hostnames follow the replicated job's own name
+    runtime = _runtime(version, "torch-distributed")
+    runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["name"] = "trainer"
+    built = world(_trainjob("r", numNodes=2), runtime, version)
+    pod = built.pod("node-0")
+    assert pod is not None
+    assert pod.hostname == "r-trainer-0-0.r"
+    assert _env(built, "node-0")["PET_MASTER_ADDR"] == "r-node-0-0.r"
