@@ -337,7 +337,7 @@ def _pod_groups(build: Build, group_policy: Mapping[str, Any],
         group: dict[str, Any] = {"kind": "volcano", "name": build.name, "minMember": members}
         if VOLCANO_QUEUE in annotations:
             group["queue"] = annotations[VOLCANO_QUEUE]
-        priority = [text(mapping(mapping(build.pod_spec(i))).get("priorityClassName"))
+        priority = [text(build.pod_spec(i).get("priorityClassName"))
                     for i in range(len(build.jobs))]
         if any(priority):
             group["priorityClassName"] = [p for p in priority if p][-1]
