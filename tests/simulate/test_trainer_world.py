@@ -495,3 +495,25 @@ def test_master_address_names_node_whatever_the_trainer_job_is_called(version: s
     assert pod is not None
     assert pod.hostname == "r-trainer-0-0.r"
     assert _env(built, "node-0")["PET_MASTER_ADDR"] == "r-node-0-0.r"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_jobset_webhook_defaults(version: str) -> None:
+    # jobset jobset_webhook_test.go TestJobSetDefaulting (v0.11.1): "success policy unset",
+    # "pod restart policy unset" / "pod restart policy set", "enableDNSHostnames is unset",
+    # "enableDNSHostnames is false", "job completion mode is unset"
+    runtime = _runtime(version, "torch-distributed")
+    built = world(_trainjob("d"), runtime, version)
+    assert built.extras["jobset"]["successPolicy"] == {"operator": "All"}
+    assert built.extras["jobset"]["network"] == {
+        "enableDNSHostnames": True, "publishNotReadyAddresses": True, "subdomain": "d"}
+    assert built.extras["jobs"][0]["completionMode"] == "Indexed"
+    assert built.extras["jobs"][0]["restartPolicy"] == "OnFailure"
+    spec = runtime["spec"]["template"]["spec"]
+    spec["network"] = {"enableDNSHostnames": False}
+    spec["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["restartPolicy"] = "Never"
+    built = world(_trainjob("d"), runtime, version)
+    pod = built.pod("node-0")
+    assert pod is not None
+    assert (pod.hostname, "subdomain" in pod.spec) == ("", False)
+    assert pod.spec["restartPolicy"] == "Never"
