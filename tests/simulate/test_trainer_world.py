@@ -517,3 +517,23 @@ def test_jobset_webhook_defaults(version: str) -> None:
     assert pod is not None
     assert (pod.hostname, "subdomain" in pod.spec) == ("", False)
     assert pod.spec["restartPolicy"] == "Never"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(("nodes", "requests", "workers"), [
+    # TestXGBoost "single node XGBoost training (CPU)" (v2.3.0 xgboost_test.go:283)
+    (1, None, "1"),
+    # "multi-node XGBoost training (CPU)" (xgboost_test.go:350)
+    (4, None, "4"),
+    # "XGBoost training with GPU resources" (xgboost_test.go:417): 2 nodes x 4 GPUs
+    (2, {"cpu": "8", "memory": "32Gi", "example.com/gpu": "4"}, "8"),
+])
+def test_xgboost_num_worker(version: str, nodes: int, requests: dict[str, str] | None,
+                            workers: str) -> None:
+    trainer: dict[str, Any] = {"numNodes": nodes, "image": "xgboost/xgboost:latest"}
+    if requests is not None:
+        trainer["resourcesPerNode"] = {"requests": requests}
+    built = world(_trainjob("trainJob", **trainer), _runtime(version, "xgboost-distributed"),
+                  version)
+    assert _env(built, "node-0")["DMLC_NUM_WORKER"] == workers
+    assert len(built.pods) == nodes
