@@ -61,6 +61,7 @@ from migrator.simulate.trainer_values import (
 VERSIONS = ("2.2", "2.3")
 CONTROLLER = {"2.2": "trainer v2.2.0 (jobset v0.11.1)", "2.3": "trainer v2.3.0 (jobset v0.12.0)"}
 TRAINJOB_CONTROLLER = "trainer.kubeflow.org/trainjob-controller"
+JOBSET_CONTROLLER = "jobset.sigs.k8s.io/jobset-controller"
 ROLE_JOBS = ("chief", "ps", "evaluator", "master")
 """Replicated-job names that keep a legacy role's identity (``chief-0``, ``ps-1``)."""
 
@@ -94,6 +95,13 @@ def world(trainjob: Mapping[str, Any], runtime: Mapping[str, Any], version: str)
                       f"managed by {managed_by}: Trainer's TrainJob controller skips it")
     if mapping(build.ml_policy).get("flux") is not None:
         raise ValueError("the Flux ML policy is not modelled by the simulator")
+    template_spec = mapping(mapping(mapping(runtime.get("spec")).get("template")).get("spec"))
+    jobset_manager = text(template_spec.get("managedBy"))
+    if jobset_manager is not None and jobset_manager != JOBSET_CONTROLLER:
+        build.cite("js_managed_by")
+        return _empty(build, {"jobSetManagedBy": jobset_manager},
+                      f"the JobSet is managed by {jobset_manager}: the JobSet controller "
+                      f"creates no Jobs")
     try:
         return _finish(build, trainjob, runtime)
     except BuildError as error:
@@ -172,6 +180,46 @@ def _finish(build: Build, trainjob: Mapping[str, Any], runtime: Mapping[str, Any
     return _jobset(build, spec, jobset_spec, labels, annotations)
 
 
+POD_PATCH_FIELDS = ("serviceAccountName", "volumes", "initContainers", "containers",
+                    "imagePullSecrets", "securityContext", "nodeSelector", "affinity",
+                    "tolerations", "schedulingGates")
+"""``PodSpecPatch`` fields (v2.2.0 trainjob_types.go; v2.3.0 adds terminationGracePeriodSeconds):
+the API server prunes any other field of a runtime patch."""
+CONTAINER_PATCH_FIELDS = ("name", "env", "volumeMounts", "securityContext")
+
+
+def _pruned_job_template(template: Mapping[str, Any], version: str) -> dict[str, Any]:
+    """A runtime patch's job template as the API stores it: ``JobTemplatePatch`` keeps
+    metadata labels/annotations and ``spec.template`` (its metadata and a ``PodSpecPatch``)."""
+    def meta(value: Any) -> dict[str, Any]:
+        return {key: plain(item) for key, item in mapping(value).items()
+                if key in ("labels", "annotations") and isinstance(item, Mapping)}
+
+    def containers(value: Any) -> list[Any]:
+        return [{key: plain(item) for key, item in entry.items() if key in CONTAINER_PATCH_FIELDS}
+                for entry in seq(value) if isinstance(entry, Mapping)]
+
+    fields = POD_PATCH_FIELDS + (("terminationGracePeriodSeconds",) if version == "2.3" else ())
+    pod = mapping(mapping(mapping(template.get("spec")).get("template")))
+    pod_spec: dict[str, Any] = {}
+    for key, value in mapping(pod.get("spec")).items():
+        if key in ("containers", "initContainers") and isinstance(value, list):
+            pod_spec[key] = containers(value)
+        elif key in fields:
+            pod_spec[key] = plain(value)
+    result: dict[str, Any] = {}
+    if isinstance(template.get("metadata"), Mapping):
+        result["metadata"] = meta(template["metadata"])
+    if isinstance(template.get("spec"), Mapping):
+        inner: dict[str, Any] = {}
+        if isinstance(pod.get("metadata"), Mapping):
+            inner["metadata"] = meta(pod["metadata"])
+        if isinstance(pod.get("spec"), Mapping):
+            inner["spec"] = pod_spec
+        result["spec"] = {"template": inner} if pod else {}
+    return result
+
+
 def _patch(build: Build, spec: Mapping[str, Any], jobset_spec: dict[str, Any],
            labels: dict[str, str], annotations: dict[str, str]) -> None:
     """Merge ``spec.runtimePatches`` (in order) into the runtime's JobSet template."""
@@ -194,14 +242,16 @@ def _patch(build: Build, spec: Mapping[str, Any], jobset_spec: dict[str, Any],
                 if not targets:
                     ignored.append(item["name"])
                 for job in targets:
-                    job["template"] = strategic_merge(job.get("template"), item["template"],
-                                                      POD_MERGE_KEYS)
+                    job["template"] = strategic_merge(
+                        job.get("template"), _pruned_job_template(item["template"], "2.2"),
+                        POD_MERGE_KEYS)
             if job_patches:
-                build.cite("patch_per_job")
+                build.cite("patch_per_job", "patch_fields")
         elif job_patches:
             order = {job["name"]: index for index, job in enumerate(build.jobs)}
             pruned = {"replicatedJobs": [
-                {"name": item["name"], **({"template": plain(item["template"])}
+                {"name": item["name"], **({"template": _pruned_job_template(item["template"],
+                                                                             "2.3")}
                                           if isinstance(item.get("template"), Mapping) else {})}
                 for item in job_patches]}
             merged = strategic_merge({"replicatedJobs": build.jobs}, pruned, JOBSET_MERGE_KEYS)
@@ -209,7 +259,7 @@ def _patch(build: Build, spec: Mapping[str, Any], jobset_spec: dict[str, Any],
             jobs.sort(key=lambda job: order.get(job.get("name"), 0))
             build.jobs[:] = jobs
             build.counts[:] = [1] * len(jobs)
-            build.cite("patch_jobset_spec", "patch_order")
+            build.cite("patch_jobset_spec", "patch_order", "patch_fields")
     if ignored:
         build.notes.append(f"runtimePatches for replicated jobs the runtime lacks are not applied "
                            f"(v2.2): {sorted(set(ignored))}")
@@ -287,7 +337,7 @@ def _pod_groups(build: Build, group_policy: Mapping[str, Any],
         group: dict[str, Any] = {"kind": "volcano", "name": build.name, "minMember": members}
         if VOLCANO_QUEUE in annotations:
             group["queue"] = annotations[VOLCANO_QUEUE]
-        priority = [text(mapping(mapping(build.pod_spec(i))).get("priorityClassName"))
+        priority = [text(build.pod_spec(i).get("priorityClassName"))
                     for i in range(len(build.jobs))]
         if any(priority):
             group["priorityClassName"] = [p for p in priority if p][-1]
@@ -414,6 +464,9 @@ def _jobset(build: Build, spec: Mapping[str, Any], jobset_spec: dict[str, Any],
             "activeDeadlineSeconds": integer(job_spec.get("activeDeadlineSeconds")),
             "restartPolicy": restart, "dependsOn": plain(seq(job.get("dependsOn"))),
             "schedulerName": text(pod_spec.get("schedulerName")),
+            # the Pod value has no annotations: the pod template's (scheduler ones included)
+            "podAnnotations": {str(k): str(v) for k, v in mapping(
+                mapping(pod_template.get("metadata")).get("annotations")).items()},
         })
         template_labels = {str(k): str(v)
                            for k, v in mapping(mapping(pod_template.get("metadata"))
@@ -438,6 +491,12 @@ def _jobset(build: Build, spec: Mapping[str, Any], jobset_spec: dict[str, Any],
                     hostname=f"{hostname}.{subdomain}" if dns and completion_mode == "Indexed"
                     else "",
                     labels=pod_labels, spec=this_spec))
+    for info in jobs_extra:
+        if info["activeDeadlineSeconds"] is not None:
+            build.notes.append(f"job {info['name']}: activeDeadlineSeconds is not modelled")
+    if mapping(jobset_spec.get("startupPolicy")).get("startupPolicyOrder") == "InOrder":
+        build.notes.append("startupPolicy InOrder (jobs start one after another once ready) is "
+                           "not modelled")
     extras: dict[str, Any] = {
         "created": True,
         "jobset": {"name": build.name, "suspend": suspend, "labels": dict(labels),

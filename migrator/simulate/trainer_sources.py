@@ -29,6 +29,26 @@ class Row(NamedTuple):
 
 
 ROWS: dict[str, dict[str, Row]] = {
+    'js_managed_by': {
+        '2.2': Row(
+            'kubernetes-sigs/jobset', 'v0.11.1', 'pkg/controllers/jobset_controller.go', 146,
+            'if manager := managedByExternalController(js); manager != nil {',
+            'a JobSet managed by another controller is skipped (no Jobs)'),
+        '2.3': Row(
+            'kubernetes-sigs/jobset', 'v0.12.0', 'pkg/controllers/jobset_controller.go', 144,
+            'if manager := managedByExternalController(js); manager != nil {',
+            'a JobSet managed by another controller is skipped (no Jobs)'),
+    },
+    'patch_fields': {
+        '2.2': Row(
+            'kubeflow/trainer', 'v2.2.0', 'pkg/apis/trainer/v1alpha1/trainjob_types.go', 384,
+            'type PodSpecPatch struct {',
+            'a runtime patch carries only the PodSpecPatch / ContainerPatch fields'),
+        '2.3': Row(
+            'kubeflow/trainer', 'v2.3.0', 'pkg/apis/trainer/v1alpha1/trainjob_types.go', 390,
+            'type PodSpecPatch struct {',
+            'a runtime patch carries only the PodSpecPatch / ContainerPatch fields'),
+    },
     'count_parallelism': {
         '2.2': Row(
             'kubeflow/trainer', 'v2.2.0', 'pkg/runtime/core/trainingruntime.go', 171,

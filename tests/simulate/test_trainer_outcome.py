@@ -253,3 +253,22 @@ def test_steps_cite_the_rules_they_apply(version: str) -> None:
     assert "pkg/controllers/failure_policy.go" in paths
     assert "batch/v1/types.go" in paths
     assert set(last.citations) <= set(result.citations)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_success_policy_counts_replicas_of_targeted_jobs(version: str) -> None:
+    # jobset success_policy_test.go TestNumJobsExpectedToSucceed "some replicated jobs don't
+    # match success policy" (v0.12.0:257): targets job-1 (1 replica) and job-3 (3): 4 Jobs
+    def job(name: str, replicas: int) -> dict[str, Any]:
+        return {"name": name, "replicas": replicas, "template": {"spec": {"template": {
+            "spec": {"containers": [{"name": "c", "image": "i"}]}}}}}
+    runtime = {"spec": {"template": {"spec": {
+        "successPolicy": {"operator": "All", "targetReplicatedJobs": ["job-1", "job-3"]},
+        "replicatedJobs": [job("job-1", 1), job("job-2", 2), job("job-3", 3)]}}}}
+    done = [Event(identity, "exit", 0) for identity in (
+        "init:job-2-0", "init:job-2-1", "init:job-1-0", "init:job-3-0", "init:job-3-1",
+        "init:job-3-2")]
+    result = outcome({"metadata": {"name": "s"}, "spec": {}}, runtime, version,
+                     Scenario("all", tuple(done)))
+    assert [s.phase for s in result.steps] == ["Running"] * 5 + ["Succeeded"]
+    assert "needs 4 completed Jobs, 3 so far" in result.steps[4].why

@@ -96,3 +96,34 @@ def test_cite_is_per_release() -> None:
     assert merged is not None
     assert str(merged).startswith(
         "kubeflow/trainer@v2.3.0 pkg/runtime/core/trainingruntime.go:")
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def _documents(path: Path) -> list[dict[str, Any]]:
+    loaded = YAML(typ="safe").load_all(path.read_text(encoding="utf-8"))
+    return [_plain(doc) for doc in loaded if isinstance(doc, dict)]
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*/*.v2.[23].out.yaml")),
+                         ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_converted_fixtures_build(path: Path) -> None:
+    # the converter's outputs are only inputs here: every TrainJob with its companion (or a
+    # transcribed default) runtime builds without a controller error
+    version = path.name.rsplit(".v", 1)[1][:3]
+    documents = _documents(path)
+    runtimes = {doc["metadata"]["name"]: doc for doc in documents
+                if str(doc.get("kind", "")).endswith("TrainingRuntime")}
+    built = 0
+    for trainjob in (doc for doc in documents if doc.get("kind") == "TrainJob"):
+        name = trainjob["spec"]["runtimeRef"]["name"]
+        runtime = runtimes.get(name) or default_runtime(name, version)
+        if runtime is None:
+            continue  # a torchtune runtime: not transcribed
+        result = world(trainjob, runtime, version)
+        assert "error" not in result.extras
+        assert result.pods or result.extras.get("managedBy")
+        built += 1
+    if not built:
+        pytest.skip("no top-level TrainJob with a runtime the simulator knows")

@@ -340,6 +340,7 @@ def test_volcano_pod_group(version: str) -> None:
     built = world(_trainjob("v", numNodes=2), runtime, version)
     assert built.extras["podGroup"] == {"kind": "volcano", "name": "v", "minMember": 2,
                                         "queue": "q"}
+    assert built.extras["jobs"][0]["podAnnotations"] == {"scheduling.k8s.io/group-name": "v"}
 
 
 def test_managed_by_is_honoured_from_v23() -> None:
@@ -410,3 +411,129 @@ def test_empty_resources_per_node_keeps_the_runtime_resources_in_v22() -> None:
     # v2.2.0 jobset/builder.go:148: the builder replaces only when limits or requests are set
     built = world(_trainjob(resourcesPerNode={}), _with_runtime_resources("2.2"), "2.2")
     assert _container(built, "node-0")["resources"]["limits"] == {"memory": "8Gi", "cpu": "4"}
+
+
+def _injection(targets: list[dict[str, Any]]) -> dict[str, Any]:
+    runtime = _runtime("2.3", "torch-distributed")
+    runtime["spec"]["mlPolicy"]["torch"] = {"envInjection": {"targets": targets}}
+    pod = runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    pod["spec"]["initContainers"] = [{"name": "preflight", "image": "busybox"}]
+    return runtime
+
+
+def test_torch_env_injection_into_an_init_container() -> None:
+    # TestTorch "envInjection with init container" (v2.3.0 torch_test.go:1368)
+    built = world(_trainjob("e", numNodes=2),
+                  _injection([{"jobName": "node", "containerNames": ["preflight"]}]), "2.3")
+    pod = built.pod("node-0")
+    assert pod is not None
+    env = {e["name"]: e.get("value") for e in pod.spec["initContainers"][0]["env"]}
+    assert (env["PET_NNODES"], env["PET_MASTER_ADDR"]) == ("2", "e-node-0-0.e")
+    # v2.2.0 has no envInjection: the same runtime injects nothing into the init container
+    built = world(_trainjob("e", numNodes=2),
+                  _injection([{"jobName": "node", "containerNames": ["preflight"]}]), "2.2")
+    pod = built.pod("node-0")
+    assert pod is not None
+    assert "env" not in pod.spec["initContainers"][0]
+
+
+def test_torch_env_injection_target_missing_fails_the_build() -> None:
+    # TestTorch "envInjection target container does not exist" (v2.3.0 torch_test.go:1488)
+    built = world(_trainjob("e"), _injection([{"jobName": "node", "containerNames": ["nope"]}]),
+                  "2.3")
+    assert built.pods == ()
+    assert "not found in runtime template" in built.extras["error"]
+
+
+def test_jax_without_trainer_step_fails_only_in_v22() -> None:
+    runtime = _runtime("2.2", "jax-distributed")
+    runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"].pop("metadata")
+    assert "nil pod set" in world(_trainjob("j"), runtime, "2.2").extras["error"]
+    assert [p.identity for p in world(_trainjob("j"), runtime, "2.3").pods] == ["init:node-0"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_runtime_patch_fields_outside_the_patch_types_are_pruned(version: str) -> None:
+    # trainjob_types.go PodSpecPatch / ContainerPatch: the API server prunes other fields
+    trainjob = _trainjob("p")
+    trainjob["spec"]["runtimePatches"] = [{"trainingRuntimeSpec": {"template": {"spec": {
+        "replicatedJobs": [{"name": "node", "template": {"spec": {
+            "parallelism": 9, "template": {"spec": {
+                "hostNetwork": True, "terminationGracePeriodSeconds": 5,
+                "containers": [{"name": "node", "image": "evil",
+                                "securityContext": {"privileged": False}}]}}}}}]}}}}]
+    built = world(trainjob, _runtime(version, "torch-distributed"), version)
+    assert len(built.pods) == 1
+    pod = built.pod("node-0")
+    assert pod is not None
+    assert "hostNetwork" not in pod.spec
+    assert ("terminationGracePeriodSeconds" in pod.spec) == (version == "2.3")
+    node = _container(built, "node-0")
+    assert node["image"].startswith("pytorch/")
+    assert node["securityContext"] == {"privileged": False}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_jobset_managed_elsewhere_gets_no_jobs(version: str) -> None:
+    # jobset jobset_controller.go managedByExternalController: the JobSet controller skips it
+    runtime = _runtime(version, "torch-distributed")
+    runtime["spec"]["template"]["spec"]["managedBy"] = "kueue.x-k8s.io/multikueue"
+    built = world(_trainjob("k"), runtime, version)
+    assert (built.pods, built.extras["created"]) == ((), False)
+    runtime["spec"]["template"]["spec"]["managedBy"] = "jobset.sigs.k8s.io/jobset-controller"
+    assert len(world(_trainjob("k"), runtime, version).pods) == 1
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_master_address_names_node_whatever_the_trainer_job_is_called(version: str) -> None:
+    # torch.go PET_MASTER_ADDR is "<trainjob>-node-0-0.<trainjob>" (constants.Node), while the
+    # pods' hostnames follow the replicated job's own name
+    runtime = _runtime(version, "torch-distributed")
+    runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["name"] = "trainer"
+    built = world(_trainjob("r", numNodes=2), runtime, version)
+    pod = built.pod("node-0")
+    assert pod is not None
+    assert pod.hostname == "r-trainer-0-0.r"
+    assert _env(built, "node-0")["PET_MASTER_ADDR"] == "r-node-0-0.r"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_jobset_webhook_defaults(version: str) -> None:
+    # jobset jobset_webhook_test.go TestJobSetDefaulting (v0.11.1): "success policy unset",
+    # "pod restart policy unset" / "pod restart policy set", "enableDNSHostnames is unset",
+    # "enableDNSHostnames is false", "job completion mode is unset"
+    runtime = _runtime(version, "torch-distributed")
+    built = world(_trainjob("d"), runtime, version)
+    assert built.extras["jobset"]["successPolicy"] == {"operator": "All"}
+    assert built.extras["jobset"]["network"] == {
+        "enableDNSHostnames": True, "publishNotReadyAddresses": True, "subdomain": "d"}
+    assert built.extras["jobs"][0]["completionMode"] == "Indexed"
+    assert built.extras["jobs"][0]["restartPolicy"] == "OnFailure"
+    spec = runtime["spec"]["template"]["spec"]
+    spec["network"] = {"enableDNSHostnames": False}
+    spec["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["restartPolicy"] = "Never"
+    built = world(_trainjob("d"), runtime, version)
+    pod = built.pod("node-0")
+    assert pod is not None
+    assert (pod.hostname, "subdomain" in pod.spec) == ("", False)
+    assert pod.spec["restartPolicy"] == "Never"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(("nodes", "requests", "workers"), [
+    # TestXGBoost "single node XGBoost training (CPU)" (v2.3.0 xgboost_test.go:283)
+    (1, None, "1"),
+    # "multi-node XGBoost training (CPU)" (xgboost_test.go:350)
+    (4, None, "4"),
+    # "XGBoost training with GPU resources" (xgboost_test.go:417): 2 nodes x 4 GPUs
+    (2, {"cpu": "8", "memory": "32Gi", "example.com/gpu": "4"}, "8"),
+])
+def test_xgboost_num_worker(version: str, nodes: int, requests: dict[str, str] | None,
+                            workers: str) -> None:
+    trainer: dict[str, Any] = {"numNodes": nodes, "image": "xgboost/xgboost:latest"}
+    if requests is not None:
+        trainer["resourcesPerNode"] = {"requests": requests}
+    built = world(_trainjob("trainJob", **trainer), _runtime(version, "xgboost-distributed"),
+                  version)
+    assert _env(built, "node-0")["DMLC_NUM_WORKER"] == workers
+    assert len(built.pods) == nodes
