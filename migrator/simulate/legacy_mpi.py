@@ -146,6 +146,12 @@ M_PG_MIN = _m("pkg/controller/podgroup.go", 396, "PodGroup minMember = workers +
               "return ptr.To(workerReplicas(mpiJob) + 1)")
 M_PG_MIN_SET = _m("pkg/controller/podgroup.go", 394, "or schedulingPolicy.minAvailable",
                   "return schedulingPolicy.MinAvailable")
+M_PG_QUEUE = _m("pkg/controller/podgroup.go", 115, "Volcano queue: schedulingPolicy.queue, else "
+                "the queue-name annotation", "len(schedulingPolicy.Queue) != 0 {")
+M_PG_PRIORITY = _m("pkg/controller/podgroup.go", 407, "priorityClass: schedulingPolicy, launcher, "
+                   "worker", "len(schedulingPolicy.PriorityClass) != 0 {")
+M_PG_TIMEOUT = _m("pkg/controller/podgroup.go", 245, "scheduler-plugins timeout defaults to 0",
+                  "scheduleTimeoutSec := ptr.To[int32](0)")
 M_VOLCANO = _m("pkg/controller/podgroup.go", 163, "Volcano overwrites schedulerName",
                "pts.Spec.SchedulerName = v.schedulerName")
 M_PLUGINS = _m("pkg/controller/podgroup.go", 298, "scheduler-plugins overwrites schedulerName",
@@ -347,11 +353,8 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
     cites.append(M_DOMAIN)
     scheduler = to.gang(gang_scheduler)
     if scheduler is not None:
-        minimum = as_int(as_map(run_policy.get("schedulingPolicy")).get("minAvailable"))
-        extras["podGroup"] = {"kind": "volcano" if scheduler[1] else "scheduler-plugins",
-                              "name": name, "minMember": workers + 1 if minimum is None
-                              else minimum}
-        cites += [M_GANG, M_PG_MIN_SET if minimum is not None else M_PG_MIN]
+        extras["podGroup"] = _v2_pod_group(job, name, workers, launcher, worker, scheduler[1],
+                                           cites)
     if as_bool(run_policy.get("suspend")):
         extras["suspended"] = True
         extras["launcherJob"]["suspend"] = True
@@ -371,6 +374,32 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
                 "worker is ready (taken as given)")
     backoff = JOB_DEFAULT_BACKOFF if limit is None else limit
     return world, _v2_reactor(launcher_restart, worker_restart, backoff, limit is None), note
+
+
+def _v2_pod_group(job: Mapping[str, Any], name: str, workers: int,
+                  launcher: Mapping[str, Any], worker: Mapping[str, Any] | None, volcano: bool,
+                  cites: list[Citation]) -> dict[str, Any]:
+    """``newPodGroup`` of the Volcano or scheduler-plugins controller."""
+    policy = as_map(as_map(as_map(job.get("spec")).get("runPolicy")).get("schedulingPolicy"))
+    minimum = as_int(policy.get("minAvailable"))
+    group: dict[str, Any] = {"kind": "volcano" if volcano else "scheduler-plugins",
+                             "name": name,
+                             "minMember": workers + 1 if minimum is None else minimum}
+    cites += [M_GANG, M_PG_MIN_SET if minimum is not None else M_PG_MIN]
+    if volcano:
+        annotations = as_map(as_map(job.get("metadata")).get("annotations"))
+        group["queue"] = as_str(policy.get("queue")) or \
+            as_str(annotations.get("scheduling.volcano.sh/queue-name")) or ""
+        group["priorityClassName"] = as_str(policy.get("priorityClass")) or next(
+            (value for value in (
+                as_str(as_map(as_map(spec.get("template")).get("spec")).get("priorityClassName"))
+                for spec in (launcher, as_map(worker))) if value), "")
+        cites += [M_PG_QUEUE, M_PG_PRIORITY]
+    else:
+        timeout = as_int(policy.get("scheduleTimeoutSeconds"))
+        group["scheduleTimeoutSeconds"] = 0 if timeout is None else timeout
+        cites.append(M_PG_TIMEOUT)
+    return group
 
 
 def _validate_v2(name: str, specs: Mapping[str, Any], launcher: Mapping[str, Any] | None,

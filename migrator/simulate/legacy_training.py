@@ -94,6 +94,9 @@ C_PG_MIN = _c(P + "common/job.go", 251, "PodGroup minMember defaults to all repl
               "minMember := totalReplicas")
 C_PG_MIN_SET = _c(P + "common/job.go", 259, "schedulingPolicy.minAvailable sets minMember",
                   "minMember = *minAvailable")
+C_PG_QUEUE = _c(P + "common/job.go", 252, "Volcano queue defaults to default", 'queue := "default"')
+C_PG_POLICY = _c(P + "common/job.go", 261, "schedulingPolicy.queue, priorityClass, timeout",
+                 "if q := runPolicy.SchedulingPolicy.Queue; len(q) != 0 {")
 C_GANG_ON = _c(P + "common/job.go", 250, "a PodGroup only when gang scheduling is enabled",
                "if jc.Config.EnableGangScheduling() {")
 C_SUSPEND = _c(P + "common/job.go", 146, "a suspended job has its pods deleted, none created",
@@ -874,10 +877,17 @@ def build(job: Job, gang_scheduler: str | None) -> World:
     if scheduler is not None:
         policy = as_map(job.run_policy.get("schedulingPolicy"))
         minimum = as_int(policy.get("minAvailable"))
-        extras["podGroup"] = {
+        group: dict[str, Any] = {
             "kind": "volcano" if scheduler[1] else "scheduler-plugins",
             "name": job.name, "minMember": job.total if minimum is None else minimum}
-        cites += [C_GANG_ON, C_PG_MIN] + ([C_PG_MIN_SET] if minimum is not None else [])
+        if scheduler[1]:
+            group["queue"] = as_str(policy.get("queue")) or "default"
+            group["priorityClassName"] = as_str(policy.get("priorityClass")) or ""
+        else:
+            group["scheduleTimeoutSeconds"] = as_int(policy.get("scheduleTimeoutSeconds"))
+        extras["podGroup"] = group
+        cites += [C_GANG_ON, C_PG_MIN, C_PG_QUEUE, C_PG_POLICY]
+        cites += [C_PG_MIN_SET] if minimum is not None else []
     pods: list[Pod] = []
     services: list[str] = []
     service_specs: list[dict[str, Any]] = []

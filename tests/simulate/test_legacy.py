@@ -169,7 +169,8 @@ def test_pytorch_gang_scheduling() -> None:
     job = pytorch(workers=1, runPolicy={"schedulingPolicy": {"minAvailable": 1}})
     job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["schedulerName"] = "mine"
     world = legacy.world(job, gang_scheduler="volcano")
-    assert world.extras["podGroup"] == {"kind": "volcano", "name": "pt", "minMember": 1}
+    assert world.extras["podGroup"] == {"kind": "volcano", "name": "pt", "minMember": 1,
+                                        "queue": "default", "priorityClassName": ""}
     assert world.pod("node-0").spec["schedulerName"] == "volcano"  # type: ignore[union-attr]
     assert world.pod("node-1").spec["schedulerName"] == "mine"  # type: ignore[union-attr]
 
@@ -625,3 +626,30 @@ def test_mpi_v2_managed_elsewhere_is_not_validated() -> None:
     world = legacy.world(job)
     assert world.pods == ()
     assert world.extras["managedBy"] == "example.com/other"
+
+
+def test_exit_code_retries_forever_under_a_positive_backoff_limit() -> None:
+    """common/pod.go:352 recreates a pod that failed with a retryable code; core/job.go:115
+    counts only restarts of running pods (a recreated pod has none) and common/job.go:197
+    needs work-queue requeues: backoffLimit 2 never stops the retries."""
+    job = pytorch(runPolicy={"backoffLimit": 2})
+    job["spec"]["pytorchReplicaSpecs"]["Worker"]["restartPolicy"] = "ExitCode"
+    assert trail(run(job, Event("node-2", "exit", 137, times=5))) == [("recreated", "Running")] * 5
+
+
+def test_pod_group_details() -> None:
+    """training-operator common/job.go:252-272; mpi-operator podgroup.go:115, :245, :407."""
+    job = pytorch(runPolicy={"schedulingPolicy": {"queue": "q", "priorityClass": "high"}})
+    assert legacy.world(job, gang_scheduler="volcano").extras["podGroup"] == {
+        "kind": "volcano", "name": "pt", "minMember": 3, "queue": "q",
+        "priorityClassName": "high"}
+    plugins = legacy.world(pytorch(), gang_scheduler="my-scheduler")
+    assert plugins.extras["podGroup"]["scheduleTimeoutSeconds"] is None
+    assert {p.spec["schedulerName"] for p in plugins.pods} == {"my-scheduler"}
+    assert {p.labels["scheduling.x-k8s.io/pod-group"] for p in plugins.pods} == {"pt"}
+    mpi = mpi_v2()
+    mpi["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["priorityClassName"] = "w"
+    group = legacy.world(mpi, gang_scheduler="volcano").extras["podGroup"]
+    assert (group["minMember"], group["queue"], group["priorityClassName"]) == (3, "", "w")
+    assert legacy.world(mpi_v2(), gang_scheduler="sp").extras["podGroup"][
+        "scheduleTimeoutSeconds"] == 0
