@@ -653,3 +653,39 @@ def test_pod_group_details() -> None:
     assert (group["minMember"], group["queue"], group["priorityClassName"]) == (3, "", "w")
     assert legacy.world(mpi_v2(), gang_scheduler="sp").extras["podGroup"][
         "scheduleTimeoutSeconds"] == 0
+
+
+def _tf_restart_everywhere(job: dict[str, Any]) -> dict[str, Any]:
+    for spec in job["spec"]["tfReplicaSpecs"].values():
+        spec["restartPolicy"] = "ExitCode"
+    return job
+
+
+@pytest.mark.parametrize(("case", "job", "events", "phase"), [
+    ("Chief worker is succeeded", tfjob(1, chief=1),
+     [Event("node-0", "exit", 0), Event("chief-0", "exit", 0)], "Succeeded"),
+    ("Chief worker is failed", tfjob(1, chief=1), [Event("chief-0", "exit", 1)], "Failed"),
+    ("(No chief worker) Worker is failed", tfjob(1), [Event("node-0", "exit", 1)], "Failed"),
+    ("(No chief worker) Worker is succeeded", tfjob(1), [Event("node-0", "exit", 0)],
+     "Succeeded"),
+    ("(No chief worker) worker-0 are succeeded, 3 workers are active", tfjob(4, 2),
+     [Event("node-0", "exit", 0)], "Succeeded"),
+    ("(No chief worker, successPolicy: AllWorkers) worker-0 are succeeded, 3 workers are active",
+     tfjob(4, successPolicy="AllWorkers"), [Event("node-0", "exit", 0)], "Running"),
+    ("(No chief worker, successPolicy: AllWorkers) 4 workers are succeeded",
+     tfjob(4, successPolicy="AllWorkers"),
+     [Event(f"node-{i}", "exit", 0) for i in (1, 2, 3, 0)], "Succeeded"),
+    ("Chief is running, a PS is failed", tfjob(4, 2, chief=1), [Event("ps-1", "exit", 1)],
+     "Failed"),
+    ("Chief is failed and restarting", _tf_restart_everywhere(tfjob(4, 2, chief=1)),
+     [Event("chief-0", "exit", 130)], "Running"),
+])
+def test_tf_status_cases_mirror_upstream(case: str, job: dict[str, Any], events: list[Event],
+                                         phase: str) -> None:
+    """Mirrors "should update TFJob with desired status" (pkg/controller.v1/tensorflow/
+    status_test.go@v1.9.2), each case's pods reached by events in order; "restarting" is
+    Running here (the job's phase), with the pod recreated."""
+    outcome = run(job, *events)
+    assert outcome.phase == phase, case
+    if case == "Chief is failed and restarting":
+        assert trail(outcome) == [("recreated", "Running")]
