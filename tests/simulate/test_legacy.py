@@ -689,3 +689,21 @@ def test_tf_status_cases_mirror_upstream(case: str, job: dict[str, Any], events:
     assert outcome.phase == phase, case
     if case == "Chief is failed and restarting":
         assert trail(outcome) == [("recreated", "Running")]
+
+
+def test_mpi_v2_hostfile_mirrors_upstream_new_config_map() -> None:
+    """Mirrors TestNewConfigMap "OpenMPI without slots, enable launcher as worker" and "...,
+    zero explicit workers" (pkg/controller/mpi_job_controller_test.go@v0.8.0), without a
+    cluster domain; a job without a Worker spec is valid (validation.go:138)."""
+    job = mpi_v2(workers=2, runLauncherAsWorker=True)
+    job["metadata"] = {"name": "openmpi-without-slots", "namespace": "tenant-a"}
+    assert legacy.world(job).extras["configMap"] == {
+        "name": "openmpi-without-slots-config",
+        "hostfile": "openmpi-without-slots-launcher.openmpi-without-slots.tenant-a.svc slots=1\n"
+                    "openmpi-without-slots-worker-0.openmpi-without-slots.tenant-a.svc slots=1\n"
+                    "openmpi-without-slots-worker-1.openmpi-without-slots.tenant-a.svc slots=1\n"}
+    del job["spec"]["mpiReplicaSpecs"]["Worker"]
+    world = legacy.world(job)
+    assert world.extras["configMap"]["hostfile"] == (
+        "openmpi-without-slots-launcher.openmpi-without-slots.tenant-a.svc slots=1\n")
+    assert [pod.identity for pod in world.pods] == ["launcher-0"]
