@@ -119,6 +119,7 @@ class Reacted:
     phase: Phase
     why: str
     citations: tuple[Citation, ...] = ()
+    cleaned: bool = False  # the controller already deleted every pod (no cleanup policy left)
 
 
 @dataclass
@@ -139,10 +140,13 @@ class Run:
 
 
 React = Callable[[Run, Event], Reacted]
+Cleanup = Callable[[Run, Phase], tuple[str, tuple[Citation, ...]]]
+"""What the controller does with the pods once the job finished: a clause and its citations."""
 
 
 def play(world: World, scenario: Scenario, react: React, *, start: Phase = "Running",
-         why_start: str = "", citations: tuple[Citation, ...] = ()) -> Outcome:
+         why_start: str = "", citations: tuple[Citation, ...] = (),
+         cleanup: Cleanup | None = None) -> Outcome:
     """Apply the scenario's events in order, each ``times`` times, through ``react``; stop
     at the step where the job finishes. An event for a pod the controller never creates, or
     for a pod whose main container already finished, changes nothing (a ``kept`` step)."""
@@ -172,7 +176,12 @@ def play(world: World, scenario: Scenario, react: React, *, start: Phase = "Runn
                               reacted.citations))
             used.extend(reacted.citations)
             if phase in ("Succeeded", "Failed"):
-                return Outcome(scenario.name, phase, tuple(steps), reacted.why,
+                why = reacted.why
+                if cleanup is not None and not reacted.cleaned:
+                    clause, cleanup_citations = cleanup(run, phase)
+                    why = f"{why}; then {clause}"
+                    used.extend(cleanup_citations)
+                return Outcome(scenario.name, phase, tuple(steps), why,
                                tuple(dict.fromkeys(used)))
     if phase == "Suspended":
         why = "the job is suspended: the controller creates no pods"

@@ -30,6 +30,7 @@ from migrator.simulate.legacy_common import (
     K8S_API,
     MPI_OPERATOR,
     TRAINING_OPERATOR,
+    Cleanup,
     React,
     Reacted,
     Rejected,
@@ -42,7 +43,7 @@ from migrator.simulate.legacy_common import (
     containers,
     plain,
 )
-from migrator.simulate.model import Citation, Event, Pod, World
+from migrator.simulate.model import Citation, Event, Phase, Pod, World
 
 CONTROLLER_V2 = "mpi-operator v0.8.0"
 LABEL = "training.kubeflow.org/"
@@ -141,6 +142,10 @@ M_EVICTED = _m(CTL, 1143, "an evicted worker", 'if worker[i].Status.Reason == "E
 M_EVICT_FAIL = _m(CTL, 1156, "fails the MPIJob", "mpiJobEvict, msg)")
 M_WORKER_GET = _m(CTL, 1016, "only a missing worker pod is created (a failed one stays)",
                   "pod, err = c.kubeClient.CoreV1().Pods(mpiJob.Namespace).Create(")
+M_CLEANUP = _m(CTL, 625, "a finished MPIJob with a completionTime has its workers cleaned up",
+               "if isFinished(mpiJob.Status) && mpiJob.Status.CompletionTime != nil {")
+M_CLEAN_RUNNING = _m(CTL, 1075, "cleanPodPolicy Running keeps workers that are not running",
+                     "CleanPodPolicyRunning && !isPodRunning(pod) && !isPodPending(pod)")
 M_GANG = _m(CTL, 667, "a PodGroup only with a gang scheduler", "if c.PodGroupCtrl != nil {")
 M_PG_MIN = _m("pkg/controller/podgroup.go", 396, "PodGroup minMember = workers + 1",
               "return ptr.To(workerReplicas(mpiJob) + 1)")
@@ -258,6 +263,8 @@ T_NOT_RECREATED = _t(V1 + "mpijob_controller.go", 880,
 T_DONE = _t(V1 + "mpijob_controller.go", 360,
               "a finished launcher is never replaced",
         "done := launcher != nil && isPodFinished(launcher)")
+T_CLEAN_SYNC = _t(V1 + "mpijob_controller.go", 163, "runPolicy.cleanPodPolicy wins over the "
+                  "deprecated spec.cleanPodPolicy", "mpijob.Spec.RunPolicy.CleanPodPolicy != nil {")
 T_D_RESTART = _t("pkg/apis/kubeflow.org/v1/mpi_types.go", 29,
                    "MPIJob v1 restart policy defaults to Never",
                    "MPIJobDefaultRestartPolicy = RestartPolicyNever")
@@ -295,7 +302,8 @@ def _replica(specs: Mapping[str, Any], rtype: str) -> Mapping[str, Any] | None:
 # --- mpi-operator v0.8.0 ---------------------------------------------------------------------
 
 
-def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[World, React, str]:
+def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
+        World, React, str, Cleanup]:
     name, namespace = to.metadata(job)
     spec = as_map(job.get("spec"))
     run_policy = as_map(spec.get("runPolicy"))
@@ -321,7 +329,7 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
         extras["managedBy"] = manager  # skipped before validation (syncHandler)
         cites.append(M_MANAGED)
         return World("legacy", CONTROLLER_V2, (), extras, tuple(dict.fromkeys(cites))), \
-            _never, ""
+            _never, "", _v2_cleanup(run_policy)
     _validate_v2(name, specs, launcher, worker, slots, impl, run_policy, manager)
     assert launcher is not None  # _validate_v2 refuses a job without one
     limit = as_int(run_policy.get("backoffLimit"))
@@ -360,7 +368,7 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
         extras["launcherJob"]["suspend"] = True
         cites += [M_SUSPENDED, M_SUSPEND_JOB]
         return World("legacy", CONTROLLER_V2, (), extras, tuple(dict.fromkeys(cites))), \
-            _never, ""
+            _never, "", _v2_cleanup(run_policy)
     pods = [_v2_worker(name, namespace, as_map(worker), worker_restart, i, ssh_path, as_worker,
                        scheduler, cites) for i in range(workers)]
     pods.append(_v2_launcher(name, launcher, launcher_restart, slots, ssh_path, impl, as_worker,
@@ -373,7 +381,8 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
         note = ("launcherCreationPolicy WaitForWorkersReady: the launcher Job exists once every "
                 "worker is ready (taken as given)")
     backoff = JOB_DEFAULT_BACKOFF if limit is None else limit
-    return world, _v2_reactor(launcher_restart, worker_restart, backoff, limit is None), note
+    return world, _v2_reactor(launcher_restart, worker_restart, backoff, limit is None), note, \
+        _v2_cleanup(run_policy)
 
 
 def _v2_pod_group(job: Mapping[str, Any], name: str, workers: int,
@@ -593,6 +602,29 @@ def _v2_launcher(name: str, launcher: Mapping[str, Any], restart: str, slots: in
     return Pod("launcher-0", "launcher", 0, host, _labels_of(template), spec, (f"{host}.{name}",))
 
 
+def _v2_cleanup(run_policy: Mapping[str, Any]) -> Cleanup:
+    """What mpi-operator does with the workers once the MPIJob finished."""
+    policy = as_str(run_policy.get("cleanPodPolicy")) or "None"
+
+    def clean(run: Run, phase: Phase) -> tuple[str, tuple[Citation, ...]]:
+        evicted = any(state.evicted for identity, state in run.pods.items()
+                      if identity != "launcher-0")
+        if evicted:
+            return ("no completionTime is set for an eviction: mpi-operator keeps reconciling "
+                    "and the launcher Job and the other workers keep running",
+                    (M_CLEANUP, M_EVICT_FAIL))
+        if policy == "All":
+            return ("cleanPodPolicy All: mpi-operator deletes every worker pod (the launcher "
+                    "Job stays until its ttl)", (M_CLEANUP,))
+        if policy == "Running":
+            return ("cleanPodPolicy Running: mpi-operator deletes the running and pending worker "
+                    "pods (the launcher Job stays until its ttl)", (M_CLEANUP, M_CLEAN_RUNNING))
+        return ("cleanPodPolicy None: the worker pods stay (running ones keep running)",
+                (M_CLEANUP,))
+
+    return clean
+
+
 def _never(run: Run, event: Event) -> Reacted:  # pragma: no cover - no pod exists to react
     return Reacted("kept", "Running", f"no pod {event.identity}")
 
@@ -662,7 +694,8 @@ def _v2_reactor(launcher_restart: str, worker_restart: str, backoff: int,
 # --- training-operator's MPIJob v1 -----------------------------------------------------------
 
 
-def simulate_v1(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[World, React, str]:
+def simulate_v1(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
+        World, React, str, Cleanup]:
     name, namespace = to.metadata(job)
     spec = as_map(job.get("spec"))
     run_policy = as_map(spec.get("runPolicy"))
@@ -680,7 +713,7 @@ def simulate_v1(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
     workers = 0 if workers is None else max(workers, 0)
     slots = as_int(spec.get("slotsPerWorker"))
     slots = 1 if slots is None else slots
-    cites: list[Citation] = [T_D_RESTART, T_D_WORKERS, T_CONTROLLER]
+    cites: list[Citation] = [T_D_RESTART, T_D_WORKERS, T_CONTROLLER, T_CLEAN_SYNC]
     extras: dict[str, Any] = {"kind": "MPIJob", "apiVersion": "kubeflow.org/v1",
                               "runPolicy": plain(run_policy),
                               "replicas": {"Launcher": {"replicas": 1,
@@ -692,12 +725,12 @@ def simulate_v1(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
         extras["managedBy"] = manager
         cites.append(to.C_MANAGED)
         return World("legacy", to.CONTROLLER, (), extras, tuple(dict.fromkeys(cites))), \
-            _never, ""
+            _never, "", to.cleanup(_v1_policy(spec, run_policy))
     if as_bool(run_policy.get("suspend")):
         extras["suspended"] = True
         cites.append(to.C_SUSPEND)
         return World("legacy", to.CONTROLLER, (), extras, tuple(dict.fromkeys(cites))), \
-            _never, ""
+            _never, "", to.cleanup(_v1_policy(spec, run_policy))
     gpu = any(_gpu_key(key) for item in containers(as_map(as_map(launcher.get("template"))
                                                            .get("spec")))
               for key in as_map(as_map(item.get("resources")).get("limits")))
@@ -719,7 +752,15 @@ def simulate_v1(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
                              cites))
     world = World("legacy", to.CONTROLLER, tuple(sorted(pods, key=_order)), extras,
                   tuple(dict.fromkeys(cites)))
-    return world, _v1_reactor(restart, as_int(run_policy.get("backoffLimit"))), ""
+    return world, _v1_reactor(restart, as_int(run_policy.get("backoffLimit"))), "", \
+        to.cleanup(_v1_policy(spec, run_policy))
+
+
+def _v1_policy(spec: Mapping[str, Any], run_policy: Mapping[str, Any]) -> Mapping[str, Any]:
+    """runPolicy.cleanPodPolicy, else the deprecated spec.cleanPodPolicy (Reconcile syncs them)."""
+    if as_str(run_policy.get("cleanPodPolicy")) is None and as_str(spec.get("cleanPodPolicy")):
+        return {**run_policy, "cleanPodPolicy": spec.get("cleanPodPolicy")}
+    return run_policy
 
 
 def _gpu_key(key: str) -> bool:
@@ -865,7 +906,8 @@ def _v1_reactor(restart: Mapping[str, str], backoff: int | None) -> React:
             cites = (to.C_PAST_BACKOFF, to.C_BACKOFF_TYPES, to.C_BACKOFF_RUNNING)
             if (backoff == 0 and total > 0) or (backoff > 0 and total >= backoff):
                 return Reacted("restarted", "Failed", why + f"; restarts of running pods "
-                               f"({total}) reach backoffLimit {backoff}: the job fails", cites)
+                               f"({total}) reach backoffLimit {backoff}: the operator deletes "
+                               "every pod and fails the job", cites, cleaned=True)
             return Reacted("restarted", "Running", why + f"; restarts {total} < backoffLimit "
                            f"{backoff}", cites)
         if event.action == "exit" and event.code == 0:
@@ -880,8 +922,8 @@ def _v1_reactor(restart: Mapping[str, str], backoff: int | None) -> React:
                  else f"exited {event.code} under pod restartPolicy Never")
         if backoff == 0:
             return Reacted("kept", "Failed", f"{event.identity} {cause}; backoffLimit 0: a new "
-                           "failed pod fails the job (work-queue requeues taken as 0)",
-                           (to.C_NEW_FAILURE,))
+                           "failed pod fails the job (work-queue requeues taken as 0); the "
+                           "operator deletes every pod", (to.C_NEW_FAILURE,), cleaned=True)
         if restart[rtype] == "ExitCode":
             return Reacted("kept", "Running", f"{event.identity} {cause}; restartPolicy "
                            "ExitCode: the job is marked Restarting, but the MPI controller "

@@ -30,6 +30,7 @@ from typing import Any
 
 from migrator.simulate.legacy_common import (
     TRAINING_OPERATOR,
+    Cleanup,
     Reacted,
     Rejected,
     Run,
@@ -42,7 +43,7 @@ from migrator.simulate.legacy_common import (
     containers,
     plain,
 )
-from migrator.simulate.model import Citation, Event, Pod, World
+from migrator.simulate.model import Citation, Event, Phase, Pod, World
 
 CONTROLLER = "training-operator v1.9.2"
 GROUP_LABEL = "training.kubeflow.org/"
@@ -129,6 +130,12 @@ C_BACKOFF_ZERO = _c("pkg/core/job.go", 130, "backoffLimit 0: any restart fails t
                     "return result > 0, nil")
 C_BACKOFF_SUM = _c("pkg/core/job.go", 132, "the sum of restarts reaching backoffLimit fails it",
                    "return result >= *runPolicy.BackoffLimit, nil")
+C_CLEAN = _c(P + "common/job.go", 124, "a finished job's pods are cleaned up by cleanPodPolicy",
+             "if err = jc.CleanUpResources(runPolicy, runtimeObject, metaObject, jobStatus, pods)")
+C_CLEAN_NONE = _c(P + "common/job.go", 49, "cleanPodPolicy None (the default) keeps every pod",
+                  "*runPolicy.CleanPodPolicy == apiv1.CleanPodPolicyNone")
+C_CLEAN_RUNNING = _c(P + "common/job.go", 57, "Running deletes only running and pending pods",
+                     "*runPolicy.CleanPodPolicy == apiv1.CleanPodPolicyRunning")
 C_FAILED_STICKY = _c("pkg/util/status.go", 105, "a Failed job never changes condition again",
                      "if IsFailed(*status) {")
 C_CAMEL = _c(A + "defaulting_utils.go", 52, "replica types are matched case-insensitively",
@@ -1020,9 +1027,29 @@ def _restarted(job: Job, run: Run, counted: Callable[[str], bool], event: Event,
         cites += (C_BACKOFF_ZERO if limit == 0 else C_BACKOFF_SUM,)
         return Reacted("restarted", "Failed",
                        why + f"; the running pods' restarts ({total}) reach backoffLimit "
-                       f"{limit}: the operator deletes every pod and fails the job", cites)
+                       f"{limit}: the operator deletes every pod and fails the job", cites,
+                       cleaned=True)
     return Reacted("restarted", "Running",
                    why + f"; restarts of running pods {total} < backoffLimit {limit}", cites)
+
+
+def cleanup(run_policy: Mapping[str, Any]) -> Cleanup:
+    """``CleanUpResources`` of a finished job under its cleanPodPolicy (default None)."""
+    policy = as_str(run_policy.get("cleanPodPolicy")) or "None"
+
+    def clean(run: Run, phase: Phase) -> tuple[str, tuple[Citation, ...]]:
+        if policy == "All":
+            return ("cleanPodPolicy All: the operator deletes every pod and its service",
+                    (C_CLEAN,))
+        if policy == "Running":
+            running = sorted(i for i, state in run.pods.items() if state.status == "running")
+            return (f"cleanPodPolicy Running: the operator deletes the running pods "
+                    f"({', '.join(running) or 'none'}) and their services; finished ones stay",
+                    (C_CLEAN, C_CLEAN_RUNNING))
+        return ("cleanPodPolicy None: every pod stays as it is (running ones keep running)",
+                (C_CLEAN, C_CLEAN_NONE))
+
+    return clean
 
 
 def success(job: Job, run: Run, event: Event) -> Reacted:
@@ -1112,7 +1139,7 @@ def failure(job: Job, run: Run, replica: Replica, event: Event, code: int) -> Re
     if job.backoff_limit == 0:
         return Reacted("kept", "Failed", what + "; backoffLimit 0: a new failed pod exceeds it "
                        "(work-queue requeues taken as 0); the operator deletes the pods and "
-                       "fails the job", (*cites, C_NEW_FAILURE))
+                       "fails the job", (*cites, C_NEW_FAILURE), cleaned=True)
     retryable = code >= 128
     if replica.restart == "ExitCode" and not retryable:
         return Reacted("kept", "Failed", what + f"; restartPolicy ExitCode and {code} < 128 is "

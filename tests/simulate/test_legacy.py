@@ -707,3 +707,22 @@ def test_mpi_v2_hostfile_mirrors_upstream_new_config_map() -> None:
     assert world.extras["configMap"]["hostfile"] == (
         "openmpi-without-slots-launcher.openmpi-without-slots.tenant-a.svc slots=1\n")
     assert [pod.identity for pod in world.pods] == ["launcher-0"]
+
+
+def test_cleanup_after_the_job_finishes() -> None:
+    """training-operator common/job.go:49-57 (cleanPodPolicy; a backoff failure deletes every
+    pod itself); mpi-operator mpi_job_controller.go:625 (needs a completionTime, which an
+    eviction does not set) and :1075; MPIJob v1 runPolicy over spec.cleanPodPolicy (:163)."""
+    assert "cleanPodPolicy None: every pod stays" in run(
+        pytorch(), Event("node-0", "exit", 0)).why
+    running = run(pytorch(runPolicy={"cleanPodPolicy": "Running"}), Event("node-0", "exit", 0))
+    assert "deletes the running pods (node-1, node-2)" in running.why
+    backoff = run(pytorch(runPolicy={"backoffLimit": 0, "cleanPodPolicy": "None"}),
+                  Event("node-1", "exit", 1))
+    assert "deletes every pod" in backoff.why
+    assert "cleanPodPolicy" not in backoff.why
+    assert "keep running" in run(mpi_v2(), Event("node-0", "evict")).why
+    assert "deletes every worker pod" in run(mpi_v2(runPolicy={"cleanPodPolicy": "All"}),
+                                             Event("launcher-0", "exit", 0)).why
+    assert "cleanPodPolicy All" in run(mpi_v1(cleanPodPolicy="All"),
+                                       Event("launcher-0", "exit", 0)).why
