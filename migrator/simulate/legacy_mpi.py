@@ -167,6 +167,8 @@ M_D_WORKER_RESTART = _m(API + "constants.go", 21, "worker restartPolicy defaults
                         "DefaultRestartPolicy = RestartPolicyNever")
 M_D_WORKERS = _m(API + "default.go", 48, "worker replicas default to 0 (then refused)",
                  "spec.Replicas = ptr.To[int32](0)")
+M_D_AS_IS = _m(API + "default.go", 56, "runPolicy's other fields go to the Job as they are (the "
+               "Job API defaults them)", "The remaining fields are passed as-is to the k8s Job API")
 M_D_SLOTS = _m(API + "default.go", 63, "slotsPerWorker defaults to 1",
                "mpiJob.Spec.SlotsPerWorker = ptr.To[int32](1)")
 M_D_SSH = _m(API + "default.go", 66, "sshAuthMountPath defaults to /root/.ssh",
@@ -341,7 +343,7 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
         "restartPolicy": launcher_restart, "launcherCreationPolicy": creation}
     cites += [M_LAUNCHER_JOB, M_BACKOFF, M_DEADLINE, M_TTL, M_CREATION]
     if limit is None:
-        cites.append(K_BACKOFF_DEFAULT)
+        cites += [M_D_AS_IS, K_BACKOFF_DEFAULT]
     extras["service"] = {"name": name, "clusterIP": "None",
                          "publishNotReadyAddresses": as_worker}
     extras["secret"] = f"{name}-ssh"
@@ -631,7 +633,7 @@ def _never(run: Run, event: Event) -> Reacted:  # pragma: no cover - no pod exis
 
 def _v2_reactor(launcher_restart: str, worker_restart: str, backoff: int,
                 defaulted: bool) -> React:
-    limit_cites = (K_BACKOFF_DEFAULT,) if defaulted else (M_BACKOFF,)
+    limit_cites = (M_D_AS_IS, K_BACKOFF_DEFAULT) if defaulted else (M_BACKOFF,)
     limit_text = f"backoffLimit {backoff}" + (" (the Job default)" if defaulted else "")
     failed_pods = [0]
 
