@@ -45,6 +45,14 @@ def outcome(job: Mapping[str, Any], scenario: Scenario, *,
 
 def _simulation(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
         World, React, str, Cleanup]:
+    try:
+        return _route(job, gang_scheduler)
+    except RecursionError:
+        raise Rejected(["the job nests too deeply to simulate"]) from None
+
+
+def _route(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
+        World, React, str, Cleanup]:
     if not isinstance(job, Mapping):
         raise Rejected(["the job is not a mapping"])
     kind = as_str(job.get("kind"))

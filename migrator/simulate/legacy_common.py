@@ -24,6 +24,12 @@ TRAINING_OPERATOR = ("kubeflow/trainer", "v1.9.2")  # the training-operator hist
 MPI_OPERATOR = ("kubeflow/mpi-operator", "v0.8.0")
 K8S_API = ("kubernetes/api", "v0.35.1")  # k8s.io/api, the version mpi-operator v0.8.0 builds with
 
+MAX_PODS = 10_000
+"""The most pods a simulated job may have (the API server allows int32 replicas; a simulation
+of millions of pods is refused with a ``Rejected`` rather than attempted)."""
+MAX_STEPS = 10_000
+"""The most event occurrences a scenario may play."""
+
 CITED: dict[Citation, str] = {}
 """Every citation of the legacy side, with a piece of text its line contains."""
 
@@ -58,6 +64,13 @@ def as_list(value: Any) -> list[Any]:
 def as_int(value: Any) -> int | None:
     """An integer field, None when missing or not an integer (bool is not an integer)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def count(value: int, what: str) -> int:
+    """A replica count the simulation can build (``Rejected`` beyond ``MAX_PODS``)."""
+    if value > MAX_PODS:
+        raise Rejected([f"{what}: {value} replicas; the simulation builds at most {MAX_PODS} pods"])
+    return value
 
 
 def as_str(value: Any) -> str | None:
@@ -157,6 +170,10 @@ def play(world: World, scenario: Scenario, react: React, *, start: Phase = "Runn
     why = why_start or "no event finished the job; it keeps running"
     if start in ("Succeeded", "Failed"):
         return Outcome(scenario.name, start, (), why, tuple(dict.fromkeys(used)))
+    total = sum(max(as_int(event.times) or 0, 0) for event in scenario.events)
+    if total > MAX_STEPS:
+        raise Rejected([f"the scenario plays {total} event occurrences; the simulation plays at "
+                        f"most {MAX_STEPS}"])
     for index, event in enumerate(scenario.events):
         times = as_int(event.times)
         for occurrence in range(max(times or 0, 0)):

@@ -41,6 +41,7 @@ from migrator.simulate.legacy_common import (
     as_str,
     cite,
     containers,
+    count,
     plain,
 )
 from migrator.simulate.model import Citation, Event, Phase, Pod, World
@@ -322,7 +323,7 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
     launcher_restart = as_str(as_map(launcher).get("restartPolicy")) or "OnFailure"
     worker_restart = as_str(as_map(worker).get("restartPolicy")) or "Never"
     workers = as_int(as_map(worker).get("replicas")) if worker is not None else 0
-    workers = 0 if workers is None else workers
+    workers = count(0 if workers is None else workers, f"MPIJob {name}")
     cites += [M_D_LAUNCHER_RESTART, M_D_WORKER_RESTART]
     extras: dict[str, Any] = {"kind": "MPIJob", "apiVersion": "kubeflow.org/v2beta1",
                               "runPolicy": plain(run_policy)}
@@ -712,7 +713,7 @@ def simulate_v1(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
             raise Rejected([f"{rtype}: restartPolicy {policy!r} is not one of "
                             f"{', '.join(to.RESTART_POLICIES)}"], [to.C_RESTART_POD])
     workers = as_int(as_map(worker).get("replicas")) if worker is not None else 0
-    workers = 0 if workers is None else max(workers, 0)
+    workers = count(0 if workers is None else max(workers, 0), f"MPIJob {name}")
     slots = as_int(spec.get("slotsPerWorker"))
     slots = 1 if slots is None else slots
     cites: list[Citation] = [T_D_RESTART, T_D_WORKERS, T_CONTROLLER, T_CLEAN_SYNC]

@@ -41,6 +41,7 @@ from migrator.simulate.legacy_common import (
     as_str,
     cite,
     containers,
+    count,
     plain,
 )
 from migrator.simulate.model import Citation, Event, Phase, Pod, World
@@ -535,6 +536,7 @@ def parse(job: Mapping[str, Any], kind: Kind) -> Job:
         _default_port(template, kind)
         out.replicas[rtype] = Replica(rtype, 1 if replicas is None else max(replicas, 0),
                                       restart, template)
+    count(out.total, f"{kind.kind} {name}")
     return out
 
 
@@ -615,7 +617,8 @@ def _pytorch_env(job: Job, rtype: str, index: int, cites: list[Citation]) -> lis
         cites.append(C_PT_NPROC_DEFAULT)
     nproc_str = nproc if isinstance(nproc, str) else (str(nproc) if as_int(nproc) is not None
                                                       else None)
-    nproc_int = int(nproc_str) if nproc_str is not None and nproc_str.lstrip("-").isdigit() else 1
+    digits = nproc_str is not None and nproc_str.lstrip("-").isdigit() and len(nproc_str) < 11
+    nproc_int = int(nproc_str) if digits and nproc_str is not None else 1  # Atoi, else 1
     total = job.total
     out = [env_entry("PYTHONUNBUFFERED", "1")]
     cites.append(C_PT_UNBUFFERED)
@@ -828,7 +831,7 @@ def _cluster_spec(job: Job, rtype: str, index: int, spec: dict[str, Any],
 
 def gang(gang_scheduler: str | None) -> tuple[str, bool] | None:
     """(scheduler name, is Volcano) of the operator's gang scheduler, None without one."""
-    if not gang_scheduler or gang_scheduler == "None":
+    if not isinstance(gang_scheduler, str) or gang_scheduler in ("", "None"):
         return None
     return gang_scheduler, gang_scheduler == "volcano"
 

@@ -726,3 +726,21 @@ def test_cleanup_after_the_job_finishes() -> None:
                                              Event("launcher-0", "exit", 0)).why
     assert "cleanPodPolicy All" in run(mpi_v1(cleanPodPolicy="All"),
                                        Event("launcher-0", "exit", 0)).why
+
+
+def test_sizes_beyond_the_simulation_are_refused_not_attempted() -> None:
+    with pytest.raises(Rejected, match="at most 10000 pods"):
+        legacy.world(pytorch(workers=2_000_000_000))
+    with pytest.raises(Rejected, match="at most 10000 pods"):
+        legacy.world(mpi_v2(workers=10**9))
+    with pytest.raises(Rejected, match="event occurrences"):
+        run(pytorch(), Event("node-0", "exit", 1, times=10**9))
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(5000):
+        node["x"] = {}
+        node = node["x"]
+    job = pytorch()
+    job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["metadata"] = deep
+    with pytest.raises(ValueError, match="nests too deeply"):
+        legacy.world(job)
