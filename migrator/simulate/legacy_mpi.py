@@ -67,7 +67,8 @@ M_MANAGED = _m(CTL, 598, "a job managed by another controller is skipped",
                "if manager := managedByExternalController(")
 M_VALIDATE = _m(CTL, 608, "an invalid job gets an event and nothing else",
                 "if errs := validation.ValidateMPIJob(mpiJob); len(errs) != 0 {")
-M_SUSPENDED = _m(CTL, 665, "a suspended job gets no workers", "if !isMPIJobSuspended(mpiJob) {")
+M_SUSPENDED = _m(CTL, 665, "a suspended job gets no PodGroup and no workers",
+                 "if !isMPIJobSuspended(mpiJob) {")
 M_SUSPEND_JOB = _m(CTL, 1548, "and its launcher Job is created suspended",
                    "job.Spec.Suspend = ptr.To(true)")
 M_CREATION = _m(CTL, 678, "launcher at startup, or once every worker is ready",
@@ -362,16 +363,16 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
         cites.append(M_HOSTFILE_LAUNCHER)
     extras["configMap"] = {"name": f"{name}-config", "hostfile": hostfile}
     cites.append(M_DOMAIN)
-    scheduler = to.gang(gang_scheduler)
-    if scheduler is not None:
-        extras["podGroup"] = _v2_pod_group(job, name, workers, launcher, worker, scheduler[1],
-                                           cites)
     if as_bool(run_policy.get("suspend")):
         extras["suspended"] = True
         extras["launcherJob"]["suspend"] = True
         cites += [M_SUSPENDED, M_SUSPEND_JOB]
         return World("legacy", CONTROLLER_V2, (), extras, tuple(dict.fromkeys(cites))), \
             _never, "", _v2_cleanup(run_policy)
+    scheduler = to.gang(gang_scheduler)
+    if scheduler is not None:
+        extras["podGroup"] = _v2_pod_group(job, name, workers, launcher, worker, scheduler[1],
+                                           cites)
     pods = [_v2_worker(name, namespace, as_map(worker), worker_restart, i, ssh_path, as_worker,
                        scheduler, cites) for i in range(workers)]
     pods.append(_v2_launcher(name, launcher, launcher_restart, slots, ssh_path, impl, as_worker,

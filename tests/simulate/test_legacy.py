@@ -744,3 +744,12 @@ def test_sizes_beyond_the_simulation_are_refused_not_attempted() -> None:
     job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["metadata"] = deep
     with pytest.raises(ValueError, match="nests too deeply"):
         legacy.world(job)
+
+
+def test_suspended_jobs_get_no_pod_group() -> None:
+    """training-operator common/job.go:146 returns before :250; mpi-operator
+    mpi_job_controller.go:665 guards the PodGroup and the workers."""
+    assert "podGroup" not in legacy.world(pytorch(runPolicy={"suspend": True}),
+                                          gang_scheduler="volcano").extras
+    assert "podGroup" not in legacy.world(mpi_v2(runPolicy={"suspend": True}),
+                                          gang_scheduler="volcano").extras
