@@ -708,7 +708,7 @@ def _tf_config(job: Job, rtype: str, index: int, cites: list[Citation]) -> str:
         if rt == "ps":
             sparse["ps"] = cluster.get("ps", [])[index:index + 1]
         elif rt == "worker":
-            sparse["ps"] = cluster.get("ps", [])
+            sparse["ps"] = cluster.get("ps")  # a missing type is a nil slice: JSON null
             workers = cluster.get("worker", [])
             if index < len(workers):
                 sparse["worker"] = {str(index): workers[index]}

@@ -753,3 +753,19 @@ def test_suspended_jobs_get_no_pod_group() -> None:
                                           gang_scheduler="volcano").extras
     assert "podGroup" not in legacy.world(mpi_v2(runPolicy={"suspend": True}),
                                           gang_scheduler="volcano").extras
+
+
+def test_tf_sparse_cluster_spec() -> None:
+    """tensorflow.go:74-83 and :126: enableDynamicWorker sends each worker only itself and the
+    PS list (null without PS: a nil slice), each PS only itself."""
+    world = legacy.world(tfjob(2, 2, enableDynamicWorker=True))
+    assert json.loads(env(world.pod("node-1"), "TF_CONFIG") or "") == {
+        "cluster": {"worker": {"1": "test-tfjob-worker-1.ns.svc:2222"},
+                    "ps": ["test-tfjob-ps-0.ns.svc:2222", "test-tfjob-ps-1.ns.svc:2222"]},
+        "task": {"type": "worker", "index": 1}}
+    assert json.loads(env(world.pod("ps-1"), "TF_CONFIG") or "")["cluster"] == {
+        "worker": {}, "ps": ["test-tfjob-ps-1.ns.svc:2222"]}
+    alone = legacy.world(tfjob(2, enableDynamicWorker=True))
+    assert env(alone.pod("node-0"), "TF_CONFIG") == (
+        '{"cluster":{"worker":{"0":"test-tfjob-worker-0.ns.svc:2222"},"ps":null},'
+        '"task":{"type":"worker","index":0}}')
