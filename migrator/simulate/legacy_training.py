@@ -898,6 +898,13 @@ def build(job: Job, gang_scheduler: str | None) -> World:
         extras["podGroup"] = group
         cites += [C_GANG_ON, C_PG_MIN, C_PG_QUEUE, C_PG_POLICY]
         cites += [C_PG_MIN_SET] if minimum is not None else []
+    too_long = [_name(job, r.rtype, r.replicas - 1) for r in job.replicas.values()
+                if r.replicas and not _dns1035(_name(job, r.rtype, r.replicas - 1))]
+    if too_long:
+        raise Rejected([f"service {name!r} is not a DNS-1035 label (63 characters at most): the "
+                        "API server refuses it and the reconcile stops with an error, pods of "
+                        "other replica types possibly never created" for name in too_long],
+                       [C_SERVICE])
     pods: list[Pod] = []
     services: list[str] = []
     service_specs: list[dict[str, Any]] = []

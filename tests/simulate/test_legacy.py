@@ -769,3 +769,14 @@ def test_tf_sparse_cluster_spec() -> None:
     assert env(alone.pod("node-0"), "TF_CONFIG") == (
         '{"cluster":{"worker":{"0":"test-tfjob-worker-0.ns.svc:2222"},"ps":null},'
         '"task":{"type":"worker","index":0}}')
+
+
+def test_service_names_past_63_characters_are_refused() -> None:
+    """common/service.go:243 names each headless service <job>-<rtype>-<i>; the webhook checks
+    only the job name, the API server refuses a longer service name."""
+    job = pytorch(workers=10)
+    job["metadata"]["name"] = "a" * 55
+    with pytest.raises(Rejected, match="worker-9' is not a DNS-1035 label"):
+        legacy.world(job)
+    job["metadata"]["name"] = "a" * 54
+    assert len(legacy.world(job).pods) == 11
