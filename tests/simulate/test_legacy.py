@@ -780,3 +780,36 @@ def test_service_names_past_63_characters_are_refused() -> None:
         legacy.world(job)
     job["metadata"]["name"] = "a" * 54
     assert len(legacy.world(job).pods) == 11
+
+
+def _ported(job: dict[str, Any], port: int) -> dict[str, Any]:
+    for spec in job["spec"]["pytorchReplicaSpecs"].values():
+        spec["template"]["spec"]["containers"][0]["ports"] = [
+            {"name": "pytorchjob-port", "containerPort": port, "protocol": "TCP"}]
+    return job
+
+
+def test_pytorch_envtest_resources_mirror_upstream() -> None:
+    """Mirrors "Should get the corresponding resources successfully", both the plain and the
+    elastic PyTorchJob (pkg/controller.v1/pytorch/pytorchjob_controller_test.go@v1.9.2):
+    MASTER_PORT is the master service's port, MASTER_ADDR its name, PET_NPROC_PER_NODE auto;
+    elastic PET_RDZV_BACKEND c10d, PET_NNODES 1:3, PET_RDZV_ENDPOINT <worker-0 service>:port,
+    PET_MAX_RESTARTS; an HPA for the metrics."""
+    world = legacy.world(_ported(pytorch(workers=2), 8080))
+    master = world.pod("node-0")
+    service = world.extras["serviceSpecs"][0]
+    assert service["name"] == "pt-master-0"
+    assert service["ports"] == [{"name": "pytorchjob-port", "port": 8080}]
+    assert env(master, "MASTER_PORT") == "8080"
+    assert env(master, "MASTER_ADDR") == service["name"]
+    assert env(master, "PET_NPROC_PER_NODE") == "auto"
+    elastic = _ported(pytorch(workers=1, master=False, elasticPolicy={
+        "rdzvBackend": "c10d", "minReplicas": 1, "maxReplicas": 3, "maxRestarts": 3,
+        "metrics": [{"type": "Resource"}]}), 8080)
+    world = legacy.world(elastic)
+    worker = world.pod("node-0")
+    assert (env(worker, "PET_RDZV_BACKEND"), env(worker, "PET_NNODES"),
+            env(worker, "PET_RDZV_ENDPOINT"), env(worker, "PET_MAX_RESTARTS")) == (
+        "c10d", "1:3", "pt-worker-0:8080", "3")
+    assert world.extras["serviceSpecs"][0]["ports"] == [{"name": "pytorchjob-port", "port": 8080}]
+    assert world.extras["hpa"]["maxReplicas"] == 3
