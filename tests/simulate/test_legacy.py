@@ -495,7 +495,8 @@ def test_mpi_v2_validation_refusals(change: Any, reason: str) -> None:
 
 def test_mpi_v2_launcher_job_backoff() -> None:
     """The launcher Job: OnFailure restarts counted against backoffLimit (default 6,
-    k8s.io/api batch/v1/types.go:351); with Never, failed pods counted (:333)."""
+    k8s.io/api batch/v1/types.go:351); with Never, failed pods counted (:333); the MPIJob fails
+    with the Job (mpi_job_controller.go:1124, as TestLauncherFailed at v0.8.0 sees it)."""
     outcome = run(mpi_v2(), Event("launcher-0", "exit", 1, times=8))
     assert trail(outcome) == [("restarted", "Running")] * 5 + [("restarted", "Failed")]
     never = mpi_v2(runPolicy={"backoffLimit": 2})
@@ -508,7 +509,8 @@ def test_mpi_v2_launcher_job_backoff() -> None:
 
 def test_mpi_v2_workers_and_success() -> None:
     """mpi_job_controller.go:1016 (a failed worker stays), :1143-1156 (an evicted worker fails
-    the MPIJob), :1115 (the launcher Job's completion)."""
+    the MPIJob), :1115 (the launcher Job's completion: mirrors TestLauncherSucceeded,
+    pkg/controller/mpi_job_controller_test.go@v0.8.0)."""
     assert trail(run(mpi_v2(), Event("node-1", "exit", 1))) == [("kept", "Running")]
     assert trail(run(mpi_v2(), Event("node-1", "evict"))) == [("kept", "Failed")]
     outcome = run(mpi_v2(), Event("node-0", "exit", 0), Event("launcher-0", "exit", 0))
@@ -712,7 +714,9 @@ def test_mpi_v2_hostfile_mirrors_upstream_new_config_map() -> None:
 def test_cleanup_after_the_job_finishes() -> None:
     """training-operator common/job.go:49-57 (cleanPodPolicy; a backoff failure deletes every
     pod itself); mpi-operator mpi_job_controller.go:625 (needs a completionTime, which an
-    eviction does not set) and :1075; MPIJob v1 runPolicy over spec.cleanPodPolicy (:163)."""
+    eviction does not set) and :1075 — the cleanPodPolicy All case mirrors TestShutdownWorker
+    (pkg/controller/mpi_job_controller_test.go@v0.8.0: every worker deleted after the launcher
+    Job completes); MPIJob v1 runPolicy over spec.cleanPodPolicy (:163)."""
     assert "cleanPodPolicy None: every pod stays" in run(
         pytorch(), Event("node-0", "exit", 0)).why
     running = run(pytorch(runPolicy={"cleanPodPolicy": "Running"}), Event("node-0", "exit", 0))
