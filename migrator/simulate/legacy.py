@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from migrator.simulate import legacy_mpi, legacy_training
-from migrator.simulate.legacy_common import React, Rejected, as_str, play
+from migrator.simulate.legacy_common import Cleanup, React, Rejected, as_str, play
 from migrator.simulate.model import Outcome, Phase, Scenario, World
 
 __all__ = ["Rejected", "outcome", "world"]
@@ -35,16 +35,24 @@ def world(job: Mapping[str, Any], *, gang_scheduler: str | None = None) -> World
 def outcome(job: Mapping[str, Any], scenario: Scenario, *,
             gang_scheduler: str | None = None) -> Outcome:
     """Where ``scenario`` leaves ``job`` under its legacy operator, step by step."""
-    built, react, note = _simulation(job, gang_scheduler)
+    built, react, note, cleanup = _simulation(job, gang_scheduler)
     if "managedBy" in built.extras:
         raise Rejected([f"runPolicy.managedBy is {built.extras['managedBy']!r}: the operator "
                         "leaves the job to that controller"], built.citations)
     start: Phase = "Suspended" if built.extras.get("suspended") else "Running"
-    return play(built, scenario, react, start=start, why_start=note)
+    return play(built, scenario, react, start=start, why_start=note, cleanup=cleanup)
 
 
 def _simulation(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
-        World, React, str]:
+        World, React, str, Cleanup]:
+    try:
+        return _route(job, gang_scheduler)
+    except RecursionError:
+        raise Rejected(["the job nests too deeply to simulate"]) from None
+
+
+def _route(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
+        World, React, str, Cleanup]:
     if not isinstance(job, Mapping):
         raise Rejected(["the job is not a mapping"])
     kind = as_str(job.get("kind"))
@@ -55,6 +63,7 @@ def _simulation(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
         return legacy_mpi.simulate_v1(job, gang_scheduler)
     if kind in legacy_training.KINDS and api == "kubeflow.org/v1":
         spec = legacy_training.parse(job, legacy_training.KINDS[kind])
-        return legacy_training.build(spec, gang_scheduler), legacy_training.reactor(spec), ""
+        return (legacy_training.build(spec, gang_scheduler), legacy_training.reactor(spec), "",
+                legacy_training.cleanup(spec.run_policy))
     raise Rejected([f"{api or '?'} {kind or '?'} is not a kind training-operator v1.9.2 or "
                     "mpi-operator v0.8.0 serves"])

@@ -24,6 +24,12 @@ TRAINING_OPERATOR = ("kubeflow/trainer", "v1.9.2")  # the training-operator hist
 MPI_OPERATOR = ("kubeflow/mpi-operator", "v0.8.0")
 K8S_API = ("kubernetes/api", "v0.35.1")  # k8s.io/api, the version mpi-operator v0.8.0 builds with
 
+MAX_PODS = 10_000
+"""The most pods a simulated job may have (the API server allows int32 replicas; a simulation
+of millions of pods is refused with a ``Rejected`` rather than attempted)."""
+MAX_STEPS = 10_000
+"""The most event occurrences a scenario may play."""
+
 CITED: dict[Citation, str] = {}
 """Every citation of the legacy side, with a piece of text its line contains."""
 
@@ -58,6 +64,13 @@ def as_list(value: Any) -> list[Any]:
 def as_int(value: Any) -> int | None:
     """An integer field, None when missing or not an integer (bool is not an integer)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def count(value: int, what: str) -> int:
+    """A replica count the simulation can build (``Rejected`` beyond ``MAX_PODS``)."""
+    if value > MAX_PODS:
+        raise Rejected([f"{what}: {value} replicas; the simulation builds at most {MAX_PODS} pods"])
+    return value
 
 
 def as_str(value: Any) -> str | None:
@@ -119,6 +132,7 @@ class Reacted:
     phase: Phase
     why: str
     citations: tuple[Citation, ...] = ()
+    cleaned: bool = False  # the controller already deleted every pod (no cleanup policy left)
 
 
 @dataclass
@@ -139,10 +153,13 @@ class Run:
 
 
 React = Callable[[Run, Event], Reacted]
+Cleanup = Callable[[Run, Phase], tuple[str, tuple[Citation, ...]]]
+"""What the controller does with the pods once the job finished: a clause and its citations."""
 
 
 def play(world: World, scenario: Scenario, react: React, *, start: Phase = "Running",
-         why_start: str = "", citations: tuple[Citation, ...] = ()) -> Outcome:
+         why_start: str = "", citations: tuple[Citation, ...] = (),
+         cleanup: Cleanup | None = None) -> Outcome:
     """Apply the scenario's events in order, each ``times`` times, through ``react``; stop
     at the step where the job finishes. An event for a pod the controller never creates, or
     for a pod whose main container already finished, changes nothing (a ``kept`` step)."""
@@ -153,6 +170,10 @@ def play(world: World, scenario: Scenario, react: React, *, start: Phase = "Runn
     why = why_start or "no event finished the job; it keeps running"
     if start in ("Succeeded", "Failed"):
         return Outcome(scenario.name, start, (), why, tuple(dict.fromkeys(used)))
+    total = sum(max(as_int(event.times) or 0, 0) for event in scenario.events)
+    if total > MAX_STEPS:
+        raise Rejected([f"the scenario plays {total} event occurrences; the simulation plays at "
+                        f"most {MAX_STEPS}"])
     for index, event in enumerate(scenario.events):
         times = as_int(event.times)
         for occurrence in range(max(times or 0, 0)):
@@ -172,7 +193,12 @@ def play(world: World, scenario: Scenario, react: React, *, start: Phase = "Runn
                               reacted.citations))
             used.extend(reacted.citations)
             if phase in ("Succeeded", "Failed"):
-                return Outcome(scenario.name, phase, tuple(steps), reacted.why,
+                why = reacted.why
+                if cleanup is not None and not reacted.cleaned:
+                    clause, cleanup_citations = cleanup(run, phase)
+                    why = f"{why}; then {clause}"
+                    used.extend(cleanup_citations)
+                return Outcome(scenario.name, phase, tuple(steps), why,
                                tuple(dict.fromkeys(used)))
     if phase == "Suspended":
         why = "the job is suspended: the controller creates no pods"

@@ -30,6 +30,7 @@ from migrator.simulate.legacy_common import (
     K8S_API,
     MPI_OPERATOR,
     TRAINING_OPERATOR,
+    Cleanup,
     React,
     Reacted,
     Rejected,
@@ -40,9 +41,10 @@ from migrator.simulate.legacy_common import (
     as_str,
     cite,
     containers,
+    count,
     plain,
 )
-from migrator.simulate.model import Citation, Event, Pod, World
+from migrator.simulate.model import Citation, Event, Phase, Pod, World
 
 CONTROLLER_V2 = "mpi-operator v0.8.0"
 LABEL = "training.kubeflow.org/"
@@ -65,7 +67,8 @@ M_MANAGED = _m(CTL, 598, "a job managed by another controller is skipped",
                "if manager := managedByExternalController(")
 M_VALIDATE = _m(CTL, 608, "an invalid job gets an event and nothing else",
                 "if errs := validation.ValidateMPIJob(mpiJob); len(errs) != 0 {")
-M_SUSPENDED = _m(CTL, 665, "a suspended job gets no workers", "if !isMPIJobSuspended(mpiJob) {")
+M_SUSPENDED = _m(CTL, 665, "a suspended job gets no PodGroup and no workers",
+                 "if !isMPIJobSuspended(mpiJob) {")
 M_SUSPEND_JOB = _m(CTL, 1548, "and its launcher Job is created suspended",
                    "job.Spec.Suspend = ptr.To(true)")
 M_CREATION = _m(CTL, 678, "launcher at startup, or once every worker is ready",
@@ -141,11 +144,21 @@ M_EVICTED = _m(CTL, 1143, "an evicted worker", 'if worker[i].Status.Reason == "E
 M_EVICT_FAIL = _m(CTL, 1156, "fails the MPIJob", "mpiJobEvict, msg)")
 M_WORKER_GET = _m(CTL, 1016, "only a missing worker pod is created (a failed one stays)",
                   "pod, err = c.kubeClient.CoreV1().Pods(mpiJob.Namespace).Create(")
+M_CLEANUP = _m(CTL, 625, "a finished MPIJob with a completionTime has its workers cleaned up",
+               "if isFinished(mpiJob.Status) && mpiJob.Status.CompletionTime != nil {")
+M_CLEAN_RUNNING = _m(CTL, 1075, "cleanPodPolicy Running keeps workers that are not running",
+                     "CleanPodPolicyRunning && !isPodRunning(pod) && !isPodPending(pod)")
 M_GANG = _m(CTL, 667, "a PodGroup only with a gang scheduler", "if c.PodGroupCtrl != nil {")
 M_PG_MIN = _m("pkg/controller/podgroup.go", 396, "PodGroup minMember = workers + 1",
               "return ptr.To(workerReplicas(mpiJob) + 1)")
 M_PG_MIN_SET = _m("pkg/controller/podgroup.go", 394, "or schedulingPolicy.minAvailable",
                   "return schedulingPolicy.MinAvailable")
+M_PG_QUEUE = _m("pkg/controller/podgroup.go", 115, "Volcano queue: schedulingPolicy.queue, else "
+                "the queue-name annotation", "len(schedulingPolicy.Queue) != 0 {")
+M_PG_PRIORITY = _m("pkg/controller/podgroup.go", 407, "priorityClass: schedulingPolicy, launcher, "
+                   "worker", "len(schedulingPolicy.PriorityClass) != 0 {")
+M_PG_TIMEOUT = _m("pkg/controller/podgroup.go", 245, "scheduler-plugins timeout defaults to 0",
+                  "scheduleTimeoutSec := ptr.To[int32](0)")
 M_VOLCANO = _m("pkg/controller/podgroup.go", 163, "Volcano overwrites schedulerName",
                "pts.Spec.SchedulerName = v.schedulerName")
 M_PLUGINS = _m("pkg/controller/podgroup.go", 298, "scheduler-plugins overwrites schedulerName",
@@ -156,6 +169,8 @@ M_D_WORKER_RESTART = _m(API + "constants.go", 21, "worker restartPolicy defaults
                         "DefaultRestartPolicy = RestartPolicyNever")
 M_D_WORKERS = _m(API + "default.go", 48, "worker replicas default to 0 (then refused)",
                  "spec.Replicas = ptr.To[int32](0)")
+M_D_AS_IS = _m(API + "default.go", 56, "runPolicy's other fields go to the Job as they are (the "
+               "Job API defaults them)", "The remaining fields are passed as-is to the k8s Job API")
 M_D_SLOTS = _m(API + "default.go", 63, "slotsPerWorker defaults to 1",
                "mpiJob.Spec.SlotsPerWorker = ptr.To[int32](1)")
 M_D_SSH = _m(API + "default.go", 66, "sshAuthMountPath defaults to /root/.ssh",
@@ -252,6 +267,8 @@ T_NOT_RECREATED = _t(V1 + "mpijob_controller.go", 880,
 T_DONE = _t(V1 + "mpijob_controller.go", 360,
               "a finished launcher is never replaced",
         "done := launcher != nil && isPodFinished(launcher)")
+T_CLEAN_SYNC = _t(V1 + "mpijob_controller.go", 163, "runPolicy.cleanPodPolicy wins over the "
+                  "deprecated spec.cleanPodPolicy", "mpijob.Spec.RunPolicy.CleanPodPolicy != nil {")
 T_D_RESTART = _t("pkg/apis/kubeflow.org/v1/mpi_types.go", 29,
                    "MPIJob v1 restart policy defaults to Never",
                    "MPIJobDefaultRestartPolicy = RestartPolicyNever")
@@ -289,7 +306,8 @@ def _replica(specs: Mapping[str, Any], rtype: str) -> Mapping[str, Any] | None:
 # --- mpi-operator v0.8.0 ---------------------------------------------------------------------
 
 
-def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[World, React, str]:
+def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
+        World, React, str, Cleanup]:
     name, namespace = to.metadata(job)
     spec = as_map(job.get("spec"))
     run_policy = as_map(spec.get("runPolicy"))
@@ -306,7 +324,7 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
     launcher_restart = as_str(as_map(launcher).get("restartPolicy")) or "OnFailure"
     worker_restart = as_str(as_map(worker).get("restartPolicy")) or "Never"
     workers = as_int(as_map(worker).get("replicas")) if worker is not None else 0
-    workers = 0 if workers is None else workers
+    workers = count(0 if workers is None else workers, f"MPIJob {name}")
     cites += [M_D_LAUNCHER_RESTART, M_D_WORKER_RESTART]
     extras: dict[str, Any] = {"kind": "MPIJob", "apiVersion": "kubeflow.org/v2beta1",
                               "runPolicy": plain(run_policy)}
@@ -315,7 +333,7 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
         extras["managedBy"] = manager  # skipped before validation (syncHandler)
         cites.append(M_MANAGED)
         return World("legacy", CONTROLLER_V2, (), extras, tuple(dict.fromkeys(cites))), \
-            _never, ""
+            _never, "", _v2_cleanup(run_policy)
     _validate_v2(name, specs, launcher, worker, slots, impl, run_policy, manager)
     assert launcher is not None  # _validate_v2 refuses a job without one
     limit = as_int(run_policy.get("backoffLimit"))
@@ -327,7 +345,7 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
         "restartPolicy": launcher_restart, "launcherCreationPolicy": creation}
     cites += [M_LAUNCHER_JOB, M_BACKOFF, M_DEADLINE, M_TTL, M_CREATION]
     if limit is None:
-        cites.append(K_BACKOFF_DEFAULT)
+        cites += [M_D_AS_IS, K_BACKOFF_DEFAULT]
     extras["service"] = {"name": name, "clusterIP": "None",
                          "publishNotReadyAddresses": as_worker}
     extras["secret"] = f"{name}-ssh"
@@ -345,19 +363,16 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
         cites.append(M_HOSTFILE_LAUNCHER)
     extras["configMap"] = {"name": f"{name}-config", "hostfile": hostfile}
     cites.append(M_DOMAIN)
-    scheduler = to.gang(gang_scheduler)
-    if scheduler is not None:
-        minimum = as_int(as_map(run_policy.get("schedulingPolicy")).get("minAvailable"))
-        extras["podGroup"] = {"kind": "volcano" if scheduler[1] else "scheduler-plugins",
-                              "name": name, "minMember": workers + 1 if minimum is None
-                              else minimum}
-        cites += [M_GANG, M_PG_MIN_SET if minimum is not None else M_PG_MIN]
     if as_bool(run_policy.get("suspend")):
         extras["suspended"] = True
         extras["launcherJob"]["suspend"] = True
         cites += [M_SUSPENDED, M_SUSPEND_JOB]
         return World("legacy", CONTROLLER_V2, (), extras, tuple(dict.fromkeys(cites))), \
-            _never, ""
+            _never, "", _v2_cleanup(run_policy)
+    scheduler = to.gang(gang_scheduler)
+    if scheduler is not None:
+        extras["podGroup"] = _v2_pod_group(job, name, workers, launcher, worker, scheduler[1],
+                                           cites)
     pods = [_v2_worker(name, namespace, as_map(worker), worker_restart, i, ssh_path, as_worker,
                        scheduler, cites) for i in range(workers)]
     pods.append(_v2_launcher(name, launcher, launcher_restart, slots, ssh_path, impl, as_worker,
@@ -370,7 +385,34 @@ def simulate_v2(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
         note = ("launcherCreationPolicy WaitForWorkersReady: the launcher Job exists once every "
                 "worker is ready (taken as given)")
     backoff = JOB_DEFAULT_BACKOFF if limit is None else limit
-    return world, _v2_reactor(launcher_restart, worker_restart, backoff, limit is None), note
+    return world, _v2_reactor(launcher_restart, worker_restart, backoff, limit is None), note, \
+        _v2_cleanup(run_policy)
+
+
+def _v2_pod_group(job: Mapping[str, Any], name: str, workers: int,
+                  launcher: Mapping[str, Any], worker: Mapping[str, Any] | None, volcano: bool,
+                  cites: list[Citation]) -> dict[str, Any]:
+    """``newPodGroup`` of the Volcano or scheduler-plugins controller."""
+    policy = as_map(as_map(as_map(job.get("spec")).get("runPolicy")).get("schedulingPolicy"))
+    minimum = as_int(policy.get("minAvailable"))
+    group: dict[str, Any] = {"kind": "volcano" if volcano else "scheduler-plugins",
+                             "name": name,
+                             "minMember": workers + 1 if minimum is None else minimum}
+    cites += [M_GANG, M_PG_MIN_SET if minimum is not None else M_PG_MIN]
+    if volcano:
+        annotations = as_map(as_map(job.get("metadata")).get("annotations"))
+        group["queue"] = as_str(policy.get("queue")) or \
+            as_str(annotations.get("scheduling.volcano.sh/queue-name")) or ""
+        group["priorityClassName"] = as_str(policy.get("priorityClass")) or next(
+            (value for value in (
+                as_str(as_map(as_map(spec.get("template")).get("spec")).get("priorityClassName"))
+                for spec in (launcher, as_map(worker))) if value), "")
+        cites += [M_PG_QUEUE, M_PG_PRIORITY]
+    else:
+        timeout = as_int(policy.get("scheduleTimeoutSeconds"))
+        group["scheduleTimeoutSeconds"] = 0 if timeout is None else timeout
+        cites.append(M_PG_TIMEOUT)
+    return group
 
 
 def _validate_v2(name: str, specs: Mapping[str, Any], launcher: Mapping[str, Any] | None,
@@ -564,13 +606,36 @@ def _v2_launcher(name: str, launcher: Mapping[str, Any], restart: str, slots: in
     return Pod("launcher-0", "launcher", 0, host, _labels_of(template), spec, (f"{host}.{name}",))
 
 
+def _v2_cleanup(run_policy: Mapping[str, Any]) -> Cleanup:
+    """What mpi-operator does with the workers once the MPIJob finished."""
+    policy = as_str(run_policy.get("cleanPodPolicy")) or "None"
+
+    def clean(run: Run, phase: Phase) -> tuple[str, tuple[Citation, ...]]:
+        evicted = any(state.evicted for identity, state in run.pods.items()
+                      if identity != "launcher-0")
+        if evicted:
+            return ("no completionTime is set for an eviction: mpi-operator keeps reconciling "
+                    "and the launcher Job and the other workers keep running",
+                    (M_CLEANUP, M_EVICT_FAIL))
+        if policy == "All":
+            return ("cleanPodPolicy All: mpi-operator deletes every worker pod (the launcher "
+                    "Job stays until its ttl)", (M_CLEANUP,))
+        if policy == "Running":
+            return ("cleanPodPolicy Running: mpi-operator deletes the running and pending worker "
+                    "pods (the launcher Job stays until its ttl)", (M_CLEANUP, M_CLEAN_RUNNING))
+        return ("cleanPodPolicy None: the worker pods stay (running ones keep running)",
+                (M_CLEANUP,))
+
+    return clean
+
+
 def _never(run: Run, event: Event) -> Reacted:  # pragma: no cover - no pod exists to react
     return Reacted("kept", "Running", f"no pod {event.identity}")
 
 
 def _v2_reactor(launcher_restart: str, worker_restart: str, backoff: int,
                 defaulted: bool) -> React:
-    limit_cites = (K_BACKOFF_DEFAULT,) if defaulted else (M_BACKOFF,)
+    limit_cites = (M_D_AS_IS, K_BACKOFF_DEFAULT) if defaulted else (M_BACKOFF,)
     limit_text = f"backoffLimit {backoff}" + (" (the Job default)" if defaulted else "")
     failed_pods = [0]
 
@@ -633,7 +698,8 @@ def _v2_reactor(launcher_restart: str, worker_restart: str, backoff: int,
 # --- training-operator's MPIJob v1 -----------------------------------------------------------
 
 
-def simulate_v1(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[World, React, str]:
+def simulate_v1(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
+        World, React, str, Cleanup]:
     name, namespace = to.metadata(job)
     spec = as_map(job.get("spec"))
     run_policy = as_map(spec.get("runPolicy"))
@@ -648,10 +714,10 @@ def simulate_v1(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
             raise Rejected([f"{rtype}: restartPolicy {policy!r} is not one of "
                             f"{', '.join(to.RESTART_POLICIES)}"], [to.C_RESTART_POD])
     workers = as_int(as_map(worker).get("replicas")) if worker is not None else 0
-    workers = 0 if workers is None else max(workers, 0)
+    workers = count(0 if workers is None else max(workers, 0), f"MPIJob {name}")
     slots = as_int(spec.get("slotsPerWorker"))
     slots = 1 if slots is None else slots
-    cites: list[Citation] = [T_D_RESTART, T_D_WORKERS, T_CONTROLLER]
+    cites: list[Citation] = [T_D_RESTART, T_D_WORKERS, T_CONTROLLER, T_CLEAN_SYNC]
     extras: dict[str, Any] = {"kind": "MPIJob", "apiVersion": "kubeflow.org/v1",
                               "runPolicy": plain(run_policy),
                               "replicas": {"Launcher": {"replicas": 1,
@@ -663,12 +729,12 @@ def simulate_v1(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
         extras["managedBy"] = manager
         cites.append(to.C_MANAGED)
         return World("legacy", to.CONTROLLER, (), extras, tuple(dict.fromkeys(cites))), \
-            _never, ""
+            _never, "", to.cleanup(_v1_policy(spec, run_policy))
     if as_bool(run_policy.get("suspend")):
         extras["suspended"] = True
         cites.append(to.C_SUSPEND)
         return World("legacy", to.CONTROLLER, (), extras, tuple(dict.fromkeys(cites))), \
-            _never, ""
+            _never, "", to.cleanup(_v1_policy(spec, run_policy))
     gpu = any(_gpu_key(key) for item in containers(as_map(as_map(launcher.get("template"))
                                                            .get("spec")))
               for key in as_map(as_map(item.get("resources")).get("limits")))
@@ -690,7 +756,15 @@ def simulate_v1(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[Wor
                              cites))
     world = World("legacy", to.CONTROLLER, tuple(sorted(pods, key=_order)), extras,
                   tuple(dict.fromkeys(cites)))
-    return world, _v1_reactor(restart, as_int(run_policy.get("backoffLimit"))), ""
+    return world, _v1_reactor(restart, as_int(run_policy.get("backoffLimit"))), "", \
+        to.cleanup(_v1_policy(spec, run_policy))
+
+
+def _v1_policy(spec: Mapping[str, Any], run_policy: Mapping[str, Any]) -> Mapping[str, Any]:
+    """runPolicy.cleanPodPolicy, else the deprecated spec.cleanPodPolicy (Reconcile syncs them)."""
+    if as_str(run_policy.get("cleanPodPolicy")) is None and as_str(spec.get("cleanPodPolicy")):
+        return {**run_policy, "cleanPodPolicy": spec.get("cleanPodPolicy")}
+    return run_policy
 
 
 def _gpu_key(key: str) -> bool:
@@ -836,7 +910,8 @@ def _v1_reactor(restart: Mapping[str, str], backoff: int | None) -> React:
             cites = (to.C_PAST_BACKOFF, to.C_BACKOFF_TYPES, to.C_BACKOFF_RUNNING)
             if (backoff == 0 and total > 0) or (backoff > 0 and total >= backoff):
                 return Reacted("restarted", "Failed", why + f"; restarts of running pods "
-                               f"({total}) reach backoffLimit {backoff}: the job fails", cites)
+                               f"({total}) reach backoffLimit {backoff}: the operator deletes "
+                               "every pod and fails the job", cites, cleaned=True)
             return Reacted("restarted", "Running", why + f"; restarts {total} < backoffLimit "
                            f"{backoff}", cites)
         if event.action == "exit" and event.code == 0:
@@ -851,8 +926,8 @@ def _v1_reactor(restart: Mapping[str, str], backoff: int | None) -> React:
                  else f"exited {event.code} under pod restartPolicy Never")
         if backoff == 0:
             return Reacted("kept", "Failed", f"{event.identity} {cause}; backoffLimit 0: a new "
-                           "failed pod fails the job (work-queue requeues taken as 0)",
-                           (to.C_NEW_FAILURE,))
+                           "failed pod fails the job (work-queue requeues taken as 0); the "
+                           "operator deletes every pod", (to.C_NEW_FAILURE,), cleaned=True)
         if restart[rtype] == "ExitCode":
             return Reacted("kept", "Running", f"{event.identity} {cause}; restartPolicy "
                            "ExitCode: the job is marked Restarting, but the MPI controller "

@@ -30,6 +30,7 @@ from typing import Any
 
 from migrator.simulate.legacy_common import (
     TRAINING_OPERATOR,
+    Cleanup,
     Reacted,
     Rejected,
     Run,
@@ -40,9 +41,10 @@ from migrator.simulate.legacy_common import (
     as_str,
     cite,
     containers,
+    count,
     plain,
 )
-from migrator.simulate.model import Citation, Event, Pod, World
+from migrator.simulate.model import Citation, Event, Phase, Pod, World
 
 CONTROLLER = "training-operator v1.9.2"
 GROUP_LABEL = "training.kubeflow.org/"
@@ -94,6 +96,9 @@ C_PG_MIN = _c(P + "common/job.go", 251, "PodGroup minMember defaults to all repl
               "minMember := totalReplicas")
 C_PG_MIN_SET = _c(P + "common/job.go", 259, "schedulingPolicy.minAvailable sets minMember",
                   "minMember = *minAvailable")
+C_PG_QUEUE = _c(P + "common/job.go", 252, "Volcano queue defaults to default", 'queue := "default"')
+C_PG_POLICY = _c(P + "common/job.go", 261, "schedulingPolicy.queue, priorityClass, timeout",
+                 "if q := runPolicy.SchedulingPolicy.Queue; len(q) != 0 {")
 C_GANG_ON = _c(P + "common/job.go", 250, "a PodGroup only when gang scheduling is enabled",
                "if jc.Config.EnableGangScheduling() {")
 C_SUSPEND = _c(P + "common/job.go", 146, "a suspended job has its pods deleted, none created",
@@ -126,6 +131,12 @@ C_BACKOFF_ZERO = _c("pkg/core/job.go", 130, "backoffLimit 0: any restart fails t
                     "return result > 0, nil")
 C_BACKOFF_SUM = _c("pkg/core/job.go", 132, "the sum of restarts reaching backoffLimit fails it",
                    "return result >= *runPolicy.BackoffLimit, nil")
+C_CLEAN = _c(P + "common/job.go", 124, "a finished job's pods are cleaned up by cleanPodPolicy",
+             "if err = jc.CleanUpResources(runPolicy, runtimeObject, metaObject, jobStatus, pods)")
+C_CLEAN_NONE = _c(P + "common/job.go", 49, "cleanPodPolicy None (the default) keeps every pod",
+                  "*runPolicy.CleanPodPolicy == apiv1.CleanPodPolicyNone")
+C_CLEAN_RUNNING = _c(P + "common/job.go", 57, "Running deletes only running and pending pods",
+                     "*runPolicy.CleanPodPolicy == apiv1.CleanPodPolicyRunning")
 C_FAILED_STICKY = _c("pkg/util/status.go", 105, "a Failed job never changes condition again",
                      "if IsFailed(*status) {")
 C_CAMEL = _c(A + "defaulting_utils.go", 52, "replica types are matched case-insensitively",
@@ -525,6 +536,7 @@ def parse(job: Mapping[str, Any], kind: Kind) -> Job:
         _default_port(template, kind)
         out.replicas[rtype] = Replica(rtype, 1 if replicas is None else max(replicas, 0),
                                       restart, template)
+    count(out.total, f"{kind.kind} {name}")
     return out
 
 
@@ -605,7 +617,8 @@ def _pytorch_env(job: Job, rtype: str, index: int, cites: list[Citation]) -> lis
         cites.append(C_PT_NPROC_DEFAULT)
     nproc_str = nproc if isinstance(nproc, str) else (str(nproc) if as_int(nproc) is not None
                                                       else None)
-    nproc_int = int(nproc_str) if nproc_str is not None and nproc_str.lstrip("-").isdigit() else 1
+    digits = nproc_str is not None and nproc_str.lstrip("-").isdigit() and len(nproc_str) < 11
+    nproc_int = int(nproc_str) if digits and nproc_str is not None else 1  # Atoi, else 1
     total = job.total
     out = [env_entry("PYTHONUNBUFFERED", "1")]
     cites.append(C_PT_UNBUFFERED)
@@ -695,7 +708,7 @@ def _tf_config(job: Job, rtype: str, index: int, cites: list[Citation]) -> str:
         if rt == "ps":
             sparse["ps"] = cluster.get("ps", [])[index:index + 1]
         elif rt == "worker":
-            sparse["ps"] = cluster.get("ps", [])
+            sparse["ps"] = cluster.get("ps")  # a missing type is a nil slice: JSON null
             workers = cluster.get("worker", [])
             if index < len(workers):
                 sparse["worker"] = {str(index): workers[index]}
@@ -818,7 +831,7 @@ def _cluster_spec(job: Job, rtype: str, index: int, spec: dict[str, Any],
 
 def gang(gang_scheduler: str | None) -> tuple[str, bool] | None:
     """(scheduler name, is Volcano) of the operator's gang scheduler, None without one."""
-    if not gang_scheduler or gang_scheduler == "None":
+    if not isinstance(gang_scheduler, str) or gang_scheduler in ("", "None"):
         return None
     return gang_scheduler, gang_scheduler == "volcano"
 
@@ -874,10 +887,24 @@ def build(job: Job, gang_scheduler: str | None) -> World:
     if scheduler is not None:
         policy = as_map(job.run_policy.get("schedulingPolicy"))
         minimum = as_int(policy.get("minAvailable"))
-        extras["podGroup"] = {
+        group: dict[str, Any] = {
             "kind": "volcano" if scheduler[1] else "scheduler-plugins",
             "name": job.name, "minMember": job.total if minimum is None else minimum}
-        cites += [C_GANG_ON, C_PG_MIN] + ([C_PG_MIN_SET] if minimum is not None else [])
+        if scheduler[1]:
+            group["queue"] = as_str(policy.get("queue")) or "default"
+            group["priorityClassName"] = as_str(policy.get("priorityClass")) or ""
+        else:
+            group["scheduleTimeoutSeconds"] = as_int(policy.get("scheduleTimeoutSeconds"))
+        extras["podGroup"] = group
+        cites += [C_GANG_ON, C_PG_MIN, C_PG_QUEUE, C_PG_POLICY]
+        cites += [C_PG_MIN_SET] if minimum is not None else []
+    too_long = [_name(job, r.rtype, r.replicas - 1) for r in job.replicas.values()
+                if r.replicas and not _dns1035(_name(job, r.rtype, r.replicas - 1))]
+    if too_long:
+        raise Rejected([f"service {name!r} is not a DNS-1035 label (63 characters at most): the "
+                        "API server refuses it and the reconcile stops with an error, pods of "
+                        "other replica types possibly never created" for name in too_long],
+                       [C_SERVICE])
     pods: list[Pod] = []
     services: list[str] = []
     service_specs: list[dict[str, Any]] = []
@@ -1010,9 +1037,29 @@ def _restarted(job: Job, run: Run, counted: Callable[[str], bool], event: Event,
         cites += (C_BACKOFF_ZERO if limit == 0 else C_BACKOFF_SUM,)
         return Reacted("restarted", "Failed",
                        why + f"; the running pods' restarts ({total}) reach backoffLimit "
-                       f"{limit}: the operator deletes every pod and fails the job", cites)
+                       f"{limit}: the operator deletes every pod and fails the job", cites,
+                       cleaned=True)
     return Reacted("restarted", "Running",
                    why + f"; restarts of running pods {total} < backoffLimit {limit}", cites)
+
+
+def cleanup(run_policy: Mapping[str, Any]) -> Cleanup:
+    """``CleanUpResources`` of a finished job under its cleanPodPolicy (default None)."""
+    policy = as_str(run_policy.get("cleanPodPolicy")) or "None"
+
+    def clean(run: Run, phase: Phase) -> tuple[str, tuple[Citation, ...]]:
+        if policy == "All":
+            return ("cleanPodPolicy All: the operator deletes every pod and its service",
+                    (C_CLEAN,))
+        if policy == "Running":
+            running = sorted(i for i, state in run.pods.items() if state.status == "running")
+            return (f"cleanPodPolicy Running: the operator deletes the running pods "
+                    f"({', '.join(running) or 'none'}) and their services; finished ones stay",
+                    (C_CLEAN, C_CLEAN_RUNNING))
+        return ("cleanPodPolicy None: every pod stays as it is (running ones keep running)",
+                (C_CLEAN, C_CLEAN_NONE))
+
+    return clean
 
 
 def success(job: Job, run: Run, event: Event) -> Reacted:
@@ -1102,7 +1149,7 @@ def failure(job: Job, run: Run, replica: Replica, event: Event, code: int) -> Re
     if job.backoff_limit == 0:
         return Reacted("kept", "Failed", what + "; backoffLimit 0: a new failed pod exceeds it "
                        "(work-queue requeues taken as 0); the operator deletes the pods and "
-                       "fails the job", (*cites, C_NEW_FAILURE))
+                       "fails the job", (*cites, C_NEW_FAILURE), cleaned=True)
     retryable = code >= 128
     if replica.restart == "ExitCode" and not retryable:
         return Reacted("kept", "Failed", what + f"; restartPolicy ExitCode and {code} < 128 is "

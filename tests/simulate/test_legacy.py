@@ -169,7 +169,8 @@ def test_pytorch_gang_scheduling() -> None:
     job = pytorch(workers=1, runPolicy={"schedulingPolicy": {"minAvailable": 1}})
     job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["schedulerName"] = "mine"
     world = legacy.world(job, gang_scheduler="volcano")
-    assert world.extras["podGroup"] == {"kind": "volcano", "name": "pt", "minMember": 1}
+    assert world.extras["podGroup"] == {"kind": "volcano", "name": "pt", "minMember": 1,
+                                        "queue": "default", "priorityClassName": ""}
     assert world.pod("node-0").spec["schedulerName"] == "volcano"  # type: ignore[union-attr]
     assert world.pod("node-1").spec["schedulerName"] == "mine"  # type: ignore[union-attr]
 
@@ -494,7 +495,8 @@ def test_mpi_v2_validation_refusals(change: Any, reason: str) -> None:
 
 def test_mpi_v2_launcher_job_backoff() -> None:
     """The launcher Job: OnFailure restarts counted against backoffLimit (default 6,
-    k8s.io/api batch/v1/types.go:351); with Never, failed pods counted (:333)."""
+    k8s.io/api batch/v1/types.go:351); with Never, failed pods counted (:333); the MPIJob fails
+    with the Job (mpi_job_controller.go:1124, as TestLauncherFailed at v0.8.0 sees it)."""
     outcome = run(mpi_v2(), Event("launcher-0", "exit", 1, times=8))
     assert trail(outcome) == [("restarted", "Running")] * 5 + [("restarted", "Failed")]
     never = mpi_v2(runPolicy={"backoffLimit": 2})
@@ -507,7 +509,8 @@ def test_mpi_v2_launcher_job_backoff() -> None:
 
 def test_mpi_v2_workers_and_success() -> None:
     """mpi_job_controller.go:1016 (a failed worker stays), :1143-1156 (an evicted worker fails
-    the MPIJob), :1115 (the launcher Job's completion)."""
+    the MPIJob), :1115 (the launcher Job's completion: mirrors TestLauncherSucceeded,
+    pkg/controller/mpi_job_controller_test.go@v0.8.0)."""
     assert trail(run(mpi_v2(), Event("node-1", "exit", 1))) == [("kept", "Running")]
     assert trail(run(mpi_v2(), Event("node-1", "evict"))) == [("kept", "Failed")]
     outcome = run(mpi_v2(), Event("node-0", "exit", 0), Event("launcher-0", "exit", 0))
@@ -625,3 +628,192 @@ def test_mpi_v2_managed_elsewhere_is_not_validated() -> None:
     world = legacy.world(job)
     assert world.pods == ()
     assert world.extras["managedBy"] == "example.com/other"
+
+
+def test_exit_code_retries_forever_under_a_positive_backoff_limit() -> None:
+    """common/pod.go:352 recreates a pod that failed with a retryable code; core/job.go:115
+    counts only restarts of running pods (a recreated pod has none) and common/job.go:197
+    needs work-queue requeues: backoffLimit 2 never stops the retries."""
+    job = pytorch(runPolicy={"backoffLimit": 2})
+    job["spec"]["pytorchReplicaSpecs"]["Worker"]["restartPolicy"] = "ExitCode"
+    assert trail(run(job, Event("node-2", "exit", 137, times=5))) == [("recreated", "Running")] * 5
+
+
+def test_pod_group_details() -> None:
+    """training-operator common/job.go:252-272; mpi-operator podgroup.go:115, :245, :407."""
+    job = pytorch(runPolicy={"schedulingPolicy": {"queue": "q", "priorityClass": "high"}})
+    assert legacy.world(job, gang_scheduler="volcano").extras["podGroup"] == {
+        "kind": "volcano", "name": "pt", "minMember": 3, "queue": "q",
+        "priorityClassName": "high"}
+    plugins = legacy.world(pytorch(), gang_scheduler="my-scheduler")
+    assert plugins.extras["podGroup"]["scheduleTimeoutSeconds"] is None
+    assert {p.spec["schedulerName"] for p in plugins.pods} == {"my-scheduler"}
+    assert {p.labels["scheduling.x-k8s.io/pod-group"] for p in plugins.pods} == {"pt"}
+    mpi = mpi_v2()
+    mpi["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["priorityClassName"] = "w"
+    group = legacy.world(mpi, gang_scheduler="volcano").extras["podGroup"]
+    assert (group["minMember"], group["queue"], group["priorityClassName"]) == (3, "", "w")
+    assert legacy.world(mpi_v2(), gang_scheduler="sp").extras["podGroup"][
+        "scheduleTimeoutSeconds"] == 0
+
+
+def _tf_restart_everywhere(job: dict[str, Any]) -> dict[str, Any]:
+    for spec in job["spec"]["tfReplicaSpecs"].values():
+        spec["restartPolicy"] = "ExitCode"
+    return job
+
+
+@pytest.mark.parametrize(("case", "job", "events", "phase"), [
+    ("Chief worker is succeeded", tfjob(1, chief=1),
+     [Event("node-0", "exit", 0), Event("chief-0", "exit", 0)], "Succeeded"),
+    ("Chief worker is failed", tfjob(1, chief=1), [Event("chief-0", "exit", 1)], "Failed"),
+    ("(No chief worker) Worker is failed", tfjob(1), [Event("node-0", "exit", 1)], "Failed"),
+    ("(No chief worker) Worker is succeeded", tfjob(1), [Event("node-0", "exit", 0)],
+     "Succeeded"),
+    ("(No chief worker) worker-0 are succeeded, 3 workers are active", tfjob(4, 2),
+     [Event("node-0", "exit", 0)], "Succeeded"),
+    ("(No chief worker, successPolicy: AllWorkers) worker-0 are succeeded, 3 workers are active",
+     tfjob(4, successPolicy="AllWorkers"), [Event("node-0", "exit", 0)], "Running"),
+    ("(No chief worker, successPolicy: AllWorkers) 4 workers are succeeded",
+     tfjob(4, successPolicy="AllWorkers"),
+     [Event(f"node-{i}", "exit", 0) for i in (1, 2, 3, 0)], "Succeeded"),
+    ("Chief is running, a PS is failed", tfjob(4, 2, chief=1), [Event("ps-1", "exit", 1)],
+     "Failed"),
+    ("Chief is failed and restarting", _tf_restart_everywhere(tfjob(4, 2, chief=1)),
+     [Event("chief-0", "exit", 130)], "Running"),
+])
+def test_tf_status_cases_mirror_upstream(case: str, job: dict[str, Any], events: list[Event],
+                                         phase: str) -> None:
+    """Mirrors "should update TFJob with desired status" (pkg/controller.v1/tensorflow/
+    status_test.go@v1.9.2), each case's pods reached by events in order; "restarting" is
+    Running here (the job's phase), with the pod recreated."""
+    outcome = run(job, *events)
+    assert outcome.phase == phase, case
+    if case == "Chief is failed and restarting":
+        assert trail(outcome) == [("recreated", "Running")]
+
+
+def test_mpi_v2_hostfile_mirrors_upstream_new_config_map() -> None:
+    """Mirrors TestNewConfigMap "OpenMPI without slots, enable launcher as worker" and "...,
+    zero explicit workers" (pkg/controller/mpi_job_controller_test.go@v0.8.0), without a
+    cluster domain; a job without a Worker spec is valid (validation.go:138)."""
+    job = mpi_v2(workers=2, runLauncherAsWorker=True)
+    job["metadata"] = {"name": "openmpi-without-slots", "namespace": "tenant-a"}
+    assert legacy.world(job).extras["configMap"] == {
+        "name": "openmpi-without-slots-config",
+        "hostfile": "openmpi-without-slots-launcher.openmpi-without-slots.tenant-a.svc slots=1\n"
+                    "openmpi-without-slots-worker-0.openmpi-without-slots.tenant-a.svc slots=1\n"
+                    "openmpi-without-slots-worker-1.openmpi-without-slots.tenant-a.svc slots=1\n"}
+    del job["spec"]["mpiReplicaSpecs"]["Worker"]
+    world = legacy.world(job)
+    assert world.extras["configMap"]["hostfile"] == (
+        "openmpi-without-slots-launcher.openmpi-without-slots.tenant-a.svc slots=1\n")
+    assert [pod.identity for pod in world.pods] == ["launcher-0"]
+
+
+def test_cleanup_after_the_job_finishes() -> None:
+    """training-operator common/job.go:49-57 (cleanPodPolicy; a backoff failure deletes every
+    pod itself); mpi-operator mpi_job_controller.go:625 (needs a completionTime, which an
+    eviction does not set) and :1075 — the cleanPodPolicy All case mirrors TestShutdownWorker
+    (pkg/controller/mpi_job_controller_test.go@v0.8.0: every worker deleted after the launcher
+    Job completes); MPIJob v1 runPolicy over spec.cleanPodPolicy (:163)."""
+    assert "cleanPodPolicy None: every pod stays" in run(
+        pytorch(), Event("node-0", "exit", 0)).why
+    running = run(pytorch(runPolicy={"cleanPodPolicy": "Running"}), Event("node-0", "exit", 0))
+    assert "deletes the running pods (node-1, node-2)" in running.why
+    backoff = run(pytorch(runPolicy={"backoffLimit": 0, "cleanPodPolicy": "None"}),
+                  Event("node-1", "exit", 1))
+    assert "deletes every pod" in backoff.why
+    assert "cleanPodPolicy" not in backoff.why
+    assert "keep running" in run(mpi_v2(), Event("node-0", "evict")).why
+    assert "deletes every worker pod" in run(mpi_v2(runPolicy={"cleanPodPolicy": "All"}),
+                                             Event("launcher-0", "exit", 0)).why
+    assert "cleanPodPolicy All" in run(mpi_v1(cleanPodPolicy="All"),
+                                       Event("launcher-0", "exit", 0)).why
+
+
+def test_sizes_beyond_the_simulation_are_refused_not_attempted() -> None:
+    with pytest.raises(Rejected, match="at most 10000 pods"):
+        legacy.world(pytorch(workers=2_000_000_000))
+    with pytest.raises(Rejected, match="at most 10000 pods"):
+        legacy.world(mpi_v2(workers=10**9))
+    with pytest.raises(Rejected, match="event occurrences"):
+        run(pytorch(), Event("node-0", "exit", 1, times=10**9))
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(5000):
+        node["x"] = {}
+        node = node["x"]
+    job = pytorch()
+    job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["metadata"] = deep
+    with pytest.raises(ValueError, match="nests too deeply"):
+        legacy.world(job)
+
+
+def test_suspended_jobs_get_no_pod_group() -> None:
+    """training-operator common/job.go:146 returns before :250; mpi-operator
+    mpi_job_controller.go:665 guards the PodGroup and the workers."""
+    assert "podGroup" not in legacy.world(pytorch(runPolicy={"suspend": True}),
+                                          gang_scheduler="volcano").extras
+    assert "podGroup" not in legacy.world(mpi_v2(runPolicy={"suspend": True}),
+                                          gang_scheduler="volcano").extras
+
+
+def test_tf_sparse_cluster_spec() -> None:
+    """tensorflow.go:74-83 and :126: enableDynamicWorker sends each worker only itself and the
+    PS list (null without PS: a nil slice), each PS only itself."""
+    world = legacy.world(tfjob(2, 2, enableDynamicWorker=True))
+    assert json.loads(env(world.pod("node-1"), "TF_CONFIG") or "") == {
+        "cluster": {"worker": {"1": "test-tfjob-worker-1.ns.svc:2222"},
+                    "ps": ["test-tfjob-ps-0.ns.svc:2222", "test-tfjob-ps-1.ns.svc:2222"]},
+        "task": {"type": "worker", "index": 1}}
+    assert json.loads(env(world.pod("ps-1"), "TF_CONFIG") or "")["cluster"] == {
+        "worker": {}, "ps": ["test-tfjob-ps-1.ns.svc:2222"]}
+    alone = legacy.world(tfjob(2, enableDynamicWorker=True))
+    assert env(alone.pod("node-0"), "TF_CONFIG") == (
+        '{"cluster":{"worker":{"0":"test-tfjob-worker-0.ns.svc:2222"},"ps":null},'
+        '"task":{"type":"worker","index":0}}')
+
+
+def test_service_names_past_63_characters_are_refused() -> None:
+    """common/service.go:243 names each headless service <job>-<rtype>-<i>; the webhook checks
+    only the job name, the API server refuses a longer service name."""
+    job = pytorch(workers=10)
+    job["metadata"]["name"] = "a" * 55
+    with pytest.raises(Rejected, match="worker-9' is not a DNS-1035 label"):
+        legacy.world(job)
+    job["metadata"]["name"] = "a" * 54
+    assert len(legacy.world(job).pods) == 11
+
+
+def _ported(job: dict[str, Any], port: int) -> dict[str, Any]:
+    for spec in job["spec"]["pytorchReplicaSpecs"].values():
+        spec["template"]["spec"]["containers"][0]["ports"] = [
+            {"name": "pytorchjob-port", "containerPort": port, "protocol": "TCP"}]
+    return job
+
+
+def test_pytorch_envtest_resources_mirror_upstream() -> None:
+    """Mirrors "Should get the corresponding resources successfully", both the plain and the
+    elastic PyTorchJob (pkg/controller.v1/pytorch/pytorchjob_controller_test.go@v1.9.2):
+    MASTER_PORT is the master service's port, MASTER_ADDR its name, PET_NPROC_PER_NODE auto;
+    elastic PET_RDZV_BACKEND c10d, PET_NNODES 1:3, PET_RDZV_ENDPOINT <worker-0 service>:port,
+    PET_MAX_RESTARTS; an HPA for the metrics."""
+    world = legacy.world(_ported(pytorch(workers=2), 8080))
+    master = world.pod("node-0")
+    service = world.extras["serviceSpecs"][0]
+    assert service["name"] == "pt-master-0"
+    assert service["ports"] == [{"name": "pytorchjob-port", "port": 8080}]
+    assert env(master, "MASTER_PORT") == "8080"
+    assert env(master, "MASTER_ADDR") == service["name"]
+    assert env(master, "PET_NPROC_PER_NODE") == "auto"
+    elastic = _ported(pytorch(workers=1, master=False, elasticPolicy={
+        "rdzvBackend": "c10d", "minReplicas": 1, "maxReplicas": 3, "maxRestarts": 3,
+        "metrics": [{"type": "Resource"}]}), 8080)
+    world = legacy.world(elastic)
+    worker = world.pod("node-0")
+    assert (env(worker, "PET_RDZV_BACKEND"), env(worker, "PET_NNODES"),
+            env(worker, "PET_RDZV_ENDPOINT"), env(worker, "PET_MAX_RESTARTS")) == (
+        "c10d", "1:3", "pt-worker-0:8080", "3")
+    assert world.extras["serviceSpecs"][0]["ports"] == [{"name": "pytorchjob-port", "port": 8080}]
+    assert world.extras["hpa"]["maxReplicas"] == 3
