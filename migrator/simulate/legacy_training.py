@@ -573,7 +573,14 @@ def identity(job: Job, rtype: str, index: int) -> str:
             return f"ps-{index}"
         if rtype == "Worker":
             return f"node-{index}"
-    if kind in ("JAXJob", "TFJob") and rtype == "Worker":
+    if kind == "TFJob":
+        # the chief (or master) leads the worker group, as PyTorch's Master does
+        lead = next((role for role in ("Chief", "Master") if job.has(role)), None)
+        if rtype == lead:
+            return f"node-{index}"
+        if rtype == "Worker":
+            return f"node-{index + (job.count(lead) if lead else 0)}"
+    if kind == "JAXJob" and rtype == "Worker":
         return f"node-{index}"
     return f"{rtype.lower()}-{index}"
 

@@ -16,9 +16,11 @@ pod runs, never by the objects' names (which differ by construction):
   then completion index), whatever the replicated job is called in the runtime (the one the
   ``trainer.kubeflow.org/trainjob-ancestor-step: trainer`` label marks).
 - ``launcher-K``: an MPI launcher (a correct conversion has exactly ``launcher-0``).
-- ``ROLE-K`` for roles with a meaning of their own (TFJob ``chief-0``, ``ps-1``,
-  ``evaluator-0``; Paddle parameter-server ``ps-K``): the legacy replica type lower-cased; on the
-  Trainer side, a replicated job whose name is that role.
+- TFJob: the Chief (or Master) leads the worker group as PyTorch's Master does: it is
+  ``node-0`` and Worker i is ``node-(i+1)`` (without a Chief or Master, Worker i is ``node-i``).
+- ``ROLE-K`` for roles with a meaning of their own (TFJob ``ps-1``, ``evaluator-0``; Paddle
+  parameter-server ``ps-K``): the legacy replica type lower-cased; on the Trainer side, a
+  replicated job whose name is that role.
 - ``init:NAME-K``: an initializer or other replicated job of the runtime with no legacy
   counterpart (Trainer's ``dataset-initializer`` ...).
 

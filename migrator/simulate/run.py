@@ -63,9 +63,18 @@ def simulate(job: Mapping[str, Any], outputs: Iterable[Mapping[str, Any]], versi
     if trainjob is None:
         raise CannotSimulate("the conversion wrote no TrainJob")
     runtime, name = _runtime(trainjob, [*written, *runtimes], version)
+    # A suspended job creates nothing until a queue (Kueue) resumes it: compare the suspension,
+    # then what each side creates and does once resumed.
+    differences: list[Difference] = []
+    held = (_suspended(job, ("spec", "runPolicy", "suspend")),
+            _suspended(trainjob, ("spec", "suspend")))
+    if held[0] != held[1]:
+        differences.append(Difference("", "suspend", "suspended", *held))
+    job = _resumed(job, ("spec", "runPolicy", "suspend"))
+    trainjob = _resumed(trainjob, ("spec", "suspend"))
     before = legacy.world(job)
     after = trainer.world(trainjob, runtime, version)
-    differences = compare.pods(before, after)
+    differences += compare.pods(before, after)
     outcomes = []
     for scenario in compare.scenarios(before):
         pair = (legacy.outcome(job, scenario),
@@ -73,6 +82,23 @@ def simulate(job: Mapping[str, Any], outputs: Iterable[Mapping[str, Any]], versi
         outcomes.append(pair)
         differences.extend(compare.outcomes(*pair))
     return Simulation(before, after, tuple(outcomes), tuple(differences), name)
+
+
+def _suspended(obj: Mapping[str, Any], path: tuple[str, ...]) -> bool:
+    node: Any = obj
+    for key in path:
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return node is True
+
+
+def _resumed(obj: Mapping[str, Any], path: tuple[str, ...]) -> Mapping[str, Any]:
+    """``obj`` with the flag at ``path`` removed (copies only the maps on the way)."""
+    if not _suspended(obj, path):
+        return obj
+    head, *rest = path
+    if not rest:
+        return {key: value for key, value in obj.items() if key != head}
+    return {**obj, head: _resumed(obj[head], tuple(rest))}
 
 
 def _runtime(trainjob: Mapping[str, Any], candidates: list[Mapping[str, Any]],

@@ -331,9 +331,9 @@ def test_tf_success_rules() -> None:
     all_workers = tfjob(2, successPolicy="AllWorkers")
     assert trail(run(all_workers, Event("node-0", "exit", 0), Event("node-1", "exit", 0))) == [
         ("kept", "Running"), ("kept", "Succeeded")]
-    chief = tfjob(2, chief=1)
-    assert run(chief, Event("node-0", "exit", 0)).phase == "Running"
-    assert run(chief, Event("chief-0", "exit", 0)).phase == "Succeeded"
+    chief = tfjob(2, chief=1)  # the chief is node-0, the workers node-1 and node-2
+    assert run(chief, Event("node-1", "exit", 0)).phase == "Running"
+    assert run(chief, Event("node-0", "exit", 0)).phase == "Succeeded"
 
 
 def test_tf_failure_rules() -> None:
@@ -665,8 +665,8 @@ def _tf_restart_everywhere(job: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("case", "job", "events", "phase"), [
     ("Chief worker is succeeded", tfjob(1, chief=1),
-     [Event("node-0", "exit", 0), Event("chief-0", "exit", 0)], "Succeeded"),
-    ("Chief worker is failed", tfjob(1, chief=1), [Event("chief-0", "exit", 1)], "Failed"),
+     [Event("node-1", "exit", 0), Event("node-0", "exit", 0)], "Succeeded"),
+    ("Chief worker is failed", tfjob(1, chief=1), [Event("node-0", "exit", 1)], "Failed"),
     ("(No chief worker) Worker is failed", tfjob(1), [Event("node-0", "exit", 1)], "Failed"),
     ("(No chief worker) Worker is succeeded", tfjob(1), [Event("node-0", "exit", 0)],
      "Succeeded"),
@@ -680,7 +680,7 @@ def _tf_restart_everywhere(job: dict[str, Any]) -> dict[str, Any]:
     ("Chief is running, a PS is failed", tfjob(4, 2, chief=1), [Event("ps-1", "exit", 1)],
      "Failed"),
     ("Chief is failed and restarting", _tf_restart_everywhere(tfjob(4, 2, chief=1)),
-     [Event("chief-0", "exit", 130)], "Running"),
+     [Event("node-0", "exit", 130)], "Running"),
 ])
 def test_tf_status_cases_mirror_upstream(case: str, job: dict[str, Any], events: list[Event],
                                          phase: str) -> None:
