@@ -28,17 +28,19 @@ from migrator.simulate.model import World
 
 # Aspect -> the codes that name what a controller adds to pods of that aspect by itself.
 CONTRACT: dict[str, frozenset[str]] = {
-    "env": effective.CONTRACT_CODES["env"] | {"F511", "F506", "C409"},
-    "ports": effective.CONTRACT_CODES["env"] | {"F511"},
+    "env": effective.CONTRACT_CODES["env"] | {"F505", "F506", "F511", "F530", "F532", "C409",
+                                              "C412", "C413"},
+    "ports": effective.CONTRACT_CODES["env"] | {"F511", "P312"},
     "command": effective.CONTRACT_CODES["command"] | {"F511"},
     "volumes": effective.CONTRACT_CODES["volumes"],
     "pod spec": effective.CONTRACT_CODES["volumes"],
+    "scheduling": frozenset({"R205", "R217"}),
 }
 # Outcome and pod-count differences -> the codes that speak of them (wherever they stand).
 OUTCOME: dict[str, frozenset[str]] = {
-    "pods": frozenset({"F523", "R213"}),
-    "outcome": frozenset({"R210", "R214", "P311", "F513", "F501"}),
-    "selectors": frozenset({"C409"}),
+    "pods": frozenset({"F523", "R208", "R218"}),
+    "outcome": frozenset({"R210", "R214", "P311", "F513", "F501", "F531"}),
+    "selectors": frozenset({"C409", "P313", "P314"}),
 }
 _STEP = re.compile(r"(\w+)\[([^\]]*)\]|(\w+)")
 
