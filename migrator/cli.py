@@ -100,6 +100,10 @@ def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--manager", help="Manager key of the generated runtimePatches entry "
                      f"(default {DEFAULT_MANAGER})."),
         _option("allow_lossy"),
+        click.option("--allow", "allow", multiple=True, metavar="CODE[=CHOICE]",
+                     help="Accept the findings of this code (they are still reported, as "
+                     "waived); add ' -- reason' to say why. An elastic job needs its size: "
+                     "F501=min, F501=max or F501=replicas. Repeatable."),
         click.option("--include", multiple=True, help="Only files matching this glob in "
                      "directory walks (gitignore syntax; default *.yaml, *.yml). Repeatable."),
         click.option("--exclude", multiple=True, help="Skip files matching this glob "

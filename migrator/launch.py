@@ -93,7 +93,7 @@ OPTIONS: dict[str, Option] = {option.dest: option for option in (
 UNREAD: dict[str, Any] = {
     "config_path": None, "runtime": None, "manager": None, "include": (), "exclude": (),
     "changed_since": None, "runtime_files": (), "crds": (), "reports": (),
-    "report_format": None, "baseline": None, "write_baseline": None,
+    "report_format": None, "baseline": None, "write_baseline": None, "allow": (),
 }
 
 _BY_NAME: dict[str, tuple[Option, Any]] = {}
@@ -191,6 +191,7 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
     under_pre_commit = bool(os.environ.get("PRE_COMMIT"))  # it runs hooks in parallel itself
     project = project_config(values["config_path"], say,
                              quiet=values["quiet"] or under_pre_commit)
+    allow = _waivers(values.get("allow", ()), project)
     try:
         options = ConvertOptions(
             target=_pick(values["target"], project.target, "2.2"), runtime=values["runtime"],
@@ -200,7 +201,7 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
             companion_runtimes=_pick(values["companion_runtimes"], project.companion_runtimes,
                                      False),
             runtimes=project.runtimes, runtime_files=values["runtime_files"],
-            crds=values["crds"])
+            crds=values["crds"], allow=allow)
     except (ValueError, MigratorError) as exc:  # a bad target; no mappings folder
         raise UsageError(str(exc)) from None
     preload(options)
@@ -372,6 +373,22 @@ def project_config(explicit: Path | None, say: Callable[[str], None], *, quiet: 
     if not quiet:
         say(f"using config {found}")
     return loaded
+
+
+def _waivers(given: Sequence[str], project: Any) -> tuple[Any, ...]:
+    """The run's waivers: --allow, then the config's ``allow:`` (``migrator.waivers``)."""
+    if not given and not project.allow:
+        return ()
+    from migrator import waivers
+
+    try:
+        from_line = waivers.parse_all(given, "--allow")
+    except waivers.WaiverError as exc:
+        raise UsageError(f"--allow: {exc}") from None
+    try:
+        return (*from_line, *waivers.parse_all(project.allow, f"config {project.path}"))
+    except waivers.WaiverError as exc:
+        raise UsageError(f"{project.path}: allow: {exc}") from None
 
 
 def _pick(cli_value: Any, config_value: Any, default: Any) -> Any:

@@ -109,12 +109,17 @@ def _run(settings: RunSettings) -> int:
     # (stdout, diff), reviewed or annotated: it has nothing to suppress, print or fail
     quick = not reviewing and annotations is None and settings.mode not in ("stdout", "diff")
     totals = kept.counted
+    accepted: dict[tuple[str, str], int] = {}  # waived findings by (waiver, code)
     # without a bar to advance, unchanged files without documents may come as counts
     counting = quick and not progress.enabled
 
     def take(file: FileResult) -> None:
         """Report, review and count one result."""
         file = _with_write_failure(suppressor.apply(file))
+        for finding in _findings(file):
+            if finding.waived:
+                key = finding.waived, finding.code
+                accepted[key] = accepted.get(key, 0) + 1
         _show(file, settings)
         _print(file, settings, minimum, lines)
         if annotations is not None:
@@ -159,7 +164,9 @@ def _run(settings: RunSettings) -> int:
         annotations.close()
     seconds = time.monotonic() - started
     built = kept.report()
-    context = reports.Context(settings.options.target, seconds, _full_report(settings))
+    waived = _waivers(settings, accepted, built, lines, kept.verdict)
+    context = reports.Context(settings.options.target, seconds, _full_report(settings),
+                              waivers=tuple(built.get("waivers", ())))
     failed = 0
     for path in settings.reports:
         text = reports.write(reports.format_of(str(path)), built, reviewed, context)
@@ -178,12 +185,42 @@ def _run(settings: RunSettings) -> int:
         failed += _step_summary(built)
     line = terminal.summary_line(built["summary"], time.monotonic() - started,
                                  check=settings.mode == "check")
+    if waived:
+        line += f"; {waived}"
     if suppressor.suppressed:
         line += f"; {suppressor.suppressed} accepted findings suppressed"
     print(line, file=sys.stderr)
     code = kept.verdict.exit_code(settings.fail_on,
                                   legacy_fails=settings.mode in ("check", "diff"))
     return 2 if failed else code
+
+
+def _waivers(settings: RunSettings, accepted: dict[tuple[str, str], int], built: dict[str, Any],
+             lines: terminal.Lines, verdict: Verdict) -> str:
+    """The run's waivers: each, with how many findings it accepted, goes into the report
+    (``built["waivers"]``); one that accepted none is an A102 warning. Returns what the
+    summary says of them ('' when there are none)."""
+    given = settings.options.allow
+    if not given and not accepted:
+        return ""
+    from migrator import waivers
+
+    rows = []
+    for waiver in given:
+        used = accepted.get((waiver.describe(), waiver.code), 0)
+        rows.append({**waiver.to_json(), "used": used})
+        if not used:
+            finding = Finding(waivers.UNUSED_RUN, Severity.WARNING, "", f"waiver "
+                              f"{waiver.spec} ({waiver.origin}) matched no finding of this run",
+                              "Remove the waiver, or correct its code.")
+            lines.print(terminal.finding_line(waiver.origin, finding), "warning")
+            verdict.worst = max(verdict.worst, Severity.WARNING.rank)
+    if rows:
+        built["waivers"] = rows
+    count = sum(accepted.values())
+    codes = ", ".join(sorted({code for _, code in accepted}))
+    return f"{count} waived finding{'s' if count != 1 else ''} ({codes})" if count else \
+        "no finding waived"
 
 
 class _Kept:

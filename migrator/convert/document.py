@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from migrator import waivers
 from migrator.check import crdschema, validate
 from migrator.convert import argo, embedded, emit, engine, snippets, status, upgrade
 from migrator.convert.classify import classify
@@ -13,7 +14,7 @@ from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
 from migrator.load import detect, yamlio
 from migrator.load.stream import Chunk
-from migrator.results import DocumentResult, Finding, Severity
+from migrator.results import DocumentResult, Finding, Severity, replaced
 from migrator.settings import ConvertOptions
 
 RAISE_INTERNAL_ERRORS = False  # set by the CLI's --debug
@@ -27,7 +28,16 @@ def process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
     converted document keeps its original text.
     """
     try:
-        return _process(chunk, index, catalog, options, render)
+        inline, problems = waivers.inline(chunk.head + chunk.body,
+                                          chunk.line - chunk.head.count("\n"))
+        if not inline and not problems:
+            return _process(chunk, index, catalog, options, render)
+        # waivers written in this document apply to it alone
+        result = _process(chunk, index, catalog,
+                          replaced(options, allow=(*options.allow, *inline)), render)
+        if result.reportable:
+            result.findings.extend((*problems, *waivers.unused_inline(result.findings, inline)))
+        return result
     except Exception as exc:
         if RAISE_INTERNAL_ERRORS:
             raise
@@ -109,6 +119,7 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
         return result
     if not draft.runtime_name:
         return result
+    _elastic_size(root, draft, options, result.findings)
     doc = emit.build(draft, target, options.manager)
     known = _known_runtimes(catalog, options)
     runtime_doc = None
@@ -195,11 +206,35 @@ def _finish(result: DocumentResult, doc: Any, chunk: Chunk, options: ConvertOpti
 
 
 def _writable(findings: list[Finding], options: ConvertOptions) -> bool:
-    """Error findings block a document unless --allow-lossy; an invalid result always does."""
-    errors = [f for f in findings if f.severity is Severity.ERROR]
+    """Error findings block a document unless a waiver accepts each (marked in place) or
+    --allow-lossy; an invalid result always does."""
+    waivers.mark(findings, options.allow, never=validate.OUTPUT_CODES)
+    errors = waivers.blocking(findings)
     if any(f.code in validate.OUTPUT_CODES for f in errors):
         return False
     return not errors or options.allow_lossy
+
+
+def _elastic_size(root: Any, draft: Any, options: ConvertOptions,
+                  findings: list[Finding]) -> None:
+    """An elastic job (F501) accepted by a waiver runs with the size the waiver names; its
+    F501 finding says the node count chosen."""
+    waiver = waivers.chosen(options.allow, waivers.ELASTIC)
+    if waiver is None:
+        return
+    for place, finding in enumerate(findings):
+        if finding.code != waivers.ELASTIC:
+            continue
+        size = waivers.elastic_size(root, waiver.choice)
+        if size is not None:
+            draft.set_trainer("numNodes", size[0])
+            draft.num_nodes = size[0]
+        chosen = f"{size[1]} {size[0]}" if size is not None else \
+            f"the replica count {draft.num_nodes}"
+        if waiver.choice != "replicas" and size is None:
+            chosen += f" (no {waiver.choice}Replicas to choose)"
+        findings[place] = replaced(finding, message=f"{finding.message}; numNodes: {chosen}, "
+                                   f"as chosen by {waiver.spec}")
 
 
 def _known_runtimes(catalog: Catalog, options: ConvertOptions) -> runtimeindex.Index:

@@ -73,8 +73,9 @@ def ordered(findings: list[Finding]) -> list[Finding]:
 def finding_line(name: str, finding: Finding) -> str:
     """``file:line:col: severity CODE message [path]``."""
     path = f" [{finding.path}]" if finding.path else ""
+    waived = f" (waived: {finding.waived})" if finding.waived else ""
     return printable(f"{where(name, finding.line, finding.column)}: {finding.severity.value} "
-                     f"{finding.code} {finding.message}{path}")
+                     f"{finding.code} {finding.message}{path}{waived}")
 
 
 def object_label(identity: Mapping[str, Any]) -> str:
@@ -85,12 +86,14 @@ def object_label(identity: Mapping[str, Any]) -> str:
 
 def tally(findings: list[Finding]) -> str:
     counts = Counter(f.severity.value for f in findings)
-    return ", ".join(f"{counts[s.value]} {s.value}" for s in reversed(Severity)
-                     if counts[s.value])
+    waived = sum(1 for f in findings if f.waived)
+    return ", ".join([*(f"{counts[s.value]} {s.value}" for s in reversed(Severity)
+                        if counts[s.value]), *([f"{waived} waived"] if waived else [])])
 
 
 def codes_of(findings: list[Finding], severity: Severity) -> list[str]:
-    return sorted({f.code for f in findings if f.severity is severity})
+    """The codes of ``findings`` of ``severity`` that no waiver accepted."""
+    return sorted({f.code for f in findings if f.severity is severity and not f.waived})
 
 
 def document_line(name: str, doc: Any) -> str:
@@ -115,6 +118,9 @@ def check_line(name: str, doc: Any) -> str:
 
         extra = f" ({len(warnings)} warning code{'s' if len(warnings) != 1 else ''} to check: " \
                 f"{', '.join(warnings)})" if warnings else ""
+        accepted = sorted({f.code for f in doc.findings if f.waived})
+        if accepted:
+            extra += f" (waived: {', '.join(accepted)})"
         text = (f"{head}: would convert to {object_label(doc.output)}{extra} — fix: "
                 f"trainjob-migrate convert --in-place {shlex.quote(file_label(name))}")
     elif errors:
