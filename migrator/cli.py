@@ -155,6 +155,9 @@ def _convert_command() -> click.Command:
     @click.option("--backup", metavar="SUFFIX",
                   help="With --in-place, keep the original next to each rewritten file.")
     @click.option("--diff", "as_diff", is_flag=True, help="Print a unified diff instead (= diff).")
+    @click.option("--converted-only", is_flag=True,
+                  help="Print only what converted (the TrainJobs; a List keeps only its "
+                  "converted items): a stream to apply that holds no legacy job.")
     @click.option("--fail-on", type=click.Choice(SEVERITIES),
                   help="Exit 1 when a finding has at least this severity (default error).")
     @click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
@@ -168,6 +171,10 @@ def _convert_command() -> click.Command:
             raise click.UsageError("use either -o/--output-dir or --in-place, not both")
         if values["in_place"] and "-" in values["paths"]:
             raise click.UsageError("--in-place cannot rewrite standard input")
+        if values["converted_only"] and (values["in_place"] or values["output_dir"] is not None
+                                         or values["as_diff"]):
+            raise click.UsageError("--converted-only is for the stream on standard output "
+                                   "(not with -o, --in-place or --diff)")
         if values["backup"] is not None and not values["in_place"]:
             raise click.UsageError("--backup needs --in-place")
         if values["backup"] is not None and (not values["backup"] or "/" in values["backup"]

@@ -201,7 +201,8 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
             companion_runtimes=_pick(values["companion_runtimes"], project.companion_runtimes,
                                      False),
             runtimes=project.runtimes, runtime_files=values["runtime_files"],
-            crds=values["crds"], allow=allow)
+            crds=values["crds"], allow=allow,
+            converted_only=bool(values.get("converted_only")))
     except (ValueError, MigratorError) as exc:  # a bad target; no mappings folder
         raise UsageError(str(exc)) from None
     preload(options)

@@ -97,7 +97,7 @@ class ConvertOptions(FrozenValue):
 
     FIELDS = ("target", "runtime", "runtime_kind", "manager", "allow_lossy",
               "companion_runtimes", "runtimes", "runtime_files", "crds", "local_runtime_files",
-              "allow")
+              "allow", "converted_only")
     target: str = "2.2"
     runtime: str | None = None
     runtime_kind: str | None = None
@@ -109,6 +109,7 @@ class ConvertOptions(FrozenValue):
     crds: tuple[str, ...] = ()  # --crd: CRDs exported from the user's cluster
     local_runtime_files: tuple[str, ...] = ()  # runtimes found among the run's own files
     allow: tuple[Waiver, ...] = ()  # --allow and the config's allow: (``migrator.waivers``)
+    converted_only: bool = False  # --converted-only: a List keeps only the items converted
 
     def __init__(self, target: str = "2.2", runtime: str | None = None,
                  runtime_kind: str | None = None, manager: str = DEFAULT_MANAGER,
@@ -116,7 +117,7 @@ class ConvertOptions(FrozenValue):
                  runtimes: tuple[tuple[str, str, str], ...] = (),
                  runtime_files: tuple[str, ...] = (), crds: tuple[str, ...] = (),
                  local_runtime_files: tuple[str, ...] = (),
-                 allow: tuple[Waiver, ...] = ()) -> None:
+                 allow: tuple[Waiver, ...] = (), converted_only: bool = False) -> None:
         _set = object.__setattr__
         _set(self, "target", target)
         _set(self, "runtime", runtime)
@@ -129,6 +130,7 @@ class ConvertOptions(FrozenValue):
         _set(self, "crds", crds)
         _set(self, "local_runtime_files", local_runtime_files)
         _set(self, "allow", allow)
+        _set(self, "converted_only", converted_only)
         if not TARGETS:
             mappings_dir()  # raises the reason (no mappings folder)
             raise ValueError("no Trainer targets in the mappings folder (targets/v<X.Y>.yaml)")

@@ -437,6 +437,10 @@ def _show(file: FileResult, settings: RunSettings) -> None:
         return
     if settings.mode == "stdout":
         text = file.result.text
+        if settings.options.converted_only:
+            text = _converted(file.result.documents)
+            if not text:
+                return
         if len(settings.paths) > 1 or Path(settings.paths[0]).is_dir():
             text = f"---\n# Source: {printable(file.name)}\n{text}"
         write_data(sys.stdout, text if text.endswith("\n") or not text else text + "\n",
@@ -445,6 +449,18 @@ def _show(file: FileResult, settings: RunSettings) -> None:
         write_data(sys.stdout, diffs.unified(printable(file.name), file.source.text,
                                              file.result.text, color=settings.color),
                    github=settings.github, escaped=settings.color)
+
+
+def _converted(documents: list[Any]) -> str:
+    """--converted-only: the converted documents of a stream, each its own YAML document
+    (their comments kept, everything else left out)."""
+    texts: list[str] = []
+    for doc in documents:
+        if doc.status != "converted":
+            continue
+        text = doc.text if doc.text.endswith("\n") else doc.text + "\n"
+        texts.append(text if text.startswith("---") or not texts else "---\n" + text)
+    return "".join(texts)
 
 
 def _print(file: FileResult, settings: RunSettings, minimum: Severity,

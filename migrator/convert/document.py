@@ -161,14 +161,18 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
 
 def _embedded(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
               source: dict[str, Any], embedding: Any, render: bool) -> DocumentResult:
-    doc, findings, mappings, converted = embedded.convert(root, embedding, catalog, options,
-                                                          chunk.line - 1, render)
+    doc, findings, mappings, converted, blocked = embedded.convert(
+        root, embedding, catalog, options, chunk.line - 1, render)
     result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
                             mappings=mappings, findings=findings)
     if not converted:
         return result if findings else _skipped(
             chunk, index, catalog, "K104", f"{source.get('kind')} embeds a legacy job this "
             "release cannot convert here", source)
+    if blocked:  # a List whose other items convert: the ones left are reported, not blocking
+        waivers.mark(findings, options.allow, never=validate.OUTPUT_CODES)
+        return _finish(result, doc, chunk, options, render,
+                       [f for f in findings if not embedded.held(f, blocked)])
     return _finish(result, doc, chunk, options, render)
 
 
@@ -193,11 +197,12 @@ def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
 
 
 def _finish(result: DocumentResult, doc: Any, chunk: Chunk, options: ConvertOptions,
-            render: bool) -> DocumentResult:
-    """Write ``doc`` (an object edited in place) back into the stream unless blocked."""
+            render: bool, deciding: list[Finding] | None = None) -> DocumentResult:
+    """Write ``doc`` (an object edited in place) back into the stream unless its findings
+    (or ``deciding``, those that decide) block it."""
     result.output = {"apiVersion": _text(doc.get("apiVersion")), "kind": _text(doc.get("kind")),
                      "name": result.source.get("name")}
-    if not _writable(result.findings, options):
+    if not _writable(result.findings if deciding is None else deciding, options):
         return result
     result.status = "converted"
     if render:
@@ -205,14 +210,7 @@ def _finish(result: DocumentResult, doc: Any, chunk: Chunk, options: ConvertOpti
     return result
 
 
-def _writable(findings: list[Finding], options: ConvertOptions) -> bool:
-    """Error findings block a document unless a waiver accepts each (marked in place) or
-    --allow-lossy; an invalid result always does."""
-    waivers.mark(findings, options.allow, never=validate.OUTPUT_CODES)
-    errors = waivers.blocking(findings)
-    if any(f.code in validate.OUTPUT_CODES for f in errors):
-        return False
-    return not errors or options.allow_lossy
+_writable = embedded.writable
 
 
 def _elastic_size(root: Any, draft: Any, options: ConvertOptions,

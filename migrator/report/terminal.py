@@ -121,6 +121,9 @@ def check_line(name: str, doc: Any) -> str:
         accepted = sorted({f.code for f in doc.findings if f.waived})
         if accepted:
             extra += f" (waived: {', '.join(accepted)})"
+        left = _items_left(doc.findings)
+        if left:
+            extra += f"; left unconverted: {left}"
         text = (f"{head}: would convert to {object_label(doc.output)}{extra} — fix: "
                 f"trainjob-migrate convert --in-place {shlex.quote(file_label(name))}")
     elif errors:
@@ -132,6 +135,19 @@ def check_line(name: str, doc: Any) -> str:
     else:
         text = f"{head}: {doc.status}"
     return printable(text)
+
+
+def _items_left(findings: list[Finding]) -> str:
+    """The List items an error keeps from converting, with their codes: ``items[2] (K108)``
+    (a List's other items convert)."""
+    left: dict[int, set[str]] = {}
+    for finding in findings:
+        head = finding.path.split(".", 1)[0]
+        if finding.severity is Severity.ERROR and not finding.waived and \
+                head.startswith("items[") and head[6:-1].isdigit():
+            left.setdefault(int(head[6:-1]), set()).add(finding.code)
+    return ", ".join(f"items[{item}] ({', '.join(sorted(codes))})"
+                     for item, codes in sorted(left.items()))
 
 
 def validate_line(name: str, doc: Any, target: str) -> str:
