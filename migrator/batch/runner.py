@@ -36,7 +36,7 @@ from migrator.report.safety import (
     write_data,
     write_report,
 )
-from migrator.results import FileResult, Finding, Severity, Verdict
+from migrator.results import FileResult, Finding, Severity, SourceText, Verdict
 from migrator.settings import RUNTIME_KINDS, RunSettings
 
 if TYPE_CHECKING:
@@ -110,12 +110,18 @@ def _run(settings: RunSettings) -> int:
     quick = not reviewing and annotations is None and settings.mode not in ("stdout", "diff")
     totals = kept.counted
     accepted: dict[tuple[str, str], int] = {}  # waived findings by (waiver, code)
+    # files named on the command line: said to be empty, broken or without a job when they
+    # have no document to report (a walk's files without one are only counted)
+    named = _named_files(settings)
     # without a bar to advance, unchanged files without documents may come as counts
     counting = quick and not progress.enabled
 
     def take(file: FileResult) -> None:
         """Report, review and count one result."""
         file = _with_write_failure(suppressor.apply(file))
+        if named and (file.unreadable is not None or file.write_error is not None or any(
+                d.reportable for d in (file.result.documents if file.result else ()))):
+            named.pop(os.path.normpath(file.name), None)  # said with its documents
         for finding in _findings(file):
             if finding.waived:
                 key = finding.waived, finding.code
@@ -144,8 +150,10 @@ def _run(settings: RunSettings) -> int:
                 continue
             assert isinstance(file, FileResult)
             result = file.result
-            if quick and result is not None and not result.documents and \
-                    file.unreadable is None and file.write_error is None and not file.written:
+            if quick and result is not None and not file.written and \
+                    file.unreadable is None and file.write_error is None and \
+                    not any(d.reportable for d in result.documents) and \
+                    os.path.normpath(file.name) not in named:
                 # Kept.add of a file without documents
                 totals["files"] += 1
                 totals["filesChanged"] += int(file.changed)
@@ -160,6 +168,10 @@ def _run(settings: RunSettings) -> int:
             take(FileResult(folder.name, folder.relative, unreadable=folder))
     finally:
         progress.close()
+    for name in named:  # named, and nothing in it to report
+        note = _named_note(name, settings.max_bytes)
+        if note is not None:
+            lines.print(printable(f"{file_label(name)}: {note}"))
     if annotations is not None:
         annotations.close()
     seconds = time.monotonic() - started
@@ -193,6 +205,51 @@ def _run(settings: RunSettings) -> int:
     code = kept.verdict.exit_code(settings.fail_on,
                                   legacy_fails=settings.mode in ("check", "diff"))
     return 2 if failed else code
+
+
+def _named_files(settings: RunSettings) -> dict[str, None]:
+    """The regular files named on the command line, when their lines are wanted (not under
+    pre-commit, which names every staged file, nor with --quiet)."""
+    if settings.terse or settings.quiet:
+        return {}
+    return {os.path.normpath(path): None for path in settings.paths
+            if path != "-" and os.path.isfile(path)}
+
+
+def _named_note(name: str, max_bytes: int) -> str | None:
+    """What a named file without a document to report holds: empty, not YAML (where it
+    breaks), text, or YAML without a Kubeflow training job (its kinds)."""
+    source = sources.read(name, name, max_bytes)
+    if not isinstance(source, SourceText):
+        return None  # unreadable: reported as Y102 already
+    if not source.text.strip():
+        return "the file is empty: nothing to check"
+    from migrator.convert.routing import SUFFIXES  # (``routing`` is loaded by every run)
+
+    if name.lower().endswith(SUFFIXES):  # a page or a script: read for embedded jobs
+        return "no Kubeflow training job found in it"
+    from migrator.load import stream, yamlio
+
+    kinds: list[str] = []
+    for chunk in stream.split(source.text):
+        if not chunk.has_content:
+            continue
+        try:
+            root = yamlio.load(chunk.body)
+        except yamlio.DocumentError as exc:
+            where = f"line {exc.line + chunk.line - 1}" if exc.line is not None else \
+                f"the document at line {chunk.line}"
+            where += f", column {exc.column}" if exc.line is not None and exc.column else ""
+            return f"not valid YAML ({where}: {exc}): nothing in it was checked"
+        if not isinstance(root, dict):
+            return "not YAML manifests (plain text or a bare value): nothing to check"
+        kind = root.get("kind")
+        kinds.append(str(kind) if isinstance(kind, str) else "no kind")
+    if not kinds:
+        return "only comments: nothing to check"
+    shown = ", ".join(dict.fromkeys(kinds))
+    return (f"{len(kinds)} YAML document{'s' if len(kinds) != 1 else ''} ({shown}), no "
+            "Kubeflow training job or Trainer object in it")
 
 
 def _waivers(settings: RunSettings, accepted: dict[tuple[str, str], int], built: dict[str, Any],
