@@ -370,10 +370,27 @@ def project_config(explicit: Path | None, say: Callable[[str], None], *, quiet: 
             return config.ProjectConfig()
         loaded = config.load(found)
     except MigratorError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(_one_line(str(exc))) from None
     if not quiet:
         say(f"using config {found}")
     return loaded
+
+
+def _one_line(message: str) -> str:
+    """A parser's message on one readable line: YAML's ``in "<unicode string>", line L,
+    column C:`` become ``(line L, column C)`` after what they place, the echoed source and
+    its caret are left out; TOML's quoted line break is named."""
+    import re
+
+    parts: list[str] = []
+    for line in message.replace("'\\n'", "a line break (is a closing quote missing?)") \
+            .splitlines():
+        place = re.match(r'\s*in "[^"]*", (line \d+, column \d+):?$', line)
+        if place is not None and parts:
+            parts[-1] += f" ({place[1]})"
+        elif line.strip() and not line.startswith("    "):
+            parts.append(line.strip())
+    return "; ".join(parts)
 
 
 def _waivers(given: Sequence[str], project: Any) -> tuple[Any, ...]:

@@ -76,6 +76,10 @@ def _run(settings: RunSettings) -> int:
             from migrator.batch import writer
 
             found = writer.Claims(found, settings.output_dir)
+    problem = _report_folders(settings.reports)  # before anything is written
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     options = settings.options
     if settings.mode == "validate" or options.runtime_files:
         from dataclasses import replace  # here: most runs copy no options
@@ -110,6 +114,7 @@ def _run(settings: RunSettings) -> int:
     quick = not reviewing and annotations is None and settings.mode not in ("stdout", "diff")
     totals = kept.counted
     accepted: dict[tuple[str, str], int] = {}  # waived findings by (waiver, code)
+    written = [0]  # files whose conversion was written
     # files named on the command line: said to be empty, broken or without a job when they
     # have no document to report (a walk's files without one are only counted)
     named = _named_files(settings)
@@ -119,6 +124,7 @@ def _run(settings: RunSettings) -> int:
     def take(file: FileResult) -> None:
         """Report, review and count one result."""
         file = _with_write_failure(suppressor.apply(file))
+        written[0] += file.written
         if named and (file.unreadable is not None or file.write_error is not None or any(
                 d.reportable for d in (file.result.documents if file.result else ()))):
             named.pop(os.path.normpath(file.name), None)  # said with its documents
@@ -169,7 +175,7 @@ def _run(settings: RunSettings) -> int:
     finally:
         progress.close()
     for name in named:  # named, and nothing in it to report
-        note = _named_note(name, settings.max_bytes)
+        note = _named_note(name, settings.max_bytes, settings.mode == "validate")
         if note is not None:
             lines.print(printable(f"{file_label(name)}: {note}"))
     if annotations is not None:
@@ -180,9 +186,13 @@ def _run(settings: RunSettings) -> int:
     context = reports.Context(settings.options.target, seconds, _full_report(settings),
                               waivers=tuple(built.get("waivers", ())))
     failed = 0
+    written_reports: list[str] = []
     for path in settings.reports:
         text = reports.write(reports.format_of(str(path)), built, reviewed, context)
-        failed += _write(partial(write_report, path, text))
+        unwritten = _write(partial(write_report, path, text))
+        failed += unwritten
+        if not unwritten:
+            written_reports.append(str(path))
     if settings.report_format:
         write_data(sys.stdout, reports.write(settings.report_format, built, reviewed, context),
                    github=settings.github)
@@ -196,15 +206,32 @@ def _run(settings: RunSettings) -> int:
     if settings.github:
         failed += _step_summary(built)
     line = terminal.summary_line(built["summary"], time.monotonic() - started,
-                                 check=settings.mode == "check")
+                                 check=settings.mode in ("check", "diff"),
+                                 validate=settings.mode == "validate")
     if waived:
         line += f"; {waived}"
     if suppressor.suppressed:
         line += f"; {suppressor.suppressed} accepted findings suppressed"
-    print(line, file=sys.stderr)
+    print(line + printable(_outputs(settings, written[0], written_reports)), file=sys.stderr)
     code = kept.verdict.exit_code(settings.fail_on,
                                   legacy_fails=settings.mode in ("check", "diff"))
     return 2 if failed else code
+
+
+def _outputs(settings: RunSettings, written: int, written_reports: list[str]) -> str:
+    """The end of the summary: the target, where the conversions went, the reports written."""
+    text = f"; target: Kubeflow Trainer {settings.options.target}"
+    files = f"{written} file{'s' if written != 1 else ''}"
+    if settings.mode == "directory":
+        text += f"; wrote {files} under {settings.output_dir}"
+    elif settings.mode == "in-place":
+        text += f"; rewrote {files} in place"
+    elif settings.mode == "stdout":
+        text += "; converted stream on standard output"
+    if written_reports:
+        text += f"; report{'s' if len(written_reports) != 1 else ''}: " \
+            f"{', '.join(written_reports)}"
+    return text
 
 
 def _named_files(settings: RunSettings) -> dict[str, None]:
@@ -216,9 +243,10 @@ def _named_files(settings: RunSettings) -> dict[str, None]:
             if path != "-" and os.path.isfile(path)}
 
 
-def _named_note(name: str, max_bytes: int) -> str | None:
+def _named_note(name: str, max_bytes: int, validating: bool) -> str | None:
     """What a named file without a document to report holds: empty, not YAML (where it
-    breaks), text, or YAML without a Kubeflow training job (its kinds)."""
+    breaks), text, YAML without a Kubeflow training job (its kinds), or (``validate``)
+    legacy jobs, which ``check`` reads."""
     source = sources.read(name, name, max_bytes)
     if not isinstance(source, SourceText):
         return None  # unreadable: reported as Y102 already
@@ -248,6 +276,12 @@ def _named_note(name: str, max_bytes: int) -> str | None:
     if not kinds:
         return "only comments: nothing to check"
     shown = ", ".join(dict.fromkeys(kinds))
+    from migrator.load import detect
+
+    legacy = [kind for kind in kinds if kind in detect.legacy_kinds()]
+    if validating and legacy:
+        return (f"{len(legacy)} legacy job{'s' if len(legacy) != 1 else ''} ({shown}): validate "
+                "checks TrainJobs and runtimes; run `trainjob-migrate check` on legacy jobs")
     return (f"{len(kinds)} YAML document{'s' if len(kinds) != 1 else ''} ({shown}), no "
             "Kubeflow training job or Trainer object in it")
 
@@ -357,6 +391,25 @@ def _output_folder(output_dir: Path) -> str | None:
     except OSError as exc:
         return printable(f"error: cannot create the output folder {output_dir}: "
                          f"{exc.strerror or exc}")
+    return None
+
+
+def _report_folders(paths: tuple[Path, ...]) -> str | None:
+    """Why a report could not be written where it is asked for (its folder is missing or
+    not writable, or it names a folder), as one line (Y107); None when each can be. Checked
+    before the run, so that a run that rewrites files in place never ends unreported."""
+    for path in paths:
+        folder = path.parent if str(path.parent) else Path(".")
+        reason = None
+        if path.is_dir():
+            reason = "it is a folder"
+        elif not folder.is_dir():
+            reason = f"the folder {folder} does not exist"
+        elif not os.access(folder, os.W_OK | os.X_OK):
+            reason = f"the folder {folder} is not writable"
+        if reason is not None:
+            return printable(f"{path}: error Y107 cannot write the report: {reason}; nothing "
+                             "was converted or written")
     return None
 
 

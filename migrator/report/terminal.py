@@ -162,12 +162,18 @@ def unreadable_line(name: str, message: str) -> str:
     return printable(f"{file_label(name)}: error Y102 {message}")
 
 
-def summary_line(report_summary: Mapping[str, Any], seconds: float, *, check: bool) -> str:
-    """``N files, M documents: ...; findings: ...`` (``check`` says what would happen)."""
+def summary_line(report_summary: Mapping[str, Any], seconds: float, *, check: bool,
+                 validate: bool = False) -> str:
+    """``N files, M documents: ...; findings: ...`` (``check`` says what would happen,
+    ``validate`` what is valid and what would be rejected)."""
     docs, findings = report_summary["documents"], report_summary["findings"]
     total = sum(docs.values())
     files = report_summary["files"]
-    if check:
+    if validate:
+        what = f"{docs['unchanged']} valid, {docs['failed']} rejected"
+        if not total:
+            what += " (no TrainJob or runtime found; `trainjob-migrate check` reads legacy jobs)"
+    elif check:
         what = (f"{docs['converted']} would convert, {docs['unchanged']} unchanged, "
                 f"{docs['skipped']} skipped, {docs['failed']} need manual work")
     else:

@@ -1,0 +1,80 @@
+"""Issue 31 item 8: a command line that says what it did — where outputs and reports went and
+the target, readable config errors, validate's and diff's words, the report folder checked
+before an --in-place run writes anything."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from tests.goldens import FIXTURES
+from tests.test_cli import run
+
+MINIMAL = FIXTURES / "pytorchjob" / "minimal.in.yaml"
+
+
+def _last(text: str) -> str:
+    return text.strip().splitlines()[-1]
+
+
+def test_summary_names_the_target_outputs_and_reports(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = run("convert", str(MINIMAL), "-o", str(out), "--target", "2.3",
+                 "--report", str(out / "r.json"))
+    assert result.returncode == 0, result.stderr
+    assert _last(result.stderr).endswith(
+        f"; target: Kubeflow Trainer 2.3; wrote 1 file under {out}; report: {out / 'r.json'}")
+    copy = tmp_path / "job.yaml"
+    shutil.copy(MINIMAL, copy)
+    in_place = run("convert", "--in-place", str(copy))
+    assert _last(in_place.stderr).endswith("; target: Kubeflow Trainer 2.2; rewrote 1 file "
+                                           "in place")
+    stdout = run("convert", str(MINIMAL))
+    assert _last(stdout.stderr).endswith("; target: Kubeflow Trainer 2.2; converted stream on "
+                                         "standard output")
+
+
+def test_diff_summary_does_not_say_converted() -> None:
+    result = run("diff", str(MINIMAL))
+    assert result.returncode == 1
+    summary = _last(result.stderr)
+    assert summary.startswith("1 file, 1 document: 1 would convert, "), summary
+    assert " converted" not in summary
+
+
+def test_a_missing_report_folder_stops_an_in_place_run_before_it_writes(tmp_path: Path) -> None:
+    copy = tmp_path / "job.yaml"
+    shutil.copy(MINIMAL, copy)
+    missing = tmp_path / "no-such-folder" / "r.json"
+    result = run("convert", "--in-place", str(copy), "--report", str(missing))
+    assert result.returncode == 2
+    assert f"{missing}: error Y107 cannot write the report: the folder {missing.parent} does " \
+           "not exist; nothing was converted or written" in result.stderr
+    assert copy.read_bytes() == MINIMAL.read_bytes()
+
+
+def test_a_config_parse_error_is_one_readable_line(tmp_path: Path) -> None:
+    shutil.copy(MINIMAL, tmp_path / "job.yaml")
+    (tmp_path / ".trainjob-migrate.yaml").write_text("target: [2.2\nfoo: bar\n")
+    result = run("check", "job.yaml", cwd=tmp_path)
+    assert result.returncode == 2
+    error = next(line for line in result.stderr.splitlines() if line.startswith("Error: "))
+    assert "\\n" not in error
+    assert error.endswith("cannot read config: while parsing a flow sequence (line 1, column "
+                          "9); expected ',' or ']', but got ':' (line 2, column 4)")
+
+
+def test_validate_speaks_of_valid_and_rejected_and_points_to_check(tmp_path: Path) -> None:
+    converted = tmp_path / "trainjob.yaml"
+    converted.write_text(run("convert", str(MINIMAL)).stdout)
+    result = run("validate", str(converted), str(MINIMAL))
+    assert result.returncode == 0, result.stderr
+    assert "1 valid, 0 rejected" in _last(result.stderr)
+    assert f"{MINIMAL}: 1 legacy job (PyTorchJob): validate checks TrainJobs and runtimes; run " \
+           "`trainjob-migrate check` on legacy jobs" in result.stdout
+    folder = tmp_path / "legacy"
+    folder.mkdir()
+    shutil.copy(MINIMAL, folder / "a.yaml")
+    legacy_only = run("validate", str(folder))
+    assert "0 valid, 0 rejected (no TrainJob or runtime found; `trainjob-migrate check` reads " \
+           "legacy jobs)" in _last(legacy_only.stderr)
