@@ -22,8 +22,6 @@ from migrator.settings import (
 )
 from migrator.version import __version__
 
-COLORS = ("auto", "always", "never")
-
 
 class _Commands(click.Group):
     """The command group. A command (with its options) is built when it is first looked up:
@@ -137,6 +135,7 @@ def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Write every finding of this run to a baseline file."),
         _option("quiet"),
         _option("verbose"),
+        _option("color"),
         _option("debug"),
         _option("no_cache"),
     ]
@@ -160,8 +159,6 @@ def _convert_command() -> click.Command:
                   "converted items): a stream to apply that holds no legacy job.")
     @click.option("--fail-on", type=click.Choice(SEVERITIES),
                   help="Exit 1 when a finding has at least this severity (default error).")
-    @click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
-                  help="Colour diffs.")
     def convert(**values: Any) -> None:
         """Convert legacy manifests in PATHS (files, directories, or - for stdin).
 
@@ -225,8 +222,6 @@ def _validate_command() -> click.Command:
 def _diff_command() -> click.Command:
     @click.command()
     @_shared
-    @click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
-                  help="Colour the diff.")
     def diff(**values: Any) -> None:
         """Print a unified diff of what convert would change in PATHS (exit 1 if any)."""
         _run("diff", values)

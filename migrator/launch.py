@@ -83,6 +83,9 @@ OPTIONS: dict[str, Option] = {option.dest: option for option in (
     Option("quiet", ("-q", "--quiet"), FLAG, "Print only errors and the summary.",
            default=False),
     Option("verbose", ("-v", "--verbose"), FLAG, "Also print info findings.", default=False),
+    Option("color", ("--color",), CHOICE, "Colour: auto (a terminal, unless NO_COLOR or "
+           "TERM=dumb), always or never; for every line, diff and progress bar.",
+           choices=("auto", "always", "never")),
     Option("debug", ("--debug",), FLAG, "Show tracebacks for internal errors.", default=False),
     Option("no_cache", ("--no-cache",), FLAG, "Read and write no per-user cache (results of "
            "unchanged files, the validated catalog); the same as TRAINJOB_MIGRATE_NO_CACHE=1.",
@@ -211,7 +214,7 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
     _bounded_globs((*include, *exclude, *(p for paths, _ in project.ignore for p in paths)))
     from migrator.report.terminal import color_wanted
 
-    color = values.get("color", "auto")
+    color = values.get("color") or "auto"
     return RunSettings(
         paths=values["paths"], options=options, mode=mode,
         output_dir=values.get("output_dir"), reports=values["reports"],
@@ -224,8 +227,8 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
         backup=values.get("backup"), ignore=project.ignore,
         baseline=values["baseline"] or project.baseline,
         write_baseline=values["write_baseline"],
-        color=color_wanted(sys.stdout, color),
-        progress=mode not in ("stdout", "diff") and sys.stderr.isatty() and not values["quiet"],
+        color=color_wanted(sys.stdout, color), color_stderr=color_wanted(sys.stderr, color),
+        progress=mode not in ("stdout", "diff") and not values["quiet"] and not under_pre_commit,
         terse=under_pre_commit,
         github=os.environ.get("GITHUB_ACTIONS") == "true",
         helm=values["helm"], max_bytes=values["max_file_size"],

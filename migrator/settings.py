@@ -157,7 +157,7 @@ class RunSettings(FrozenValue):
     FIELDS = ("paths", "options", "mode", "output_dir", "reports", "fail_on", "quiet", "verbose",
               "include", "exclude", "gitignore", "changed_since", "jobs", "backup", "ignore",
               "baseline", "write_baseline", "color", "progress", "terse", "github", "helm",
-              "report_format", "max_bytes")
+              "report_format", "max_bytes", "color_stderr")
     paths: tuple[str, ...]
     options: ConvertOptions
     mode: OutputMode
@@ -182,6 +182,7 @@ class RunSettings(FrozenValue):
     helm: bool
     report_format: str | None  # also print this report to standard output
     max_bytes: int
+    color_stderr: bool  # colour on standard error (lines, progress) by the same choice
 
     def __init__(self, paths: tuple[str, ...], options: ConvertOptions | None = None,
                  mode: OutputMode = "stdout", output_dir: Path | None = None,
@@ -193,7 +194,7 @@ class RunSettings(FrozenValue):
                  baseline: Path | None = None, write_baseline: Path | None = None,
                  color: bool = False, progress: bool = False, terse: bool = False,
                  github: bool = False, helm: bool = False, report_format: str | None = None,
-                 max_bytes: int = 10 * 1024 * 1024) -> None:
+                 max_bytes: int = 10 * 1024 * 1024, color_stderr: bool = False) -> None:
         # options: ConvertOptions() when not given
         _set = object.__setattr__
         _set(self, "paths", paths)
@@ -220,3 +221,4 @@ class RunSettings(FrozenValue):
         _set(self, "helm", helm)
         _set(self, "report_format", report_format)
         _set(self, "max_bytes", max_bytes)
+        _set(self, "color_stderr", color_stderr)

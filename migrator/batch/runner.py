@@ -87,9 +87,13 @@ def _run(settings: RunSettings) -> int:
         options = replace(options, local_runtime_files=_runtime_files(found))
     suppressor = Suppressor(tuple(IgnoreRule(paths, codes) for paths, codes in settings.ignore),
                             load_baseline(settings.baseline) if settings.baseline else None)
-    if settings.progress:  # the bar shows a total
+    bar = settings.progress and _is_terminal(sys.stderr)  # else a line every few seconds
+    if bar:  # the bar shows a total
         found = list(found)
-    progress = Progress(len(found) if isinstance(found, list) else 0, settings.progress)
+    progress = Progress(len(found) if isinstance(found, list) else 0, bar,
+                        label="checking" if settings.mode in ("check", "validate") else
+                        "converting", color=settings.color_stderr,
+                        ticking=settings.progress and not bar)
     wanted = {reports.format_of(str(p)) for p in settings.reports} | \
         ({settings.report_format} if settings.report_format else set())
     reviewing = bool(wanted - {"json", None})
@@ -101,7 +105,7 @@ def _run(settings: RunSettings) -> int:
     # lines are a log of what was written, next to the summary on stderr
     to_stdout = stdout_free and settings.mode in ("check", "validate")
     lines = terminal.Lines(sys.stdout if to_stdout else sys.stderr,
-                           settings.color if to_stdout else terminal.color_wanted(sys.stderr))
+                           settings.color if to_stdout else settings.color_stderr)
     annotations = None
     if settings.github:
         from migrator.report import github
@@ -153,6 +157,7 @@ def _run(settings: RunSettings) -> int:
                 totals["files"] += file[0]
                 totals["filesChanged"] += file[1]
                 totals["documentsScanned"] += file[2]
+                progress.advance(file[0])
                 continue
             assert isinstance(file, FileResult)
             result = file.result
@@ -205,14 +210,13 @@ def _run(settings: RunSettings) -> int:
                   file=sys.stderr)
     if settings.github:
         failed += _step_summary(built)
-    line = terminal.summary_line(built["summary"], time.monotonic() - started,
-                                 check=settings.mode in ("check", "diff"),
-                                 validate=settings.mode == "validate")
-    if waived:
-        line += f"; {waived}"
+    extra = f"; {waived}" if waived else ""
     if suppressor.suppressed:
-        line += f"; {suppressor.suppressed} accepted findings suppressed"
-    print(line + printable(_outputs(settings, written[0], written_reports)), file=sys.stderr)
+        extra += f"; {suppressor.suppressed} accepted findings suppressed"
+    extra += _outputs(settings, written[0], written_reports)
+    print(printable(terminal.summary_line(
+        built["summary"], time.monotonic() - started, check=settings.mode in ("check", "diff"),
+        validate=settings.mode == "validate", extra=extra)), file=sys.stderr)
     code = kept.verdict.exit_code(settings.fail_on,
                                   legacy_fails=settings.mode in ("check", "diff"))
     return 2 if failed else code
@@ -232,6 +236,13 @@ def _outputs(settings: RunSettings, written: int, written_reports: list[str]) ->
         text += f"; report{'s' if len(written_reports) != 1 else ''}: " \
             f"{', '.join(written_reports)}"
     return text
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def _named_files(settings: RunSettings) -> dict[str, None]:
@@ -256,12 +267,20 @@ def _named_note(name: str, max_bytes: int, validating: bool) -> str | None:
 
     if name.lower().endswith(SUFFIXES):  # a page or a script: read for embedded jobs
         return "no Kubeflow training job found in it"
-    from migrator.load import stream, yamlio
+    import re
+
+    from migrator.load import stream
 
     kinds: list[str] = []
     for chunk in stream.split(source.text):
         if not chunk.has_content:
             continue
+        kind = re.search(r"^kind:[ \t]*[\"']?([\w.-]+)", chunk.body, re.M)
+        if kind is not None:  # read as text: most of a repository needs no parser here
+            kinds.append(kind[1])
+            continue
+        from migrator.load import yamlio
+
         try:
             root = yamlio.load(chunk.body)
         except yamlio.DocumentError as exc:
@@ -271,15 +290,14 @@ def _named_note(name: str, max_bytes: int, validating: bool) -> str | None:
             return f"not valid YAML ({where}: {exc}): nothing in it was checked"
         if not isinstance(root, dict):
             return "not YAML manifests (plain text or a bare value): nothing to check"
-        kind = root.get("kind")
-        kinds.append(str(kind) if isinstance(kind, str) else "no kind")
+        kinds.append("no kind")
     if not kinds:
         return "only comments: nothing to check"
     shown = ", ".join(dict.fromkeys(kinds))
     from migrator.load import detect
 
-    legacy = [kind for kind in kinds if kind in detect.legacy_kinds()]
-    if validating and legacy:
+    legacy = [kind for kind in kinds if kind in detect.legacy_kinds()] if validating else []
+    if legacy:
         return (f"{len(legacy)} legacy job{'s' if len(legacy) != 1 else ''} ({shown}): validate "
                 "checks TrainJobs and runtimes; run `trainjob-migrate check` on legacy jobs")
     return (f"{len(kinds)} YAML document{'s' if len(kinds) != 1 else ''} ({shown}), no "

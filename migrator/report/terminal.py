@@ -16,10 +16,11 @@ STYLES = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
 def color_wanted(stream: TextIO, choice: str = "auto") -> bool:
-    """``--color``: always/never win; auto follows NO_COLOR, then FORCE_COLOR, then isatty."""
+    """``--color``: always/never win; auto follows NO_COLOR and TERM=dumb, then FORCE_COLOR,
+    then isatty."""
     if choice in ("always", "never"):
         return choice == "always"
-    if os.environ.get("NO_COLOR"):
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
@@ -163,9 +164,9 @@ def unreadable_line(name: str, message: str) -> str:
 
 
 def summary_line(report_summary: Mapping[str, Any], seconds: float, *, check: bool,
-                 validate: bool = False) -> str:
+                 validate: bool = False, extra: str = "") -> str:
     """``N files, M documents: ...; findings: ...`` (``check`` says what would happen,
-    ``validate`` what is valid and what would be rejected)."""
+    ``validate`` what is valid and what would be rejected; ``extra`` goes before the time)."""
     docs, findings = report_summary["documents"], report_summary["findings"]
     total = sum(docs.values())
     files = report_summary["files"]
@@ -181,4 +182,4 @@ def summary_line(report_summary: Mapping[str, Any], seconds: float, *, check: bo
                 f"{docs['skipped']} skipped, {docs['failed']} failed")
     return (f"{files} file{'s' if files != 1 else ''}, {total} document"
             f"{'s' if total != 1 else ''}: {what}; findings: {findings['error']} error, "
-            f"{findings['warning']} warning, {findings['info']} info ({seconds:.2f}s)")
+            f"{findings['warning']} warning, {findings['info']} info{extra} ({seconds:.2f}s)")
