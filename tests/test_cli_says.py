@@ -8,6 +8,8 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.goldens import FIXTURES
 from tests.test_cli import run
 
@@ -80,3 +82,18 @@ def test_validate_speaks_of_valid_and_rejected_and_points_to_check(tmp_path: Pat
     legacy_only = run("validate", str(folder))
     assert "0 valid, 0 rejected (no TrainJob or runtime found; `trainjob-migrate check` reads " \
            "legacy jobs)" in _last(legacy_only.stderr)
+
+
+def test_pre_commit_failure_lines_keep_line_column_and_message(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    job = tmp_path / "tf.yaml"
+    shutil.copy(FIXTURES / "tfjob" / "no-companion.in.yaml", job)
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    for command in (("check",), ("convert", "--in-place")):
+        result = run(*command, str(job))
+        assert result.returncode == 1
+        said = [line for line in (result.stdout + result.stderr).splitlines()
+                if line.startswith(str(job))]
+        assert len(said) == 1, result.stdout + result.stderr
+        assert re.match(re.escape(str(job)) + r":3:1: .*error K105 Trainer has no TensorFlow ML "
+                        r"policy or runtime; .* — see: trainjob-migrate explain K105$", said[0])

@@ -605,7 +605,8 @@ def _print(file: FileResult, settings: RunSettings, minimum: Severity,
         for doc in documents:
             if doc.status != "unchanged":
                 errors = any(f.severity is Severity.ERROR for f in doc.findings)
-                lines.print(terminal.check_line(file.name, doc), "error" if errors else None)
+                lines.print(terminal.check_line(file.name, doc, terse=settings.terse),
+                            "error" if errors else None)
         if settings.terse:
             return
         if not settings.verbose:
@@ -640,7 +641,11 @@ def _fix_hook_line(file: FileResult, documents: list[Any]) -> str | None:
         check = f"; check {', '.join(warnings)}" if warnings else ""
         return printable(f"{label}: rewrote {converted} document{'s' if converted != 1 else ''}"
                          f"{f' ({tally})' if tally else ''}{check}")
-    if errors:
-        return printable(f"{label}: not rewritten, needs manual work ({', '.join(errors)}) — "
-                         f"see: trainjob-migrate explain {errors[0]}")
+    if errors:  # placed at the first error, with its message (editors jump to it)
+        first = terminal.ordered([f for f in findings
+                                  if f.severity is Severity.ERROR and not f.waived])[0]
+        return printable(f"{terminal.where(file.name, first.line, first.column)}: not "
+                         f"rewritten, needs manual work ({', '.join(errors)}): error "
+                         f"{first.code} {first.message} — see: trainjob-migrate explain "
+                         f"{first.code}")
     return None

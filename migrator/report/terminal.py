@@ -109,9 +109,17 @@ def document_line(name: str, doc: Any) -> str:
     return printable(text)
 
 
-def check_line(name: str, doc: Any) -> str:
-    """``check``: what the document needs and the command that does it (or the code to read)."""
+def check_line(name: str, doc: Any, *, terse: bool = False) -> str:
+    """``check``: what the document needs and the command that does it (or the code to read).
+    ``terse`` (pre-commit: one line per document): a document needing manual work is placed
+    at its first error, with its message (``file:line:col: ... error CODE message``)."""
     errors = codes_of(doc.findings, Severity.ERROR)
+    if terse and errors and doc.status != "converted":
+        first = ordered([f for f in doc.findings
+                         if f.severity is Severity.ERROR and not f.waived])[0]
+        return printable(f"{where(name, first.line or doc.line, first.column)}: "
+                         f"{object_label(doc.source)}: needs manual work: error {first.code} "
+                         f"{first.message} — see: trainjob-migrate explain {first.code}")
     warnings = codes_of(doc.findings, Severity.WARNING)
     head = f"{where(name, doc.line)}: {object_label(doc.source)}"
     if doc.status == "converted" and doc.output:
