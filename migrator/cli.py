@@ -189,6 +189,9 @@ def _convert_command() -> click.Command:
 def _check_command() -> click.Command:
     @click.command()
     @_shared
+    @click.option("--format", "format", type=click.Choice(("lines", "table")),
+                  help="lines (default): each document and its findings; table: one row per "
+                  "document (file, kind/name, status, first code), for triage.")
     def check(**values: Any) -> None:
         """Report legacy manifests in PATHS without changing anything.
 

@@ -157,7 +157,7 @@ class RunSettings(FrozenValue):
     FIELDS = ("paths", "options", "mode", "output_dir", "reports", "fail_on", "quiet", "verbose",
               "include", "exclude", "gitignore", "changed_since", "jobs", "backup", "ignore",
               "baseline", "write_baseline", "color", "progress", "terse", "github", "helm",
-              "report_format", "max_bytes", "color_stderr")
+              "report_format", "max_bytes", "color_stderr", "table")
     paths: tuple[str, ...]
     options: ConvertOptions
     mode: OutputMode
@@ -183,6 +183,7 @@ class RunSettings(FrozenValue):
     report_format: str | None  # also print this report to standard output
     max_bytes: int
     color_stderr: bool  # colour on standard error (lines, progress) by the same choice
+    table: bool  # check --format table: one row per document, no finding lines
 
     def __init__(self, paths: tuple[str, ...], options: ConvertOptions | None = None,
                  mode: OutputMode = "stdout", output_dir: Path | None = None,
@@ -194,7 +195,8 @@ class RunSettings(FrozenValue):
                  baseline: Path | None = None, write_baseline: Path | None = None,
                  color: bool = False, progress: bool = False, terse: bool = False,
                  github: bool = False, helm: bool = False, report_format: str | None = None,
-                 max_bytes: int = 10 * 1024 * 1024, color_stderr: bool = False) -> None:
+                 max_bytes: int = 10 * 1024 * 1024, color_stderr: bool = False,
+                 table: bool = False) -> None:
         # options: ConvertOptions() when not given
         _set = object.__setattr__
         _set(self, "paths", paths)
@@ -222,3 +224,4 @@ class RunSettings(FrozenValue):
         _set(self, "report_format", report_format)
         _set(self, "max_bytes", max_bytes)
         _set(self, "color_stderr", color_stderr)
+        _set(self, "table", table)

@@ -97,3 +97,17 @@ def test_pre_commit_failure_lines_keep_line_column_and_message(
         assert len(said) == 1, result.stdout + result.stderr
         assert re.match(re.escape(str(job)) + r":3:1: .*error K105 Trainer has no TensorFlow ML "
                         r"policy or runtime; .* — see: trainjob-migrate explain K105$", said[0])
+
+
+def test_check_format_table_is_one_row_per_document(tmp_path: Path) -> None:
+    shutil.copy(MINIMAL, tmp_path / "a.yaml")
+    shutil.copy(FIXTURES / "tfjob" / "no-companion.in.yaml", tmp_path / "b.yaml")
+    (tmp_path / "c.yaml").write_text("kind: ConfigMap\n")
+    result = run("check", "--format", "table", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    rows = [line.split() for line in result.stdout.splitlines()]
+    assert rows == [["FILE", "OBJECT", "STATUS", "CODE"],
+                    ["a.yaml:1", "PyTorchJob/minimal", "would", "convert", "-"],
+                    ["b.yaml:2", "TFJob/tf-simple", "needs", "manual", "work", "K105"]]
+    header, first, _ = result.stdout.splitlines()
+    assert header.index("OBJECT") == first.index("PyTorchJob")  # aligned

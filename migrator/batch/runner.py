@@ -121,7 +121,8 @@ def _run(settings: RunSettings) -> int:
     written = [0]  # files whose conversion was written
     # files named on the command line: said to be empty, broken or without a job when they
     # have no document to report (a walk's files without one are only counted)
-    named = _named_files(settings)
+    named = _named_files(settings) if not settings.table else {}
+    table: list[tuple[str, ...]] | None = [] if settings.table else None
     # without a bar to advance, unchanged files without documents may come as counts
     counting = quick and not progress.enabled
 
@@ -137,7 +138,7 @@ def _run(settings: RunSettings) -> int:
                 key = finding.waived, finding.code
                 accepted[key] = accepted.get(key, 0) + 1
         _show(file, settings)
-        _print(file, settings, minimum, lines)
+        _print(file, settings, minimum, lines, table)
         if annotations is not None:
             annotations.add_all(file.name, _findings(file))
         if reviewing:
@@ -183,6 +184,9 @@ def _run(settings: RunSettings) -> int:
         note = _named_note(name, settings.max_bytes, settings.mode == "validate")
         if note is not None:
             lines.print(printable(f"{file_label(name)}: {note}"))
+    if table is not None:
+        for row in terminal.table(table):
+            lines.print(row)
     if annotations is not None:
         annotations.close()
     seconds = time.monotonic() - started
@@ -592,7 +596,10 @@ def _converted(documents: list[Any]) -> str:
 
 
 def _print(file: FileResult, settings: RunSettings, minimum: Severity,
-           lines: terminal.Lines) -> None:
+           lines: terminal.Lines, table: list[tuple[str, ...]] | None = None) -> None:
+    if table is not None:  # check --format table: rows, printed aligned after the run
+        table.extend(terminal.table_rows(file))
+        return
     if file.unreadable is not None:
         lines.print(terminal.unreadable_line(file.name, file.unreadable.message), "error")
         return

@@ -159,6 +159,40 @@ def _items_left(findings: list[Finding]) -> str:
                      for item, codes in sorted(left.items()))
 
 
+_TABLE_STATUS = {"converted": "would convert", "failed": "needs manual work",
+                 "skipped": "skipped", "unchanged": "unchanged"}
+
+
+def table_rows(file: Any) -> list[tuple[str, ...]]:
+    """``check --format table``: a row per document ``check`` reports of ``file`` (a
+    ``FileResult``): file:line, kind/name, status (what check would do), the first code that
+    matters (an error no waiver accepted, else a warning)."""
+    if file.unreadable is not None:
+        return [(file_label(file.name), "-", "unreadable", "Y102")]
+    rows: list[tuple[str, ...]] = []
+    for doc in file.result.documents if file.result is not None else ():
+        if not doc.reportable or doc.status == "unchanged":  # (as check's lines)
+            continue
+        codes = codes_of(doc.findings, Severity.ERROR) or codes_of(doc.findings,
+                                                                   Severity.WARNING)
+        first = [f.code for f in ordered([f for f in doc.findings if f.code in codes])]
+        rows.append((where(file.name, doc.line), object_label(doc.source),
+                     _TABLE_STATUS.get(doc.status, doc.status), first[0] if first else "-"))
+    return rows
+
+
+def table(rows: list[tuple[str, ...]]) -> list[str]:
+    """The rows as aligned lines under a header (escaped); nothing without rows."""
+    if not rows:
+        return []
+    shown = [tuple(printable(cell) for cell in row) for row in
+             [("FILE", "OBJECT", "STATUS", "CODE"), *rows]]
+    widths = [max(len(row[i]) for row in shown) for i in range(3)]
+    return ["  ".join([*(cell.ljust(width) for cell, width in zip(row[:3], widths,
+                                                                   strict=True)), row[3]])
+            for row in shown]
+
+
 def validate_line(name: str, doc: Any, target: str) -> str:
     errors = sum(1 for f in doc.findings if f.severity is Severity.ERROR)
     verdict = f"rejected by Trainer {target} ({errors} error{'s' if errors != 1 else ''})" \
