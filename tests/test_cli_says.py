@@ -111,3 +111,38 @@ def test_check_format_table_is_one_row_per_document(tmp_path: Path) -> None:
                     ["b.yaml:2", "TFJob/tf-simple", "needs", "manual", "work", "K105"]]
     header, first, _ = result.stdout.splitlines()
     assert header.index("OBJECT") == first.index("PyTorchJob")  # aligned
+
+
+EMBEDDED_TFJOB = """\
+apiVersion: kubeflow.org/v1beta1
+kind: Experiment
+metadata:
+  name: exp
+spec:
+  trialTemplate:
+    primaryContainerName: tensorflow
+    trialSpec:
+      apiVersion: kubeflow.org/v1
+      kind: TFJob
+      spec:
+        tfReplicaSpecs:
+          Worker:
+            replicas: 2
+            template:
+              spec:
+                containers:
+                - name: tensorflow
+                  image: x
+"""
+
+
+@pytest.mark.parametrize("given", [(), ("--companion-runtimes",)])
+def test_an_embedded_job_is_not_told_to_use_companion_runtimes(tmp_path: Path,
+                                                               given: tuple[str, ...]) -> None:
+    job = tmp_path / "exp.yaml"
+    job.write_text(EMBEDDED_TFJOB)
+    result = run("check", *given, str(job))
+    assert result.returncode == 1
+    k105 = next(line for line in result.stdout.splitlines() if " K105 " in line)
+    assert "convert with --companion-runtimes" not in k105
+    assert "--companion-runtimes does not apply to a job embedded in another object" in k105

@@ -231,9 +231,10 @@ def _outputs(settings: RunSettings, written: int, written_reports: list[str]) ->
     text = f"; target: Kubeflow Trainer {settings.options.target}"
     files = f"{written} file{'s' if written != 1 else ''}"
     if settings.mode == "directory":
-        text += f"; wrote {files} under {settings.output_dir}"
+        text += f"; wrote {files} under {settings.output_dir}" if written else \
+            f"; no file written under {settings.output_dir}"
     elif settings.mode == "in-place":
-        text += f"; rewrote {files} in place"
+        text += f"; rewrote {files} in place" if written else "; no file rewritten"
     elif settings.mode == "stdout":
         text += "; converted stream on standard output"
     if written_reports:

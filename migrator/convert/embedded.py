@@ -111,7 +111,7 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
             findings.append(live)
         ledger = Ledger(job, catalog.codes, line_offset=offset)
         draft = engine.convert(job, mapping, catalog.pod, target, options, ledger, embedded=True)
-        findings += [_prefixed(f, prefix) for f in ledger.findings]
+        findings += [_prefixed(_no_companion(f), prefix) for f in ledger.findings]
         mappings += [(f"{prefix}.{src}", f"{prefix} (TrainJob) {dst}")
                      for src, dst in ledger.mappings]
         if draft is None or not draft.runtime_name:
@@ -230,6 +230,25 @@ def _put(doc: Any, path: FieldPath, value: Any) -> None:
         old.update(value)
     else:
         parent[path[-1]] = value
+
+
+NO_COMPANION_HERE = "--companion-runtimes does not apply to a job embedded in another " \
+    "object (there is no place for a second object)"
+
+
+def _no_companion(finding: Finding) -> Finding:
+    """A K105 finding of an embedded job: --companion-runtimes cannot help it (there is no
+    place for the runtime), so the finding says so instead of advising the option (which
+    contradicted a command line that gave it)."""
+    if finding.code != "K105" or "--companion-runtimes" not in finding.message:
+        return finding
+    head = finding.message.split("; convert with --companion-runtimes", 1)[0]
+    return replaced(finding, message=f"{head}; {NO_COMPANION_HERE}: name your own runtime for "
+                    "the framework in the config file, or convert the job as a file of its own "
+                    "with --companion-runtimes and paste it back",
+                    hint="Name your own runtime for the framework in .trainjob-migrate.yaml "
+                    "(runtimes.<framework>); --companion-runtimes cannot apply to an embedded "
+                    "job.")
 
 
 def _prefixed(finding: Finding, prefix: str) -> Finding:
