@@ -146,3 +146,24 @@ def test_an_embedded_job_is_not_told_to_use_companion_runtimes(tmp_path: Path,
     k105 = next(line for line in result.stdout.splitlines() if " K105 " in line)
     assert "convert with --companion-runtimes" not in k105
     assert "--companion-runtimes does not apply to a job embedded in another object" in k105
+
+
+def test_explain_diff_is_a_short_list_by_role_and_says_when_convert_refuses(
+        tmp_path: Path) -> None:
+    elastic = tmp_path / "elastic.yaml"
+    elastic.write_text(MINIMAL.read_text().replace(
+        "spec:\n", "spec:\n  elasticPolicy: {minReplicas: 1, maxReplicas: 4}\n", 1))
+    result = run("explain-diff", str(MINIMAL), str(elastic),
+                 str(FIXTURES / "tfjob" / "no-companion.in.yaml"))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "{" not in result.stdout  # no dict dump
+    assert "  node (Worker):" in lines
+    assert "    + env PET_NODE_RANK=<rank>  [C407, F527]" in lines
+    refusals = [line for line in lines if "refuse" in line]
+    assert len(refusals) == 2
+    assert refusals[0].startswith("  convert would refuse this job (F501: elastic training")
+    assert refusals[0].endswith("shown as --allow-lossy (or --allow F501=min|max|replicas) "
+                                "would convert it")
+    assert "TFJob/tf-simple: convert refuses this job (K105: " in refusals[1]
+    assert not [line for line in lines if "minimal.in.yaml" in line and "refuse" in line]
