@@ -186,3 +186,13 @@ def test_waivers_in_sarif_junit_markdown_html(tmp_path: Path) -> None:
     assert "<section id='waivers'>" in html
     assert "reviewed &lt;b&gt;" in html
     assert "reviewed <b>" not in html
+
+
+def test_the_f501_fix_names_the_waiver_that_chooses_the_size() -> None:
+    """Each fix text matches what the tool does: an elastic job converts once a waiver names
+    its size (the fix used to say the converter picks the replica count by itself)."""
+    result = run("explain", "F501")
+    assert result.returncode == 0
+    fix = result.stdout.split("Fix: ", 1)[1]
+    assert "--allow F501=min, F501=max" in fix
+    assert "F501=replicas" in fix
