@@ -167,3 +167,20 @@ def test_explain_diff_is_a_short_list_by_role_and_says_when_convert_refuses(
                                 "would convert it")
     assert "TFJob/tf-simple: convert refuses this job (K105: " in refusals[1]
     assert not [line for line in lines if "minimal.in.yaml" in line and "refuse" in line]
+
+
+def test_check_fix_command_carries_the_options_of_the_check(tmp_path: Path) -> None:
+    """A hint never contradicts the command typed: the fix converts as the check did (a TFJob
+    converts only with --companion-runtimes; without it the fix would fail with K105)."""
+    job = tmp_path / "tf.yaml"
+    shutil.copy(FIXTURES / "tfjob" / "no-companion.in.yaml", job)
+    checked = run("check", "--companion-runtimes", "--target", "2.3", str(job))
+    assert checked.returncode == 1
+    line = next(x for x in checked.stdout.splitlines() if "— fix: " in x)
+    fix = line.split("— fix: ", 1)[1]
+    assert fix == f"trainjob-migrate convert --in-place --target 2.3 --companion-runtimes {job}"
+    import shlex
+
+    done = run(*shlex.split(fix)[1:])
+    assert done.returncode == 0, done.stderr
+    assert "kind: TrainJob" in job.read_text()

@@ -584,6 +584,32 @@ def _show(file: FileResult, settings: RunSettings) -> None:
                    github=settings.github, escaped=settings.color)
 
 
+def _fix_options(settings: RunSettings) -> str:
+    """The options a ``convert --in-place`` needs to convert as this check did (the config
+    file applies by itself): what the command line changed from the defaults."""
+    import shlex
+
+    from migrator.settings import DEFAULT_MANAGER
+
+    options, parts = settings.options, []
+    if options.target != "2.2":
+        parts += ["--target", options.target]
+    if options.companion_runtimes:
+        parts.append("--companion-runtimes")
+    if options.runtime is not None:
+        parts += ["--runtime", options.runtime]
+    if options.runtime_kind is not None:
+        parts += ["--runtime-kind", options.runtime_kind]
+    if options.manager != DEFAULT_MANAGER:
+        parts += ["--manager", options.manager]
+    parts += [f"--runtimes={path}" for path in options.runtime_files]
+    parts += [f"--allow={waiver.spec}" + (f" -- {waiver.reason}" if waiver.reason else "")
+              for waiver in options.allow if waiver.origin == "--allow"]
+    if options.allow_lossy:
+        parts.append("--allow-lossy")
+    return "".join(f" {shlex.quote(part)}" for part in parts)
+
+
 def _converted(documents: list[Any]) -> str:
     """--converted-only: the converted documents of a stream, each its own YAML document
     (their comments kept, everything else left out)."""
@@ -613,7 +639,8 @@ def _print(file: FileResult, settings: RunSettings, minimum: Severity,
         for doc in documents:
             if doc.status != "unchanged":
                 errors = any(f.severity is Severity.ERROR for f in doc.findings)
-                lines.print(terminal.check_line(file.name, doc, terse=settings.terse),
+                lines.print(terminal.check_line(file.name, doc, terse=settings.terse,
+                                                options=_fix_options(settings)),
                             "error" if errors else None)
         if settings.terse:
             return

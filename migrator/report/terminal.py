@@ -109,10 +109,12 @@ def document_line(name: str, doc: Any) -> str:
     return printable(text)
 
 
-def check_line(name: str, doc: Any, *, terse: bool = False) -> str:
+def check_line(name: str, doc: Any, *, terse: bool = False, options: str = "") -> str:
     """``check``: what the document needs and the command that does it (or the code to read).
     ``terse`` (pre-commit: one line per document): a document needing manual work is placed
-    at its first error, with its message (``file:line:col: ... error CODE message``)."""
+    at its first error, with its message (``file:line:col: ... error CODE message``).
+    ``options``: the conversion options of the run (`` --target 2.3 ...``), so that the fix
+    command converts as the check did."""
     errors = codes_of(doc.findings, Severity.ERROR)
     if terse and errors and doc.status != "converted":
         first = ordered([f for f in doc.findings
@@ -134,7 +136,8 @@ def check_line(name: str, doc: Any, *, terse: bool = False) -> str:
         if left:
             extra += f"; left unconverted: {left}"
         text = (f"{head}: would convert to {object_label(doc.output)}{extra} — fix: "
-                f"trainjob-migrate convert --in-place {shlex.quote(file_label(name))}")
+                f"trainjob-migrate convert --in-place{options} "
+                f"{shlex.quote(file_label(name))}")
     elif errors:
         text = (f"{head}: needs manual work ({', '.join(errors)}) — see: trainjob-migrate "
                 f"explain {errors[0]}")
