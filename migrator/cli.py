@@ -22,8 +22,6 @@ from migrator.settings import (
 )
 from migrator.version import __version__
 
-COLORS = ("auto", "always", "never")
-
 
 class _Commands(click.Group):
     """The command group. A command (with its options) is built when it is first looked up:
@@ -100,6 +98,10 @@ def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--manager", help="Manager key of the generated runtimePatches entry "
                      f"(default {DEFAULT_MANAGER})."),
         _option("allow_lossy"),
+        click.option("--allow", "allow", multiple=True, metavar="CODE[=CHOICE]",
+                     help="Accept the findings of this code (they are still reported, as "
+                     "waived); add ' -- reason' to say why. An elastic job needs its size: "
+                     "F501=min, F501=max or F501=replicas. Repeatable."),
         click.option("--include", multiple=True, help="Only files matching this glob in "
                      "directory walks (gitignore syntax; default *.yaml, *.yml). Repeatable."),
         click.option("--exclude", multiple=True, help="Skip files matching this glob "
@@ -133,6 +135,7 @@ def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Write every finding of this run to a baseline file."),
         _option("quiet"),
         _option("verbose"),
+        _option("color"),
         _option("debug"),
         _option("no_cache"),
     ]
@@ -151,10 +154,11 @@ def _convert_command() -> click.Command:
     @click.option("--backup", metavar="SUFFIX",
                   help="With --in-place, keep the original next to each rewritten file.")
     @click.option("--diff", "as_diff", is_flag=True, help="Print a unified diff instead (= diff).")
+    @click.option("--converted-only", is_flag=True,
+                  help="Print only what converted (the TrainJobs; a List keeps only its "
+                  "converted items): a stream to apply that holds no legacy job.")
     @click.option("--fail-on", type=click.Choice(SEVERITIES),
                   help="Exit 1 when a finding has at least this severity (default error).")
-    @click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
-                  help="Colour diffs.")
     def convert(**values: Any) -> None:
         """Convert legacy manifests in PATHS (files, directories, or - for stdin).
 
@@ -164,6 +168,10 @@ def _convert_command() -> click.Command:
             raise click.UsageError("use either -o/--output-dir or --in-place, not both")
         if values["in_place"] and "-" in values["paths"]:
             raise click.UsageError("--in-place cannot rewrite standard input")
+        if values["converted_only"] and (values["in_place"] or values["output_dir"] is not None
+                                         or values["as_diff"]):
+            raise click.UsageError("--converted-only is for the stream on standard output "
+                                   "(not with -o, --in-place or --diff)")
         if values["backup"] is not None and not values["in_place"]:
             raise click.UsageError("--backup needs --in-place")
         if values["backup"] is not None and (not values["backup"] or "/" in values["backup"]
@@ -181,6 +189,9 @@ def _convert_command() -> click.Command:
 def _check_command() -> click.Command:
     @click.command()
     @_shared
+    @click.option("--format", "format", type=click.Choice(("lines", "table")),
+                  help="lines (default): each document and its findings; table: one row per "
+                  "document (file, kind/name, status, first code), for triage.")
     def check(**values: Any) -> None:
         """Report legacy manifests in PATHS without changing anything.
 
@@ -214,8 +225,6 @@ def _validate_command() -> click.Command:
 def _diff_command() -> click.Command:
     @click.command()
     @_shared
-    @click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
-                  help="Colour the diff.")
     def diff(**values: Any) -> None:
         """Print a unified diff of what convert would change in PATHS (exit 1 if any)."""
         _run("diff", values)

@@ -39,7 +39,7 @@ class ProjectConfig(FrozenValue):
     """Settings a team keeps with its repository (None: not set)."""
 
     FIELDS = ("path", "target", "runtimes", "companion_runtimes", "manager", "fail_on",
-              "allow_lossy", "include", "exclude", "gitignore", "ignore", "baseline")
+              "allow_lossy", "include", "exclude", "gitignore", "ignore", "baseline", "allow")
     path: Path | None
     target: str | None
     runtimes: tuple[tuple[str, str, str], ...]
@@ -52,6 +52,7 @@ class ProjectConfig(FrozenValue):
     gitignore: bool | None
     ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]  # (paths, codes)
     baseline: Path | None
+    allow: tuple[str, ...]  # waivers, CODE[=choice] [-- reason] (``migrator.waivers``)
 
     def __init__(self, path: Path | None = None, target: str | None = None,
                  runtimes: tuple[tuple[str, str, str], ...] = (),
@@ -60,7 +61,7 @@ class ProjectConfig(FrozenValue):
                  include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
                  gitignore: bool | None = None,
                  ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (),
-                 baseline: Path | None = None) -> None:
+                 baseline: Path | None = None, allow: tuple[str, ...] = ()) -> None:
         _set = object.__setattr__
         _set(self, "path", path)
         _set(self, "target", target)
@@ -74,6 +75,7 @@ class ProjectConfig(FrozenValue):
         _set(self, "gitignore", gitignore)
         _set(self, "ignore", ignore)
         _set(self, "baseline", baseline)
+        _set(self, "allow", allow)
 
 
 class Search(FrozenValue):
@@ -190,7 +192,7 @@ def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
         return ConfigError(f"{path}: {key}: {message}")
 
     known = {"target", "runtimes", "companion-runtimes", "manager", "fail-on", "allow-lossy",
-             "include", "exclude", "gitignore", "ignore", "baseline"}
+             "include", "exclude", "gitignore", "ignore", "baseline", "allow"}
     for key in data:
         if key not in known:
             raise fail(str(key), f"unknown setting (known: {', '.join(sorted(known))})")
@@ -213,7 +215,17 @@ def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
                          exclude=_strings(data, "exclude", fail),
                          gitignore=_flag(data, "gitignore", fail),
                          ignore=_ignores(data, fail),
-                         baseline=(path.parent / baseline) if baseline else None)
+                         baseline=(path.parent / baseline) if baseline else None,
+                         allow=_waivers(data, fail))
+
+
+def _waivers(data: dict[str, Any], fail: Any) -> tuple[str, ...]:
+    value = data.get("allow") or []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise fail("allow", "must be a list of waivers such as 'F501=max -- why'")
+    return tuple(value)
 
 
 def _inside(folder: Path, name: str) -> bool:

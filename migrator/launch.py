@@ -83,6 +83,9 @@ OPTIONS: dict[str, Option] = {option.dest: option for option in (
     Option("quiet", ("-q", "--quiet"), FLAG, "Print only errors and the summary.",
            default=False),
     Option("verbose", ("-v", "--verbose"), FLAG, "Also print info findings.", default=False),
+    Option("color", ("--color",), CHOICE, "Colour: auto (a terminal, unless NO_COLOR or "
+           "TERM=dumb), always or never; for every line, diff and progress bar.",
+           choices=("auto", "always", "never")),
     Option("debug", ("--debug",), FLAG, "Show tracebacks for internal errors.", default=False),
     Option("no_cache", ("--no-cache",), FLAG, "Read and write no per-user cache (results of "
            "unchanged files, the validated catalog); the same as TRAINJOB_MIGRATE_NO_CACHE=1.",
@@ -93,7 +96,8 @@ OPTIONS: dict[str, Option] = {option.dest: option for option in (
 UNREAD: dict[str, Any] = {
     "config_path": None, "runtime": None, "manager": None, "include": (), "exclude": (),
     "changed_since": None, "runtime_files": (), "crds": (), "reports": (),
-    "report_format": None, "baseline": None, "write_baseline": None,
+    "report_format": None, "baseline": None, "write_baseline": None, "allow": (),
+    "format": None,
 }
 
 _BY_NAME: dict[str, tuple[Option, Any]] = {}
@@ -191,6 +195,7 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
     under_pre_commit = bool(os.environ.get("PRE_COMMIT"))  # it runs hooks in parallel itself
     project = project_config(values["config_path"], say,
                              quiet=values["quiet"] or under_pre_commit)
+    allow = _waivers(values.get("allow", ()), project)
     try:
         options = ConvertOptions(
             target=_pick(values["target"], project.target, "2.2"), runtime=values["runtime"],
@@ -200,7 +205,8 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
             companion_runtimes=_pick(values["companion_runtimes"], project.companion_runtimes,
                                      False),
             runtimes=project.runtimes, runtime_files=values["runtime_files"],
-            crds=values["crds"])
+            crds=values["crds"], allow=allow,
+            converted_only=bool(values.get("converted_only")))
     except (ValueError, MigratorError) as exc:  # a bad target; no mappings folder
         raise UsageError(str(exc)) from None
     preload(options)
@@ -209,7 +215,7 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
     _bounded_globs((*include, *exclude, *(p for paths, _ in project.ignore for p in paths)))
     from migrator.report.terminal import color_wanted
 
-    color = values.get("color", "auto")
+    color = values.get("color") or "auto"
     return RunSettings(
         paths=values["paths"], options=options, mode=mode,
         output_dir=values.get("output_dir"), reports=values["reports"],
@@ -222,12 +228,12 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
         backup=values.get("backup"), ignore=project.ignore,
         baseline=values["baseline"] or project.baseline,
         write_baseline=values["write_baseline"],
-        color=color_wanted(sys.stdout, color),
-        progress=mode not in ("stdout", "diff") and sys.stderr.isatty() and not values["quiet"],
+        color=color_wanted(sys.stdout, color), color_stderr=color_wanted(sys.stderr, color),
+        progress=mode not in ("stdout", "diff") and not values["quiet"] and not under_pre_commit,
         terse=under_pre_commit,
         github=os.environ.get("GITHUB_ACTIONS") == "true",
         helm=values["helm"], max_bytes=values["max_file_size"],
-        report_format=values["report_format"])
+        report_format=values["report_format"], table=values.get("format") == "table")
 
 
 # Set by the process entry (migrator.__main__.run), never by a caller in a longer-lived process.
@@ -367,10 +373,43 @@ def project_config(explicit: Path | None, say: Callable[[str], None], *, quiet: 
             return config.ProjectConfig()
         loaded = config.load(found)
     except MigratorError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(_one_line(str(exc))) from None
     if not quiet:
         say(f"using config {found}")
     return loaded
+
+
+def _one_line(message: str) -> str:
+    """A parser's message on one readable line: YAML's ``in "<unicode string>", line L,
+    column C:`` become ``(line L, column C)`` after what they place, the echoed source and
+    its caret are left out; TOML's quoted line break is named."""
+    import re
+
+    parts: list[str] = []
+    for line in message.replace("'\\n'", "a line break (is a closing quote missing?)") \
+            .splitlines():
+        place = re.match(r'\s*in "[^"]*", (line \d+, column \d+):?$', line)
+        if place is not None and parts:
+            parts[-1] += f" ({place[1]})"
+        elif line.strip() and not line.startswith("    "):
+            parts.append(line.strip())
+    return "; ".join(parts)
+
+
+def _waivers(given: Sequence[str], project: Any) -> tuple[Any, ...]:
+    """The run's waivers: --allow, then the config's ``allow:`` (``migrator.waivers``)."""
+    if not given and not project.allow:
+        return ()
+    from migrator import waivers
+
+    try:
+        from_line = waivers.parse_all(given, "--allow")
+    except waivers.WaiverError as exc:
+        raise UsageError(f"--allow: {exc}") from None
+    try:
+        return (*from_line, *waivers.parse_all(project.allow, f"config {project.path}"))
+    except waivers.WaiverError as exc:
+        raise UsageError(f"{project.path}: allow: {exc}") from None
 
 
 def _pick(cli_value: Any, config_value: Any, default: Any) -> Any:

@@ -145,7 +145,7 @@ _RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 class Finding(FrozenValue):
     """One reported fact about a source field: code, severity, where, what, and what to do."""
 
-    FIELDS = ("code", "severity", "path", "message", "hint", "line", "column")
+    FIELDS = ("code", "severity", "path", "message", "hint", "line", "column", "waived")
     code: str
     severity: Severity
     path: str
@@ -153,9 +153,10 @@ class Finding(FrozenValue):
     hint: str = ""
     line: int | None = None
     column: int | None = None
+    waived: str = ""  # the waiver that accepted it (``migrator.waivers``): who, what, why
 
     def __init__(self, code: str, severity: Severity, path: str, message: str, hint: str = "",
-                 line: int | None = None, column: int | None = None) -> None:
+                 line: int | None = None, column: int | None = None, waived: str = "") -> None:
         _set(self, "code", code)
         _set(self, "severity", severity)
         _set(self, "path", path)
@@ -163,9 +164,10 @@ class Finding(FrozenValue):
         _set(self, "hint", hint)
         _set(self, "line", line)
         _set(self, "column", column)
+        _set(self, "waived", waived)
 
     def to_json(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
             "code": self.code,
             "severity": self.severity.value,
             "path": self.path,
@@ -174,6 +176,9 @@ class Finding(FrozenValue):
             "message": self.message,
             "hint": self.hint,
         }
+        if self.waived:
+            data["waived"] = self.waived
+        return data
 
 
 BOMS = {
@@ -447,14 +452,16 @@ class Verdict(Value):
             if doc.reportable and doc.status != "unchanged":
                 self.attention = True
             for finding in doc.findings:
-                self.worst = max(self.worst, finding.severity.rank)
+                if not finding.waived:  # an accepted finding fails no run
+                    self.worst = max(self.worst, finding.severity.rank)
 
     def exit_code(self, fail_on: str = "never", *, legacy_fails: bool = False) -> int:
         """The one exit-code mapping of a run.
 
         2 when an input was unreadable or a result could not be written; otherwise, with
         ``legacy_fails`` (check, diff), 1 when a document would change; otherwise 1 when a
-        finding is at or above ``fail_on`` (``never``: no finding fails the run); else 0.
+        finding no waiver accepted is at or above ``fail_on`` (``never``: no finding fails
+        the run); else 0.
         """
         if self.unusable:
             return int(ExitCode.USAGE)

@@ -12,6 +12,8 @@ from migrator.results import FrozenValue
 
 if TYPE_CHECKING:  # as in migrator.results
     from dataclasses import dataclass as fields_only
+
+    from migrator.waivers import Waiver
 else:
     from migrator.results import fields_only
 
@@ -94,7 +96,8 @@ class ConvertOptions(FrozenValue):
     copies it)."""
 
     FIELDS = ("target", "runtime", "runtime_kind", "manager", "allow_lossy",
-              "companion_runtimes", "runtimes", "runtime_files", "crds", "local_runtime_files")
+              "companion_runtimes", "runtimes", "runtime_files", "crds", "local_runtime_files",
+              "allow", "converted_only")
     target: str = "2.2"
     runtime: str | None = None
     runtime_kind: str | None = None
@@ -105,13 +108,16 @@ class ConvertOptions(FrozenValue):
     runtime_files: tuple[str, ...] = ()  # --runtimes: runtime YAML to resolve runtimeRefs
     crds: tuple[str, ...] = ()  # --crd: CRDs exported from the user's cluster
     local_runtime_files: tuple[str, ...] = ()  # runtimes found among the run's own files
+    allow: tuple[Waiver, ...] = ()  # --allow and the config's allow: (``migrator.waivers``)
+    converted_only: bool = False  # --converted-only: a List keeps only the items converted
 
     def __init__(self, target: str = "2.2", runtime: str | None = None,
                  runtime_kind: str | None = None, manager: str = DEFAULT_MANAGER,
                  allow_lossy: bool = False, companion_runtimes: bool = False,
                  runtimes: tuple[tuple[str, str, str], ...] = (),
                  runtime_files: tuple[str, ...] = (), crds: tuple[str, ...] = (),
-                 local_runtime_files: tuple[str, ...] = ()) -> None:
+                 local_runtime_files: tuple[str, ...] = (),
+                 allow: tuple[Waiver, ...] = (), converted_only: bool = False) -> None:
         _set = object.__setattr__
         _set(self, "target", target)
         _set(self, "runtime", runtime)
@@ -123,6 +129,8 @@ class ConvertOptions(FrozenValue):
         _set(self, "runtime_files", runtime_files)
         _set(self, "crds", crds)
         _set(self, "local_runtime_files", local_runtime_files)
+        _set(self, "allow", allow)
+        _set(self, "converted_only", converted_only)
         if not TARGETS:
             mappings_dir()  # raises the reason (no mappings folder)
             raise ValueError("no Trainer targets in the mappings folder (targets/v<X.Y>.yaml)")
@@ -149,7 +157,7 @@ class RunSettings(FrozenValue):
     FIELDS = ("paths", "options", "mode", "output_dir", "reports", "fail_on", "quiet", "verbose",
               "include", "exclude", "gitignore", "changed_since", "jobs", "backup", "ignore",
               "baseline", "write_baseline", "color", "progress", "terse", "github", "helm",
-              "report_format", "max_bytes")
+              "report_format", "max_bytes", "color_stderr", "table")
     paths: tuple[str, ...]
     options: ConvertOptions
     mode: OutputMode
@@ -174,6 +182,8 @@ class RunSettings(FrozenValue):
     helm: bool
     report_format: str | None  # also print this report to standard output
     max_bytes: int
+    color_stderr: bool  # colour on standard error (lines, progress) by the same choice
+    table: bool  # check --format table: one row per document, no finding lines
 
     def __init__(self, paths: tuple[str, ...], options: ConvertOptions | None = None,
                  mode: OutputMode = "stdout", output_dir: Path | None = None,
@@ -185,7 +195,8 @@ class RunSettings(FrozenValue):
                  baseline: Path | None = None, write_baseline: Path | None = None,
                  color: bool = False, progress: bool = False, terse: bool = False,
                  github: bool = False, helm: bool = False, report_format: str | None = None,
-                 max_bytes: int = 10 * 1024 * 1024) -> None:
+                 max_bytes: int = 10 * 1024 * 1024, color_stderr: bool = False,
+                 table: bool = False) -> None:
         # options: ConvertOptions() when not given
         _set = object.__setattr__
         _set(self, "paths", paths)
@@ -212,3 +223,5 @@ class RunSettings(FrozenValue):
         _set(self, "helm", helm)
         _set(self, "report_format", report_format)
         _set(self, "max_bytes", max_bytes)
+        _set(self, "color_stderr", color_stderr)
+        _set(self, "table", table)

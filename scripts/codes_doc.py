@@ -20,7 +20,7 @@ AREAS = [("Y", "Input: files, YAML, templates"), ("K", "Kind and API version det
          ("P", "Pod template"), ("C", "Main container"), ("F", "Framework-specific fields"),
          ("U", "Fields no rule knows"), ("T", "Upgrades of Trainer manifests"),
          ("V", "Validation of the generated TrainJob"), ("E", "Jobs embedded in other objects"),
-         ("S", "Templates")]
+         ("S", "Templates"), ("A", "Waivers")]
 
 
 def _cell(text: object) -> str:

@@ -73,8 +73,12 @@ def test_explain_diff_command() -> None:
     proc = run("explain-diff", str(goldens.FIXTURES / "pytorchjob" / "full.in.yaml"))
     assert proc.returncode == 0, proc.stderr
     assert "PyTorchJob/bert-ft → TrainJob/bert-ft" in proc.stdout
-    assert "[node (Worker)] env: spec.containers.node.env.WORLD_SIZE removed" in proc.stdout
-    assert "[node (Worker)] scheduling: spec.priorityClassName removed" in proc.stdout
+    lines = proc.stdout.splitlines()  # per role, one short line per difference (issue 31)
+    role = lines.index("  node (Worker):")
+    below = lines[role + 1:]
+    assert "    - env WORLD_SIZE=24 (removed)  [C407, F527]" in below
+    assert "    - scheduling spec.priorityClassName: high-priority (removed)  [P301, R205]" \
+        in below
 
 
 def test_equivalence_runs_on_the_corpus(shared: Path) -> None:

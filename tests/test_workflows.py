@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -50,8 +51,9 @@ def test_check_is_terse_under_pre_commit(tmp_path: Path) -> None:
                           cwd=tree, env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()  # one line per document, each saying what to do
-    assert lines[0].endswith("TFJob/tf-simple: needs manual work (K105) — see: "
-                             "trainjob-migrate explain K105")
+    # placed at the error, with its message (issue 31: pre-commit lines keep line:col)
+    assert re.match(r".*no-companion\.in\.yaml:\d+:\d+: TFJob/tf-simple: needs manual work: "
+                    r"error K105 .+ — see: trainjob-migrate explain K105$", lines[0]), lines[0]
     assert "convert --in-place" not in lines[0]
     assert lines[1].endswith("— fix: trainjob-migrate convert --in-place jobs/legacy.yaml")
     assert len(lines) == 2

@@ -49,6 +49,8 @@ class Explanation:
     differences: list[effective.Difference] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     legacy: effective.Pods = field(default_factory=effective.Pods)  # the legacy roles' pods
+    refused: list[Any] = field(default_factory=list)  # errors that block ``convert``
+    compared: bool = True  # False: not converted even as --allow-lossy would (nothing to show)
 
     @property
     def unnamed(self) -> list[effective.Difference]:
@@ -56,16 +58,19 @@ class Explanation:
         return [d for d in self.differences if not d.named_by]
 
 
-def explain(text: str, catalog: Catalog, options: ConvertOptions) -> list[Explanation]:
-    """Convert ``text`` as ``--allow-lossy`` would and compare each converted job's pods."""
+def explain(text: str, catalog: Catalog, options: ConvertOptions, *,
+            refusals: bool = False) -> list[Explanation]:
+    """Convert ``text`` as ``--allow-lossy`` would and compare each converted job's pods
+    (``refusals``: also a job even that does not convert, with its errors)."""
     return compare(text, convert_text(text, options=replace(options, allow_lossy=True)),
-                   catalog, options)
+                   catalog, options, refusals=refusals)
 
 
 def compare(text: str, result: TextResult, catalog: Catalog,
-            options: ConvertOptions) -> list[Explanation]:
+            options: ConvertOptions, *, refusals: bool = False) -> list[Explanation]:
     """The effective-pod comparison of each converted legacy job of ``result``, the
-    conversion of ``text`` (rendered, as ``--allow-lossy`` would convert it)."""
+    conversion of ``text`` (rendered, as ``--allow-lossy`` would convert it); ``refusals``:
+    also each legacy job that did not convert even so (``Explanation.compared`` False)."""
     target = catalog.target(options.target)
     kinds = catalog.kinds
     chunks = stream.split(text)
@@ -78,7 +83,14 @@ def compare(text: str, result: TextResult, catalog: Catalog,
             continue  # a document the tool found inside another one (Markdown, templates)
         source = doc.source
         mapping = catalog.legacy.get((source.get("apiVersion"), source.get("kind")))  # type: ignore[arg-type]
-        if doc.status != "converted" or mapping is None:
+        if mapping is None:
+            continue
+        if doc.status != "converted":  # refused even as --allow-lossy converts: say why
+            refused = [f for f in doc.findings if f.severity.value == "error" and not f.waived]
+            if refused and refusals:
+                explanations.append(Explanation(
+                    chunk.line, f"{source.get('kind')}/{source.get('name')}", "none",
+                    refused=refused, compared=False))
             continue
         try:
             root = yamlio.load(chunk.body)
@@ -109,7 +121,9 @@ def compare(text: str, result: TextResult, catalog: Catalog,
                          "--runtimes to compare its template too")
         differences = effective.attribute(effective.compare(legacy, rendered), doc.findings,
                                           legacy)
-        explanations.append(Explanation(chunk.line, title, label, differences, notes, legacy))
+        refused = [f for f in doc.findings if f.severity.value == "error" and not f.waived]
+        explanations.append(Explanation(chunk.line, title, label, differences, notes, legacy,
+                                        refused))
     return explanations
 
 
@@ -222,14 +236,81 @@ def run(files: tuple[str, ...], options: ConvertOptions) -> int:
             say(f"{name}: error Y102 {read.message}", err=True)
             unreadable.append(FileResult(name, name, unreadable=read))
             continue
-        for item in explain(read.text, catalog.load(), options):
-            say(f"{name}:{item.line}: {item.title} (runtime: {item.runtime})")
-            for note in item.notes:
-                say(f"  note: {note}")
-            for difference in item.differences:
-                named = (f"named by {', '.join(difference.named_by)}" if difference.named_by
-                         else "NOT NAMED by any finding")
-                say(f"  {difference.describe()}  [{named}]")
-            if not item.differences:
-                say("  no difference in the effective pods")
+        for item in explain(read.text, catalog.load(), options, refusals=True):
+            for line in describe(name, item):
+                say(line)
     return exit_code(unreadable)
+
+
+def describe(name: str, item: Explanation) -> list[str]:
+    """The lines of one job's comparison: its title, whether ``convert`` would refuse it, the
+    notes, then per role one short line per difference (``+`` added, ``-`` removed, ``~``
+    changed) with the codes of the findings that name it."""
+    if not item.compared:
+        first = item.refused[0]
+        return [f"{name}:{item.line}: {item.title}: convert refuses this job ({first.code}: "
+                f"{first.message}); there are no pods to compare"]
+    lines = [f"{name}:{item.line}: {item.title} (runtime: {item.runtime})"]
+    if item.refused:
+        first = item.refused[0]
+        codes = ", ".join(dict.fromkeys(f.code for f in item.refused))
+        from migrator import waivers
+
+        choices = waivers.CHOICES.get(first.code)
+        allow = f"{first.code}={'|'.join(choices)}" if choices else first.code
+        lines.append(f"  convert would refuse this job ({codes}: {first.message}); shown as "
+                     f"--allow-lossy (or --allow {allow}) would convert it")
+    lines += [f"  note: {note}" for note in item.notes]
+    roles: dict[str, list[effective.Difference]] = {}
+    for difference in item.differences:
+        roles.setdefault(difference.job, []).append(difference)
+    for role, differences in roles.items():
+        lines.append(f"  {role}:")
+        lines += [f"    {_brief(difference)}" for difference in differences]
+    if not item.differences:
+        lines.append("  no difference in the effective pods")
+    return lines
+
+
+_ABSENT = effective._MISSING  # a side of a difference that has no value (added, removed)
+
+
+def _brief(difference: effective.Difference) -> str:
+    """One difference in a few words: ``+ env PET_NODE_RANK=<rank>  [C407]``."""
+    key = difference.path.rsplit(f".{difference.category}.", 1)[-1]
+    if difference.after is _ABSENT:
+        text = f"- {_keyed(difference.category, key, difference.before)} (removed)"
+    elif difference.before is _ABSENT:
+        text = f"+ {_keyed(difference.category, key, difference.after)}"
+    else:
+        text = (f"~ {difference.category} {key}: {_value(difference.before)} -> "
+                f"{_value(difference.after)}")
+    named = ", ".join(difference.named_by) if difference.named_by else \
+        "NOT NAMED by any finding"
+    return f"{text}  [{named}]"
+
+
+def _keyed(category: str, key: str, value: Any) -> str:
+    """``category key: value``, or ``category value`` when the value names its key."""
+    shown = _value(value)
+    if shown == key or shown.startswith((f"{key}=", f"{key} ")):
+        return f"{category} {shown}"
+    return f"{category} {key}: {shown}"
+
+
+def _value(value: Any) -> str:
+    """A value as a person writes it: ``NAME=value`` for an env entry, a port's number, the
+    fields of a mapping without braces and quotes; long values shortened."""
+    if isinstance(value, dict):
+        if set(value) <= {"name", "value"} and "name" in value:
+            text = f"{value['name']}={value.get('value', '')}"
+        elif "containerPort" in value:
+            port = value["containerPort"]
+            text = f"{value['name']} {port}" if value.get("name") else str(port)
+        else:
+            text = ", ".join(f"{k}: {_value(v)}" for k, v in value.items())
+    elif isinstance(value, list):
+        text = "[" + ", ".join(_value(v) for v in value) + "]"
+    else:
+        text = str(value)
+    return text if len(text) <= 120 else text[:117] + "..."

@@ -36,7 +36,7 @@ from migrator.report.safety import (
     write_data,
     write_report,
 )
-from migrator.results import FileResult, Finding, Severity, Verdict
+from migrator.results import FileResult, Finding, Severity, SourceText, Verdict
 from migrator.settings import RUNTIME_KINDS, RunSettings
 
 if TYPE_CHECKING:
@@ -76,6 +76,10 @@ def _run(settings: RunSettings) -> int:
             from migrator.batch import writer
 
             found = writer.Claims(found, settings.output_dir)
+    problem = _report_folders(settings.reports)  # before anything is written
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     options = settings.options
     if settings.mode == "validate" or options.runtime_files:
         from dataclasses import replace  # here: most runs copy no options
@@ -83,9 +87,13 @@ def _run(settings: RunSettings) -> int:
         options = replace(options, local_runtime_files=_runtime_files(found))
     suppressor = Suppressor(tuple(IgnoreRule(paths, codes) for paths, codes in settings.ignore),
                             load_baseline(settings.baseline) if settings.baseline else None)
-    if settings.progress:  # the bar shows a total
+    bar = settings.progress and _is_terminal(sys.stderr)  # else a line every few seconds
+    if bar:  # the bar shows a total
         found = list(found)
-    progress = Progress(len(found) if isinstance(found, list) else 0, settings.progress)
+    progress = Progress(len(found) if isinstance(found, list) else 0, bar,
+                        label="checking" if settings.mode in ("check", "validate") else
+                        "converting", color=settings.color_stderr,
+                        ticking=settings.progress and not bar)
     wanted = {reports.format_of(str(p)) for p in settings.reports} | \
         ({settings.report_format} if settings.report_format else set())
     reviewing = bool(wanted - {"json", None})
@@ -97,7 +105,7 @@ def _run(settings: RunSettings) -> int:
     # lines are a log of what was written, next to the summary on stderr
     to_stdout = stdout_free and settings.mode in ("check", "validate")
     lines = terminal.Lines(sys.stdout if to_stdout else sys.stderr,
-                           settings.color if to_stdout else terminal.color_wanted(sys.stderr))
+                           settings.color if to_stdout else settings.color_stderr)
     annotations = None
     if settings.github:
         from migrator.report import github
@@ -109,14 +117,28 @@ def _run(settings: RunSettings) -> int:
     # (stdout, diff), reviewed or annotated: it has nothing to suppress, print or fail
     quick = not reviewing and annotations is None and settings.mode not in ("stdout", "diff")
     totals = kept.counted
+    accepted: dict[tuple[str, str], int] = {}  # waived findings by (waiver, code)
+    written = [0]  # files whose conversion was written
+    # files named on the command line: said to be empty, broken or without a job when they
+    # have no document to report (a walk's files without one are only counted)
+    named = _named_files(settings) if not settings.table else {}
+    table: list[tuple[str, ...]] | None = [] if settings.table else None
     # without a bar to advance, unchanged files without documents may come as counts
     counting = quick and not progress.enabled
 
     def take(file: FileResult) -> None:
         """Report, review and count one result."""
         file = _with_write_failure(suppressor.apply(file))
+        written[0] += file.written
+        if named and (file.unreadable is not None or file.write_error is not None or any(
+                d.reportable for d in (file.result.documents if file.result else ()))):
+            named.pop(os.path.normpath(file.name), None)  # said with its documents
+        for finding in _findings(file):
+            if finding.waived:
+                key = finding.waived, finding.code
+                accepted[key] = accepted.get(key, 0) + 1
         _show(file, settings)
-        _print(file, settings, minimum, lines)
+        _print(file, settings, minimum, lines, table)
         if annotations is not None:
             annotations.add_all(file.name, _findings(file))
         if reviewing:
@@ -136,11 +158,14 @@ def _run(settings: RunSettings) -> int:
                 totals["files"] += file[0]
                 totals["filesChanged"] += file[1]
                 totals["documentsScanned"] += file[2]
+                progress.advance(file[0])
                 continue
             assert isinstance(file, FileResult)
             result = file.result
-            if quick and result is not None and not result.documents and \
-                    file.unreadable is None and file.write_error is None and not file.written:
+            if quick and result is not None and not file.written and \
+                    file.unreadable is None and file.write_error is None and \
+                    not any(d.reportable for d in result.documents) and \
+                    os.path.normpath(file.name) not in named:
                 # Kept.add of a file without documents
                 totals["files"] += 1
                 totals["filesChanged"] += int(file.changed)
@@ -155,15 +180,28 @@ def _run(settings: RunSettings) -> int:
             take(FileResult(folder.name, folder.relative, unreadable=folder))
     finally:
         progress.close()
+    for name in named:  # named, and nothing in it to report
+        note = _named_note(name, settings.max_bytes, settings.mode == "validate")
+        if note is not None:
+            lines.print(printable(f"{file_label(name)}: {note}"))
+    if table is not None:
+        for row in terminal.table(table):
+            lines.print(row)
     if annotations is not None:
         annotations.close()
     seconds = time.monotonic() - started
     built = kept.report()
-    context = reports.Context(settings.options.target, seconds, _full_report(settings))
+    waived = _waivers(settings, accepted, built, lines, kept.verdict)
+    context = reports.Context(settings.options.target, seconds, _full_report(settings),
+                              waivers=tuple(built.get("waivers", ())))
     failed = 0
+    written_reports: list[str] = []
     for path in settings.reports:
         text = reports.write(reports.format_of(str(path)), built, reviewed, context)
-        failed += _write(partial(write_report, path, text))
+        unwritten = _write(partial(write_report, path, text))
+        failed += unwritten
+        if not unwritten:
+            written_reports.append(str(path))
     if settings.report_format:
         write_data(sys.stdout, reports.write(settings.report_format, built, reviewed, context),
                    github=settings.github)
@@ -176,16 +214,129 @@ def _run(settings: RunSettings) -> int:
                   file=sys.stderr)
     if settings.github:
         failed += _step_summary(built)
-    line = terminal.summary_line(built["summary"], time.monotonic() - started,
-                                 check=settings.mode == "check")
+    extra = f"; {waived}" if waived else ""
     if suppressor.suppressed:
-        line += f"; {suppressor.suppressed} accepted findings suppressed"
+        extra += f"; {suppressor.suppressed} accepted findings suppressed"
     if walk.ignored[0]:  # (files a walk met and passed over: .gitignore, or git ignores)
-        line += f"; {walk.ignored[0]} ignored (.gitignore)"
-    print(line, file=sys.stderr)
+        extra += f"; {walk.ignored[0]} ignored (.gitignore)"
+    extra += _outputs(settings, written[0], written_reports)
+    print(printable(terminal.summary_line(
+        built["summary"], time.monotonic() - started, check=settings.mode in ("check", "diff"),
+        validate=settings.mode == "validate", extra=extra)), file=sys.stderr)
     code = kept.verdict.exit_code(settings.fail_on,
                                   legacy_fails=settings.mode in ("check", "diff"))
     return 2 if failed else code
+
+
+def _outputs(settings: RunSettings, written: int, written_reports: list[str]) -> str:
+    """The end of the summary: the target, where the conversions went, the reports written."""
+    text = f"; target: Kubeflow Trainer {settings.options.target}"
+    files = f"{written} file{'s' if written != 1 else ''}"
+    if settings.mode == "directory":
+        text += f"; wrote {files} under {settings.output_dir}" if written else \
+            f"; no file written under {settings.output_dir}"
+    elif settings.mode == "in-place":
+        text += f"; rewrote {files} in place" if written else "; no file rewritten"
+    elif settings.mode == "stdout":
+        text += "; converted stream on standard output"
+    if written_reports:
+        text += f"; report{'s' if len(written_reports) != 1 else ''}: " \
+            f"{', '.join(written_reports)}"
+    return text
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _named_files(settings: RunSettings) -> dict[str, None]:
+    """The regular files named on the command line, when their lines are wanted (not under
+    pre-commit, which names every staged file, nor with --quiet)."""
+    if settings.terse or settings.quiet:
+        return {}
+    return {os.path.normpath(path): None for path in settings.paths
+            if path != "-" and os.path.isfile(path)}
+
+
+def _named_note(name: str, max_bytes: int, validating: bool) -> str | None:
+    """What a named file without a document to report holds: empty, not YAML (where it
+    breaks), text, YAML without a Kubeflow training job (its kinds), or (``validate``)
+    legacy jobs, which ``check`` reads."""
+    source = sources.read(name, name, max_bytes)
+    if not isinstance(source, SourceText):
+        return None  # unreadable: reported as Y102 already
+    if not source.text.strip():
+        return "the file is empty: nothing to check"
+    from migrator.convert.routing import SUFFIXES  # (``routing`` is loaded by every run)
+
+    if name.lower().endswith(SUFFIXES):  # a page or a script: read for embedded jobs
+        return "no Kubeflow training job found in it"
+    import re
+
+    from migrator.load import stream
+
+    kinds: list[str] = []
+    for chunk in stream.split(source.text):
+        if not chunk.has_content:
+            continue
+        kind = re.search(r"^kind:[ \t]*[\"']?([\w.-]+)", chunk.body, re.M)
+        if kind is not None:  # read as text: most of a repository needs no parser here
+            kinds.append(kind[1])
+            continue
+        from migrator.load import yamlio
+
+        try:
+            root = yamlio.load(chunk.body)
+        except yamlio.DocumentError as exc:
+            where = f"line {exc.line + chunk.line - 1}" if exc.line is not None else \
+                f"the document at line {chunk.line}"
+            where += f", column {exc.column}" if exc.line is not None and exc.column else ""
+            return f"not valid YAML ({where}: {exc}): nothing in it was checked"
+        if not isinstance(root, dict):
+            return "not YAML manifests (plain text or a bare value): nothing to check"
+        kinds.append("no kind")
+    if not kinds:
+        return "only comments: nothing to check"
+    shown = ", ".join(dict.fromkeys(kinds))
+    from migrator.load import detect
+
+    legacy = [kind for kind in kinds if kind in detect.legacy_kinds()] if validating else []
+    if legacy:
+        return (f"{len(legacy)} legacy job{'s' if len(legacy) != 1 else ''} ({shown}): validate "
+                "checks TrainJobs and runtimes; run `trainjob-migrate check` on legacy jobs")
+    return (f"{len(kinds)} YAML document{'s' if len(kinds) != 1 else ''} ({shown}), no "
+            "Kubeflow training job or Trainer object in it")
+
+
+def _waivers(settings: RunSettings, accepted: dict[tuple[str, str], int], built: dict[str, Any],
+             lines: terminal.Lines, verdict: Verdict) -> str:
+    """The run's waivers: each, with how many findings it accepted, goes into the report
+    (``built["waivers"]``); one that accepted none is an A102 warning. Returns what the
+    summary says of them ('' when there are none)."""
+    given = settings.options.allow
+    if not given and not accepted:
+        return ""
+    from migrator import waivers
+
+    rows = []
+    for waiver in given:
+        used = accepted.get((waiver.describe(), waiver.code), 0)
+        rows.append({**waiver.to_json(), "used": used})
+        if not used:
+            finding = Finding(waivers.UNUSED_RUN, Severity.WARNING, "", f"waiver "
+                              f"{waiver.spec} ({waiver.origin}) matched no finding of this run",
+                              "Remove the waiver, or correct its code.")
+            lines.print(terminal.finding_line(waiver.origin, finding), "warning")
+            verdict.worst = max(verdict.worst, Severity.WARNING.rank)
+    if rows:
+        built["waivers"] = rows
+    count = sum(accepted.values())
+    codes = ", ".join(sorted({code for _, code in accepted}))
+    return f"{count} waived finding{'s' if count != 1 else ''} ({codes})" if count else \
+        "no finding waived"
 
 
 class _Kept:
@@ -265,6 +416,25 @@ def _output_folder(output_dir: Path) -> str | None:
     except OSError as exc:
         return printable(f"error: cannot create the output folder {output_dir}: "
                          f"{exc.strerror or exc}")
+    return None
+
+
+def _report_folders(paths: tuple[Path, ...]) -> str | None:
+    """Why a report could not be written where it is asked for (its folder is missing or
+    not writable, or it names a folder), as one line (Y107); None when each can be. Checked
+    before the run, so that a run that rewrites files in place never ends unreported."""
+    for path in paths:
+        folder = path.parent if str(path.parent) else Path(".")
+        reason = None
+        if path.is_dir():
+            reason = "it is a folder"
+        elif not folder.is_dir():
+            reason = f"the folder {folder} does not exist"
+        elif not os.access(folder, os.W_OK | os.X_OK):
+            reason = f"the folder {folder} is not writable"
+        if reason is not None:
+            return printable(f"{path}: error Y107 cannot write the report: {reason}; nothing "
+                             "was converted or written")
     return None
 
 
@@ -405,6 +575,10 @@ def _show(file: FileResult, settings: RunSettings) -> None:
         return
     if settings.mode == "stdout":
         text = file.result.text
+        if settings.options.converted_only:
+            text = _converted(file.result.documents)
+            if not text:
+                return
         if len(settings.paths) > 1 or Path(settings.paths[0]).is_dir():
             text = f"---\n# Source: {printable(file.name)}\n{text}"
         write_data(sys.stdout, text if text.endswith("\n") or not text else text + "\n",
@@ -415,8 +589,49 @@ def _show(file: FileResult, settings: RunSettings) -> None:
                    github=settings.github, escaped=settings.color)
 
 
+def _fix_options(settings: RunSettings) -> str:
+    """The options a ``convert --in-place`` needs to convert as this check did (the config
+    file applies by itself): what the command line changed from the defaults."""
+    import shlex
+
+    from migrator.settings import DEFAULT_MANAGER
+
+    options, parts = settings.options, []
+    if options.target != "2.2":
+        parts += ["--target", options.target]
+    if options.companion_runtimes:
+        parts.append("--companion-runtimes")
+    if options.runtime is not None:
+        parts += ["--runtime", options.runtime]
+    if options.runtime_kind is not None:
+        parts += ["--runtime-kind", options.runtime_kind]
+    if options.manager != DEFAULT_MANAGER:
+        parts += ["--manager", options.manager]
+    parts += [f"--runtimes={path}" for path in options.runtime_files]
+    parts += [f"--allow={waiver.spec}" + (f" -- {waiver.reason}" if waiver.reason else "")
+              for waiver in options.allow if waiver.origin == "--allow"]
+    if options.allow_lossy:
+        parts.append("--allow-lossy")
+    return "".join(f" {shlex.quote(part)}" for part in parts)
+
+
+def _converted(documents: list[Any]) -> str:
+    """--converted-only: the converted documents of a stream, each its own YAML document
+    (their comments kept, everything else left out)."""
+    texts: list[str] = []
+    for doc in documents:
+        if doc.status != "converted":
+            continue
+        text = doc.text if doc.text.endswith("\n") else doc.text + "\n"
+        texts.append(text if text.startswith("---") or not texts else "---\n" + text)
+    return "".join(texts)
+
+
 def _print(file: FileResult, settings: RunSettings, minimum: Severity,
-           lines: terminal.Lines) -> None:
+           lines: terminal.Lines, table: list[tuple[str, ...]] | None = None) -> None:
+    if table is not None:  # check --format table: rows, printed aligned after the run
+        table.extend(terminal.table_rows(file))
+        return
     if file.unreadable is not None:
         lines.print(terminal.unreadable_line(file.name, file.unreadable.message), "error")
         return
@@ -429,7 +644,9 @@ def _print(file: FileResult, settings: RunSettings, minimum: Severity,
         for doc in documents:
             if doc.status != "unchanged":
                 errors = any(f.severity is Severity.ERROR for f in doc.findings)
-                lines.print(terminal.check_line(file.name, doc), "error" if errors else None)
+                lines.print(terminal.check_line(file.name, doc, terse=settings.terse,
+                                                options=_fix_options(settings)),
+                            "error" if errors else None)
         if settings.terse:
             return
         if not settings.verbose:
@@ -464,7 +681,11 @@ def _fix_hook_line(file: FileResult, documents: list[Any]) -> str | None:
         check = f"; check {', '.join(warnings)}" if warnings else ""
         return printable(f"{label}: rewrote {converted} document{'s' if converted != 1 else ''}"
                          f"{f' ({tally})' if tally else ''}{check}")
-    if errors:
-        return printable(f"{label}: not rewritten, needs manual work ({', '.join(errors)}) — "
-                         f"see: trainjob-migrate explain {errors[0]}")
+    if errors:  # placed at the first error, with its message (editors jump to it)
+        first = terminal.ordered([f for f in findings
+                                  if f.severity is Severity.ERROR and not f.waived])[0]
+        return printable(f"{terminal.where(file.name, first.line, first.column)}: not "
+                         f"rewritten, needs manual work ({', '.join(errors)}): error "
+                         f"{first.code} {first.message} — see: trainjob-migrate explain "
+                         f"{first.code}")
     return None

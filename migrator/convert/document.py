@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from migrator import waivers
 from migrator.check import crdschema, runtimefiles, validate
 from migrator.convert import argo, embedded, emit, engine, snippets, status, upgrade
 from migrator.convert.classify import classify
@@ -13,7 +14,7 @@ from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
 from migrator.load import detect, yamlio
 from migrator.load.stream import Chunk
-from migrator.results import DocumentResult, Finding, Severity
+from migrator.results import DocumentResult, Finding, Severity, replaced
 from migrator.settings import ConvertOptions
 
 RAISE_INTERNAL_ERRORS = False  # set by the CLI's --debug
@@ -27,7 +28,16 @@ def process(chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
     converted document keeps its original text.
     """
     try:
-        return _process(chunk, index, catalog, options, render)
+        inline, problems = waivers.inline(chunk.head + chunk.body,
+                                          chunk.line - chunk.head.count("\n"))
+        if not inline and not problems:
+            return _process(chunk, index, catalog, options, render)
+        # waivers written in this document apply to it alone
+        result = _process(chunk, index, catalog,
+                          replaced(options, allow=(*options.allow, *inline)), render)
+        if result.reportable:
+            result.findings.extend((*problems, *waivers.unused_inline(result.findings, inline)))
+        return result
     except Exception as exc:
         if RAISE_INTERNAL_ERRORS:
             raise
@@ -109,6 +119,7 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
         return result
     if not draft.runtime_name:
         return result
+    _elastic_size(root, draft, options, result.findings)
     doc = emit.build(draft, target, options.manager)
     known = _known_runtimes(catalog, options)
     runtime_doc = None
@@ -150,14 +161,18 @@ def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
 
 def _embedded(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,
               source: dict[str, Any], embedding: Any, render: bool) -> DocumentResult:
-    doc, findings, mappings, converted = embedded.convert(root, embedding, catalog, options,
-                                                          chunk.line - 1, render)
+    doc, findings, mappings, converted, blocked = embedded.convert(
+        root, embedding, catalog, options, chunk.line - 1, render)
     result = DocumentResult(index, chunk.line, "failed", chunk.text, source=source,
                             mappings=mappings, findings=findings)
     if not converted:
         return result if findings else _skipped(
             chunk, index, catalog, "K104", f"{source.get('kind')} embeds a legacy job this "
             "release cannot convert here", source)
+    if blocked:  # a List whose other items convert: the ones left are reported, not blocking
+        waivers.mark(findings, options.allow, never=validate.OUTPUT_CODES)
+        return _finish(result, doc, chunk, options, render,
+                       [f for f in findings if not embedded.held(f, blocked)])
     return _finish(result, doc, chunk, options, render)
 
 
@@ -182,11 +197,12 @@ def _upgrade(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: Con
 
 
 def _finish(result: DocumentResult, doc: Any, chunk: Chunk, options: ConvertOptions,
-            render: bool) -> DocumentResult:
-    """Write ``doc`` (an object edited in place) back into the stream unless blocked."""
+            render: bool, deciding: list[Finding] | None = None) -> DocumentResult:
+    """Write ``doc`` (an object edited in place) back into the stream unless its findings
+    (or ``deciding``, those that decide) block it."""
     result.output = {"apiVersion": _text(doc.get("apiVersion")), "kind": _text(doc.get("kind")),
                      "name": result.source.get("name")}
-    if not _writable(result.findings, options):
+    if not _writable(result.findings if deciding is None else deciding, options):
         return result
     result.status = "converted"
     if render:
@@ -194,12 +210,29 @@ def _finish(result: DocumentResult, doc: Any, chunk: Chunk, options: ConvertOpti
     return result
 
 
-def _writable(findings: list[Finding], options: ConvertOptions) -> bool:
-    """Error findings block a document unless --allow-lossy; an invalid result always does."""
-    errors = [f for f in findings if f.severity is Severity.ERROR]
-    if any(f.code in validate.OUTPUT_CODES for f in errors):
-        return False
-    return not errors or options.allow_lossy
+_writable = embedded.writable
+
+
+def _elastic_size(root: Any, draft: Any, options: ConvertOptions,
+                  findings: list[Finding]) -> None:
+    """An elastic job (F501) accepted by a waiver runs with the size the waiver names; its
+    F501 finding says the node count chosen."""
+    waiver = waivers.chosen(options.allow, waivers.ELASTIC)
+    if waiver is None:
+        return
+    for place, finding in enumerate(findings):
+        if finding.code != waivers.ELASTIC:
+            continue
+        size = waivers.elastic_size(root, waiver.choice)
+        if size is not None:
+            draft.set_trainer("numNodes", size[0])
+            draft.num_nodes = size[0]
+        chosen = f"{size[1]} {size[0]}" if size is not None else \
+            f"the replica count {draft.num_nodes}"
+        if waiver.choice != "replicas" and size is None:
+            chosen += f" (no {waiver.choice}Replicas to choose)"
+        findings[place] = replaced(finding, message=f"{finding.message}; numNodes: {chosen}, "
+                                   f"as chosen by {waiver.spec}")
 
 
 def _known_runtimes(catalog: Catalog, options: ConvertOptions) -> runtimeindex.Index:

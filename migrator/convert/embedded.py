@@ -4,14 +4,16 @@ ConfigMaps, AppWrapper components, v1 Lists such as cluster dumps, Argo resource
 Each embedded job is converted by the same engine (without a companion runtime: there is no
 place for a second object) and replaced in place; the embedding object keeps its comments and
 everything else. Katib's trial template is adjusted to the TrainJob (primary container name,
-success and failure conditions, primary pod labels).
+success and failure conditions, primary pod labels). The items of a List (a cluster dump) are
+decided one by one: an item an error blocks stays as it was (or is left out:
+``ConvertOptions.converted_only``), the others convert.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from migrator import paths
+from migrator import paths, waivers
 from migrator.check import validate
 from migrator.convert import argo, emit, engine, status
 from migrator.convert.ledger import Ledger
@@ -46,11 +48,26 @@ def spec_for(root: Any, catalog: Catalog) -> EmbeddingSpec | None:
     return None
 
 
+def writable(findings: list[Finding], options: ConvertOptions) -> bool:
+    """Whether a conversion with ``findings`` is written: error findings block it unless a
+    waiver accepts each (marked in place) or --allow-lossy; an invalid result always does."""
+    waivers.mark(findings, options.allow, never=validate.OUTPUT_CODES)
+    errors = waivers.blocking(findings)
+    if any(f.code in validate.OUTPUT_CODES for f in errors):
+        return False
+    return not errors or options.allow_lossy
+
+
+def held(finding: Finding, prefixes: set[str]) -> bool:
+    """Whether ``finding`` is about a List item left unconverted (one of ``prefixes``)."""
+    return finding.path.split(".", 1)[0] in prefixes
+
+
 def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOptions,
             line_offset: int, render: bool = True
-            ) -> tuple[Any, list[Finding], list[tuple[str, str]], int]:
+            ) -> tuple[Any, list[Finding], list[tuple[str, str]], int, set[str]]:
     """Convert every embedded legacy job of ``root``; returns (document, findings, mappings,
-    number of jobs converted).
+    number of jobs converted, the List items left unconverted: their path prefixes).
 
     Without ``render`` (``check``: the document is not written, only its apiVersion and kind
     are read) a job kept as YAML text (a ConfigMap's data) is not dumped to text: the
@@ -64,7 +81,11 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
     options = replaced(options, companion_runtimes=False)
     target = catalog.target(options.target)
     workflow = spec.api_group == detect.ARGO_GROUP
+    each = spec.kind == "List"  # a List's items are decided one by one
+    blocked: set[str] = set()
+    dropped: list[int] = []  # the List items left out (converted_only)
     for path in _expand(root, spec.paths, strings=spec.strings):
+        start = len(findings)
         # an Argo manifest's {{...}} parameters are hidden while the job is converted
         masked = masking.mask(str(paths.get(root, path)), masking.ARGO_PARAMETER) \
             if workflow else None
@@ -90,15 +111,26 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
             findings.append(live)
         ledger = Ledger(job, catalog.codes, line_offset=offset)
         draft = engine.convert(job, mapping, catalog.pod, target, options, ledger, embedded=True)
-        findings += [_prefixed(f, prefix) for f in ledger.findings]
+        findings += [_prefixed(_no_companion(f), prefix) for f in ledger.findings]
         mappings += [(f"{prefix}.{src}", f"{prefix} (TrainJob) {dst}")
                      for src, dst in ledger.mappings]
         if draft is None or not draft.runtime_name:
+            if each:
+                blocked.add(prefix)
+                dropped.append(path[-1])  # type: ignore[arg-type]  # items[*]: a list index
             continue
         trainjob = emit.build(draft, target, options.manager)
         findings += [_prefixed(f, prefix) for f in
                      validate.check(yamlio.plain(trainjob), target, catalog.codes,
                                     runtimeindex.defaults(target), embedded=True)]
+        if each:
+            own = findings[start:]
+            keep = writable(own, options)
+            findings[start:] = own  # (marked waived)
+            if not keep:
+                blocked.add(prefix)
+                dropped.append(path[-1])  # type: ignore[arg-type]  # items[*]: a list index
+                continue
         value = trainjob
         if isinstance(paths.get(root, path), str) and (render or masked is not None
                                                         or not SKIP_UNREAD_TEXT):
@@ -126,7 +158,11 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
                                      "infer the pod sets of a TrainJob (it has no pod template); "
                                      "declare podSets or queue the TrainJob with Kueue directly",
                                      line_offset, root, path))
-    return doc, findings, mappings, converted
+    if options.converted_only and converted:
+        items = doc.get("items")
+        for index in reversed(dropped):
+            del items[index]
+    return doc, findings, mappings, converted, blocked
 
 
 def _expand(root: Any, patterns: list[str], *, strings: bool = False) -> list[FieldPath]:
@@ -194,6 +230,25 @@ def _put(doc: Any, path: FieldPath, value: Any) -> None:
         old.update(value)
     else:
         parent[path[-1]] = value
+
+
+NO_COMPANION_HERE = "--companion-runtimes does not apply to a job embedded in another " \
+    "object (there is no place for a second object)"
+
+
+def _no_companion(finding: Finding) -> Finding:
+    """A K105 finding of an embedded job: --companion-runtimes cannot help it (there is no
+    place for the runtime), so the finding says so instead of advising the option (which
+    contradicted a command line that gave it)."""
+    if finding.code != "K105" or "--companion-runtimes" not in finding.message:
+        return finding
+    head = finding.message.split("; convert with --companion-runtimes", 1)[0]
+    return replaced(finding, message=f"{head}; {NO_COMPANION_HERE}: name your own runtime for "
+                    "the framework in the config file, or convert the job as a file of its own "
+                    "with --companion-runtimes and paste it back",
+                    hint="Name your own runtime for the framework in .trainjob-migrate.yaml "
+                    "(runtimes.<framework>); --companion-runtimes cannot apply to an embedded "
+                    "job.")
 
 
 def _prefixed(finding: Finding, prefix: str) -> Finding:

@@ -20,15 +20,18 @@ if TYPE_CHECKING:
 class Context(FrozenValue):
     """What a writer knows about the run besides its documents."""
 
-    FIELDS = ("target", "seconds", "full_report")
+    FIELDS = ("target", "seconds", "full_report", "waivers")
     target: str
     seconds: float
     full_report: str | None  # where this run's full report is (for shortened ones)
+    waivers: tuple[dict[str, Any], ...]  # the run's waivers (JSON report "waivers")
 
-    def __init__(self, target: str, seconds: float = 0.0, full_report: str | None = None) -> None:
+    def __init__(self, target: str, seconds: float = 0.0, full_report: str | None = None,
+                 waivers: tuple[dict[str, Any], ...] = ()) -> None:
         object.__setattr__(self, "target", target)
         object.__setattr__(self, "seconds", seconds)
         object.__setattr__(self, "full_report", full_report)
+        object.__setattr__(self, "waivers", waivers)
 
 
 # built: the JSON report (``jsonreport.build``); reviewed: the review documents of the run.
@@ -51,13 +54,14 @@ def _markdown(built: dict[str, Any], reviewed: list[ReviewDocument], context: Co
     from migrator.report import markdown
 
     return markdown.render(reviewed, built["summary"], context.target, _codes(),
-                           full_report=context.full_report)
+                           full_report=context.full_report, waivers=context.waivers)
 
 
 def _html(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:
     from migrator.report import html
 
-    return html.render(reviewed, built["summary"], context.target, _codes())
+    return html.render(reviewed, built["summary"], context.target, _codes(),
+                       waivers=context.waivers)
 
 
 def _sarif(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:

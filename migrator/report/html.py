@@ -227,7 +227,7 @@ class _Strings:
 
 
 def render(documents: Sequence[ReviewDocument], summary: Mapping[str, Any], target: str,
-           codes: Mapping[str, CodeInfo]) -> str:
+           codes: Mapping[str, CodeInfo], *, waivers: Sequence[Mapping[str, Any]] = ()) -> str:
     grouped = {name: [d for d in documents if group(d) == name] for name, _ in GROUPS}
     ordered = [d for name, _ in GROUPS[:4] for d in grouped[name]]
     strings = _Strings()
@@ -255,7 +255,7 @@ def render(documents: Sequence[ReviewDocument], summary: Mapping[str, Any], targ
              f"<span class='sev-error'>{findings['error']} "
              f"error</span> · <span class='sev-warning'>{findings['warning']} warning</span> · "
              f"<span class='sev-info'>{findings['info']} info</span></div></header>",
-             _filters(summary), "<main>", _overview(grouped, summary, codes),
+             _filters(summary), "<main>", _waivers(waivers), _overview(grouped, summary, codes),
              '<section id="documents"><h2>Documents</h2>']
     if not ordered:
         parts.append("<p class='empty'>No document needs a look.</p>")
@@ -368,11 +368,26 @@ def _others(documents: Sequence[ReviewDocument], anchors: Mapping[int, str]) -> 
             + "</tbody></table></div></section>")
 
 
+def _waivers(waivers: Sequence[Mapping[str, Any]]) -> str:
+    """The run's waivers: who accepted which code, why, and how many findings it accepted."""
+    if not waivers:
+        return ""
+    rows = "".join(
+        f"<tr><td><code>{html_text(w['code'] + ('=' + w['choice'] if w.get('choice') else ''))}"
+        f"</code></td><td>{html_text(w['origin'])}</td><td>"
+        f"{html_text(w['reason'] or '(none given)')}</td><td>{w['used']}</td></tr>"
+        for w in waivers)
+    return ("<section id='waivers'><h2>Waivers</h2><table><thead><tr><th>waiver</th>"
+            "<th>given by</th><th>reason</th><th>findings</th></tr></thead><tbody>" + rows
+            + "</tbody></table></section>")
+
+
 def _payload(doc: ReviewDocument, strings: _Strings) -> dict[str, Any]:
     severity = {"error": 0, "warning": 1, "info": 2}
     item: dict[str, Any] = {"st": doc.status, "f": [
         [strings(f.code), severity[f.severity.value], strings(f.path), f.line or 0,
-         strings(f.message), strings(f.hint)] for f in doc.ordered_findings()]}
+         strings(f"{f.message} (waived: {f.waived})" if f.waived else f.message),
+         strings(f.hint)] for f in doc.ordered_findings()]}
     if doc.status == "converted" and doc.mappings:
         item["m"] = [[strings(source), strings(target),
                       strings(str(doc.values[source])) if source in doc.values else -1]

@@ -49,8 +49,8 @@ def _case(suite: ET.Element, file: str, doc: ReviewDocument, share: float) -> st
     case = ET.SubElement(suite, "testcase", classname=xml_text(file),
                          name=xml_text(f"{doc.title}{where}"), time=f"{share:.3f}")
     findings = doc.ordered_findings()
-    errors = [f for f in findings if f.severity.value == "error"]
-    others = [f for f in findings if f.severity.value != "error"]
+    errors = [f for f in findings if f.severity.value == "error" and not f.waived]
+    others = [f for f in findings if f.severity.value != "error" or f.waived]
     outcome = "passed"
     if errors:
         first = errors[0]
@@ -67,5 +67,6 @@ def _case(suite: ET.Element, file: str, doc: ReviewDocument, share: float) -> st
     if others:
         out = ET.SubElement(case, "system-out")
         out.text = xml_text("\n".join(f"{f.severity.value} {f.code} {f.path}: {f.message}"
+                                      + (f" (waived: {f.waived})" if f.waived else "")
                                       for f in others))
     return outcome

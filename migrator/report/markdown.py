@@ -38,10 +38,10 @@ class CodeInfo(Protocol):
 
 def render(documents: Sequence[ReviewDocument], summary: Mapping[str, Any], target: str,
            codes: Mapping[str, CodeInfo], *, full_report: str | None = None,
-           limit: int = LIMIT) -> str:
+           limit: int = LIMIT, waivers: Sequence[Mapping[str, Any]] = ()) -> str:
     ordered = sorted(documents, key=rank)
     root = _root(ordered)
-    head = _head(summary, target, codes, root)
+    head = _head(summary, target, codes, root) + _waivers(waivers)
     for level in ("full", "findings"):
         blocks = [_document(doc, level, root) for doc in ordered]
         text = "\n".join(head + [line for block in blocks for line in block]) + "\n"
@@ -194,6 +194,19 @@ def _head(summary: Mapping[str, Any], target: str, codes: Mapping[str, CodeInfo]
     return lines
 
 
+def _waivers(waivers: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The run's waivers: who accepted which code, why, and how many findings it accepted."""
+    if not waivers:
+        return []
+    lines = ["Waivers (accepted findings, still listed below as waived):", "",
+             "| waiver | given by | reason | findings |", "|---|---|---|---|"]
+    for w in waivers:
+        spec = w["code"] + (f"={w['choice']}" if w.get("choice") else "")
+        lines.append(f"| {code_span(spec, in_table=True)} | {markdown_text(w['origin'])} | "
+                     f"{markdown_text(w['reason'] or '(none given)')} | {w['used']} |")
+    return [*lines, ""]
+
+
 def _document(doc: ReviewDocument, level: str, root: str) -> list[str]:
     counts = doc.counts()
     tally = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
@@ -212,7 +225,7 @@ def _document(doc: ReviewDocument, level: str, root: str) -> list[str]:
             at = f"{finding.path} (line {finding.line})" if finding.line else finding.path
             shown = code_span(shorten(at, WHERE_WIDTH), in_table=True) if at else ""
             lines.append(f"| {finding.severity.value} | {code_span(finding.code, in_table=True)}"
-                         f" | {shown} | {markdown_text(finding.message)} | "
+                         f" | {shown} | {markdown_text(_waived(finding))} | "
                          f"{markdown_text(finding.hint)} |")
         lines.append("")
     if level == "full" and doc.mappings and doc.status == "converted":
@@ -233,6 +246,12 @@ def _document(doc: ReviewDocument, level: str, root: str) -> list[str]:
         lines += [*fence(unified(where, doc.before, doc.after), "diff"), ""]
     lines += ["</details>", ""]
     return lines
+
+
+def _waived(finding: Any) -> str:
+    """A finding's message, with the waiver that accepted it."""
+    return f"{finding.message} (waived: {finding.waived})" if finding.waived else \
+        finding.message
 
 
 def _root(documents: Sequence[ReviewDocument]) -> str:

@@ -19,7 +19,8 @@ HOMEPAGE = "https://github.com/example/trainjob-migrator"
 CODES_DOC = f"{HOMEPAGE}/blob/main/docs/codes.md"
 AREAS = {"Y": "input", "K": "detection", "M": "metadata", "R": "run-policy",
          "P": "pod-template", "C": "container", "F": "framework", "U": "unknown-field",
-         "T": "upgrade", "V": "validation", "E": "embedded", "S": "template"}
+         "T": "upgrade", "V": "validation", "E": "embedded", "S": "template",
+         "A": "waiver"}
 
 
 class CodeInfo(Protocol):
@@ -84,10 +85,15 @@ def _result(doc: ReviewDocument, finding: Finding, index: Mapping[str, int]) -> 
     if finding.column:
         region["startColumn"] = finding.column
     message = finding.message + (f" [{finding.path}]" if finding.path else "")
-    return {"ruleId": finding.code, "ruleIndex": index[finding.code],
+    result: dict[str, Any] = {"ruleId": finding.code, "ruleIndex": index[finding.code],
             "level": LEVELS[finding.severity.value], "message": {"text": message},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": uri(doc.file)},
                 "region": region}}],
             "partialFingerprints": {"trainjobMigrator/v1": f"{uri(doc.file)}:{finding.code}:"
                                                            f"{finding.path}"}}
+    if finding.waived:  # accepted by a waiver: in the document itself, or on the run's
+        result["suppressions"] = [{  # command line or config
+            "kind": "inSource" if "(inline, line " in finding.waived else "external",
+            "status": "accepted", "justification": finding.waived}]
+    return result

@@ -16,10 +16,11 @@ STYLES = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
 def color_wanted(stream: TextIO, choice: str = "auto") -> bool:
-    """``--color``: always/never win; auto follows NO_COLOR, then FORCE_COLOR, then isatty."""
+    """``--color``: always/never win; auto follows NO_COLOR and TERM=dumb, then FORCE_COLOR,
+    then isatty."""
     if choice in ("always", "never"):
         return choice == "always"
-    if os.environ.get("NO_COLOR"):
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
@@ -73,8 +74,9 @@ def ordered(findings: list[Finding]) -> list[Finding]:
 def finding_line(name: str, finding: Finding) -> str:
     """``file:line:col: severity CODE message [path]``."""
     path = f" [{finding.path}]" if finding.path else ""
+    waived = f" (waived: {finding.waived})" if finding.waived else ""
     return printable(f"{where(name, finding.line, finding.column)}: {finding.severity.value} "
-                     f"{finding.code} {finding.message}{path}")
+                     f"{finding.code} {finding.message}{path}{waived}")
 
 
 def object_label(identity: Mapping[str, Any]) -> str:
@@ -85,12 +87,14 @@ def object_label(identity: Mapping[str, Any]) -> str:
 
 def tally(findings: list[Finding]) -> str:
     counts = Counter(f.severity.value for f in findings)
-    return ", ".join(f"{counts[s.value]} {s.value}" for s in reversed(Severity)
-                     if counts[s.value])
+    waived = sum(1 for f in findings if f.waived)
+    return ", ".join([*(f"{counts[s.value]} {s.value}" for s in reversed(Severity)
+                        if counts[s.value]), *([f"{waived} waived"] if waived else [])])
 
 
 def codes_of(findings: list[Finding], severity: Severity) -> list[str]:
-    return sorted({f.code for f in findings if f.severity is severity})
+    """The codes of ``findings`` of ``severity`` that no waiver accepted."""
+    return sorted({f.code for f in findings if f.severity is severity and not f.waived})
 
 
 def document_line(name: str, doc: Any) -> str:
@@ -105,9 +109,19 @@ def document_line(name: str, doc: Any) -> str:
     return printable(text)
 
 
-def check_line(name: str, doc: Any) -> str:
-    """``check``: what the document needs and the command that does it (or the code to read)."""
+def check_line(name: str, doc: Any, *, terse: bool = False, options: str = "") -> str:
+    """``check``: what the document needs and the command that does it (or the code to read).
+    ``terse`` (pre-commit: one line per document): a document needing manual work is placed
+    at its first error, with its message (``file:line:col: ... error CODE message``).
+    ``options``: the conversion options of the run (`` --target 2.3 ...``), so that the fix
+    command converts as the check did."""
     errors = codes_of(doc.findings, Severity.ERROR)
+    if terse and errors and doc.status != "converted":
+        first = ordered([f for f in doc.findings
+                         if f.severity is Severity.ERROR and not f.waived])[0]
+        return printable(f"{where(name, first.line or doc.line, first.column)}: "
+                         f"{object_label(doc.source)}: needs manual work: error {first.code} "
+                         f"{first.message} — see: trainjob-migrate explain {first.code}")
     warnings = codes_of(doc.findings, Severity.WARNING)
     head = f"{where(name, doc.line)}: {object_label(doc.source)}"
     if doc.status == "converted" and doc.output:
@@ -115,8 +129,15 @@ def check_line(name: str, doc: Any) -> str:
 
         extra = f" ({len(warnings)} warning code{'s' if len(warnings) != 1 else ''} to check: " \
                 f"{', '.join(warnings)})" if warnings else ""
+        accepted = sorted({f.code for f in doc.findings if f.waived})
+        if accepted:
+            extra += f" (waived: {', '.join(accepted)})"
+        left = _items_left(doc.findings)
+        if left:
+            extra += f"; left unconverted: {left}"
         text = (f"{head}: would convert to {object_label(doc.output)}{extra} — fix: "
-                f"trainjob-migrate convert --in-place {shlex.quote(file_label(name))}")
+                f"trainjob-migrate convert --in-place{options} "
+                f"{shlex.quote(file_label(name))}")
     elif errors:
         text = (f"{head}: needs manual work ({', '.join(errors)}) — see: trainjob-migrate "
                 f"explain {errors[0]}")
@@ -126,6 +147,53 @@ def check_line(name: str, doc: Any) -> str:
     else:
         text = f"{head}: {doc.status}"
     return printable(text)
+
+
+def _items_left(findings: list[Finding]) -> str:
+    """The List items an error keeps from converting, with their codes: ``items[2] (K108)``
+    (a List's other items convert)."""
+    left: dict[int, set[str]] = {}
+    for finding in findings:
+        head = finding.path.split(".", 1)[0]
+        if finding.severity is Severity.ERROR and not finding.waived and \
+                head.startswith("items[") and head[6:-1].isdigit():
+            left.setdefault(int(head[6:-1]), set()).add(finding.code)
+    return ", ".join(f"items[{item}] ({', '.join(sorted(codes))})"
+                     for item, codes in sorted(left.items()))
+
+
+_TABLE_STATUS = {"converted": "would convert", "failed": "needs manual work",
+                 "skipped": "skipped", "unchanged": "unchanged"}
+
+
+def table_rows(file: Any) -> list[tuple[str, ...]]:
+    """``check --format table``: a row per document ``check`` reports of ``file`` (a
+    ``FileResult``): file:line, kind/name, status (what check would do), the first code that
+    matters (an error no waiver accepted, else a warning)."""
+    if file.unreadable is not None:
+        return [(file_label(file.name), "-", "unreadable", "Y102")]
+    rows: list[tuple[str, ...]] = []
+    for doc in file.result.documents if file.result is not None else ():
+        if not doc.reportable or doc.status == "unchanged":  # (as check's lines)
+            continue
+        codes = codes_of(doc.findings, Severity.ERROR) or codes_of(doc.findings,
+                                                                   Severity.WARNING)
+        first = [f.code for f in ordered([f for f in doc.findings if f.code in codes])]
+        rows.append((where(file.name, doc.line), object_label(doc.source),
+                     _TABLE_STATUS.get(doc.status, doc.status), first[0] if first else "-"))
+    return rows
+
+
+def table(rows: list[tuple[str, ...]]) -> list[str]:
+    """The rows as aligned lines under a header (escaped); nothing without rows."""
+    if not rows:
+        return []
+    shown = [tuple(printable(cell) for cell in row) for row in
+             [("FILE", "OBJECT", "STATUS", "CODE"), *rows]]
+    widths = [max(len(row[i]) for row in shown) for i in range(3)]
+    return ["  ".join([*(cell.ljust(width) for cell, width in zip(row[:3], widths,
+                                                                   strict=True)), row[3]])
+            for row in shown]
 
 
 def validate_line(name: str, doc: Any, target: str) -> str:
@@ -140,12 +208,18 @@ def unreadable_line(name: str, message: str) -> str:
     return printable(f"{file_label(name)}: error Y102 {message}")
 
 
-def summary_line(report_summary: Mapping[str, Any], seconds: float, *, check: bool) -> str:
-    """``N files, M documents: ...; findings: ...`` (``check`` says what would happen)."""
+def summary_line(report_summary: Mapping[str, Any], seconds: float, *, check: bool,
+                 validate: bool = False, extra: str = "") -> str:
+    """``N files, M documents: ...; findings: ...`` (``check`` says what would happen,
+    ``validate`` what is valid and what would be rejected; ``extra`` goes before the time)."""
     docs, findings = report_summary["documents"], report_summary["findings"]
     total = sum(docs.values())
     files = report_summary["files"]
-    if check:
+    if validate:
+        what = f"{docs['unchanged']} valid, {docs['failed']} rejected"
+        if not total:
+            what += " (no TrainJob or runtime found; `trainjob-migrate check` reads legacy jobs)"
+    elif check:
         what = (f"{docs['converted']} would convert, {docs['unchanged']} unchanged, "
                 f"{docs['skipped']} skipped, {docs['failed']} need manual work")
     else:
@@ -153,4 +227,4 @@ def summary_line(report_summary: Mapping[str, Any], seconds: float, *, check: bo
                 f"{docs['skipped']} skipped, {docs['failed']} failed")
     return (f"{files} file{'s' if files != 1 else ''}, {total} document"
             f"{'s' if total != 1 else ''}: {what}; findings: {findings['error']} error, "
-            f"{findings['warning']} warning, {findings['info']} info ({seconds:.2f}s)")
+            f"{findings['warning']} warning, {findings['info']} info{extra} ({seconds:.2f}s)")
