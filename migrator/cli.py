@@ -155,6 +155,10 @@ def _convert_command() -> click.Command:
                   help="Exit 1 when a finding has at least this severity (default error).")
     @click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
                   help="Colour diffs.")
+    @click.option("--shared-runtimes", type=click.Path(file_okay=False, path_type=Path),
+                  metavar="DIR", help="Instead of a companion runtime per job, reference "
+                  "shared ClusterTrainingRuntimes kept in DIR (read, then updated: only new "
+                  "variants are added; see docs/usage.md).")
     def convert(**values: Any) -> None:
         """Convert legacy manifests in PATHS (files, directories, or - for stdin).
 

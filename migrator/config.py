@@ -37,7 +37,8 @@ class ProjectConfig(FrozenValue):
     """Settings a team keeps with its repository (None: not set)."""
 
     FIELDS = ("path", "target", "runtimes", "companion_runtimes", "manager", "fail_on",
-              "allow_lossy", "include", "exclude", "gitignore", "ignore", "baseline")
+              "allow_lossy", "include", "exclude", "gitignore", "ignore", "baseline",
+              "shared_runtimes")
     path: Path | None
     target: str | None
     runtimes: tuple[tuple[str, str, str], ...]
@@ -50,6 +51,7 @@ class ProjectConfig(FrozenValue):
     gitignore: bool | None
     ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]  # (paths, codes)
     baseline: Path | None
+    shared_runtimes: Path | None
 
     def __init__(self, path: Path | None = None, target: str | None = None,
                  runtimes: tuple[tuple[str, str, str], ...] = (),
@@ -58,7 +60,7 @@ class ProjectConfig(FrozenValue):
                  include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
                  gitignore: bool | None = None,
                  ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (),
-                 baseline: Path | None = None) -> None:
+                 baseline: Path | None = None, shared_runtimes: Path | None = None) -> None:
         _set = object.__setattr__
         _set(self, "path", path)
         _set(self, "target", target)
@@ -72,6 +74,7 @@ class ProjectConfig(FrozenValue):
         _set(self, "gitignore", gitignore)
         _set(self, "ignore", ignore)
         _set(self, "baseline", baseline)
+        _set(self, "shared_runtimes", shared_runtimes)
 
 
 class Search(FrozenValue):
@@ -188,7 +191,7 @@ def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
         return ConfigError(f"{path}: {key}: {message}")
 
     known = {"target", "runtimes", "companion-runtimes", "manager", "fail-on", "allow-lossy",
-             "include", "exclude", "gitignore", "ignore", "baseline"}
+             "include", "exclude", "gitignore", "ignore", "baseline", "shared-runtimes"}
     for key in data:
         if key not in known:
             raise fail(str(key), f"unknown setting (known: {', '.join(sorted(known))})")
@@ -212,7 +215,19 @@ def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
                          exclude=_strings(data, "exclude", fail),
                          gitignore=_flag(data, "gitignore", fail),
                          ignore=_ignores(data, fail),
-                         baseline=(path.parent / baseline) if baseline else None)
+                         baseline=(path.parent / baseline) if baseline else None,
+                         shared_runtimes=_folder(path, data, "shared-runtimes", fail))
+
+
+def _folder(path: Path, data: dict[str, Any], key: str, fail: Any) -> Path | None:
+    """A folder setting: relative to the config's folder and inside it."""
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value or os.path.isabs(value) or not (
+            path.parent / value).resolve().is_relative_to(path.parent.resolve()):
+        raise fail(key, "must be a relative path to a folder in the config's folder or below it")
+    return path.parent / value
 
 
 def _strings(data: dict[str, Any], key: str, fail: Any) -> tuple[str, ...]:

@@ -94,7 +94,8 @@ class ConvertOptions(FrozenValue):
     copies it)."""
 
     FIELDS = ("target", "runtime", "runtime_kind", "manager", "allow_lossy",
-              "companion_runtimes", "runtimes", "runtime_files", "crds", "local_runtime_files")
+              "companion_runtimes", "runtimes", "runtime_files", "crds", "local_runtime_files",
+              "shared_runtimes")
     target: str = "2.2"
     runtime: str | None = None
     runtime_kind: str | None = None
@@ -105,13 +106,15 @@ class ConvertOptions(FrozenValue):
     runtime_files: tuple[str, ...] = ()  # --runtimes: runtime YAML to resolve runtimeRefs
     crds: tuple[str, ...] = ()  # --crd: CRDs exported from the user's cluster
     local_runtime_files: tuple[str, ...] = ()  # runtimes found among the run's own files
+    shared_runtimes: str | None = None  # --shared-runtimes DIR (implies companion_runtimes)
 
     def __init__(self, target: str = "2.2", runtime: str | None = None,
                  runtime_kind: str | None = None, manager: str = DEFAULT_MANAGER,
                  allow_lossy: bool = False, companion_runtimes: bool = False,
                  runtimes: tuple[tuple[str, str, str], ...] = (),
                  runtime_files: tuple[str, ...] = (), crds: tuple[str, ...] = (),
-                 local_runtime_files: tuple[str, ...] = ()) -> None:
+                 local_runtime_files: tuple[str, ...] = (),
+                 shared_runtimes: str | None = None) -> None:
         _set = object.__setattr__
         _set(self, "target", target)
         _set(self, "runtime", runtime)
@@ -123,6 +126,7 @@ class ConvertOptions(FrozenValue):
         _set(self, "runtime_files", runtime_files)
         _set(self, "crds", crds)
         _set(self, "local_runtime_files", local_runtime_files)
+        _set(self, "shared_runtimes", shared_runtimes)
         if not TARGETS:
             mappings_dir()  # raises the reason (no mappings folder)
             raise ValueError("no Trainer targets in the mappings folder (targets/v<X.Y>.yaml)")

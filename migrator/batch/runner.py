@@ -112,8 +112,16 @@ def _run(settings: RunSettings) -> int:
     # without a bar to advance, unchanged files without documents may come as counts
     counting = quick and not progress.enabled
 
+    shared = None
+    if options.shared_runtimes is not None:
+        from migrator.shared_runtimes.store import Collector
+
+        shared = Collector(Path(options.shared_runtimes), RUNTIME_KINDS[0])
+
     def take(file: FileResult) -> None:
         """Report, review and count one result."""
+        if shared is not None:
+            shared.take(file)  # (the runtimes it carries: for the folder, not the reports)
         file = _with_write_failure(suppressor.apply(file))
         _show(file, settings)
         _print(file, settings, minimum, lines)
@@ -160,7 +168,7 @@ def _run(settings: RunSettings) -> int:
     seconds = time.monotonic() - started
     built = kept.report()
     context = reports.Context(settings.options.target, seconds, _full_report(settings))
-    failed = 0
+    failed = _write_shared(shared) if shared is not None else 0
     for path in settings.reports:
         text = reports.write(reports.format_of(str(path)), built, reviewed, context)
         failed += _write(partial(write_report, path, text))
@@ -274,6 +282,19 @@ def _write(action: Callable[[], None]) -> int:
         print(f"{printable(exc.path)}: error Y107 cannot write the report: "
               f"{printable(exc.reason)}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _write_shared(shared: Any) -> int:
+    """Write the --shared-runtimes folder and print its catalog (1 when it cannot be written)."""
+    try:
+        added, findings = shared.write()
+    except OSError as exc:
+        print(printable(f"{shared.folder}: error Y106 cannot write the shared runtimes: "
+                        f"{exc.strerror or exc}"), file=sys.stderr)
+        return 1
+    for line in [*(f"warning {f.code} {f.message}" for f in findings), *shared.summary(added)]:
+        print(printable(line), file=sys.stderr)
     return 0
 
 
