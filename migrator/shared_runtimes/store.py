@@ -114,6 +114,7 @@ class Collector:
     the folder once at the end."""
 
     def __init__(self, folder: Path, kind: str) -> None:
+        existing.cache_clear()  # a run reads the folder as it is when the run starts
         self.folder = folder
         self.kind = kind
         self.runtimes: dict[str, dict[str, Any]] = {}
