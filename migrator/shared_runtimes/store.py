@@ -176,7 +176,7 @@ class Collector:
             entry["shape"] = _shape(runtime) if runtime is not None else old.get("shape", "")
             runtimes[name] = entry
         _explain_variants(runtimes, self.runtimes)
-        return {"version": INDEX_VERSION, "kind": self.kind, "runtimes": runtimes}
+        return {"version": INDEX_VERSION, "runtimeKind": self.kind, "runtimes": runtimes}
 
     def summary(self, added: list[str]) -> list[str]:
         """The terminal lines: the catalog, runtime by runtime."""

@@ -197,3 +197,30 @@ def test_corpus_catalog_is_smaller_and_valid(shared: Path, tmp_path: Path, crdch
     for path in folder.glob("*.yaml"):
         assert getattr(crdcheck, "problems")(YAML(typ="safe").load(path.read_text()), kind,  # noqa: B009
                                              api, validator) == [], path.name
+
+
+def test_the_config_key_names_a_folder_beside_the_config(tmp_path: Path) -> None:
+    tree = _tree(tmp_path / "repo", {"one.yaml": _job("one")})
+    config = tmp_path / "repo" / ".trainjob-migrate.yaml"
+    config.write_text("shared-runtimes: platform/runtimes\n")
+    result = run("convert", str(tree / "one.yaml"), "-o", str(tmp_path / "out"), "--config",
+                 str(config), "--no-cache")
+    assert result.returncode == 0, result.stderr
+    assert len(list((tree / "platform" / "runtimes").glob("torch-node-*.yaml"))) == 1
+    index = json.loads((tree / "platform" / "runtimes" / "index.json").read_text())
+    assert "kind" not in index  # (never mistaken for a Kubernetes object by kubectl apply -f)
+    config.write_text("shared-runtimes: ../elsewhere\n")
+    refused = run("convert", str(tree / "one.yaml"), "--config", str(config), "--no-cache")
+    assert refused.returncode == 2
+    assert "shared-runtimes" in refused.stderr
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_check_and_diff_never_write_the_folder(tmp_path: Path) -> None:
+    tree = _tree(tmp_path / "repo", {"one.yaml": _job("one")})
+    config = tmp_path / "repo" / ".trainjob-migrate.yaml"
+    config.write_text("shared-runtimes: runtimes\n")
+    for command in (("check",), ("diff",)):
+        result = run(*command, str(tree / "one.yaml"), "--config", str(config), "--no-cache")
+        assert result.returncode == 1, result.stderr
+    assert not (tree / "runtimes").exists()
