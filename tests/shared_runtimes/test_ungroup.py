@@ -40,7 +40,7 @@ def _merge_meta(node: dict[str, Any], meta: dict[str, Any]) -> None:
 
 def ungroup(job: dict[str, Any], runtime: dict[str, Any]) -> dict[str, Any]:
     """The runtime ``job`` would have on its own: ``runtime`` + its patch + trainer values."""
-    spec = copy.deepcopy(runtime["spec"])
+    spec: dict[str, Any] = copy.deepcopy(runtime["spec"])
     template = spec["template"]
     for patch in job["spec"].get("runtimePatches", []):
         patched = patch["trainingRuntimeSpec"]["template"]
