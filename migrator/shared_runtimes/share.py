@@ -369,6 +369,8 @@ _UNSAFE = re.compile(r"[^a-z0-9-]+")
 def runtime_name(framework: str, jobs: list[str], digest: str) -> str:
     """``<framework>-<job names>-<hash>``, a DNS label within ``NAME_LIMIT`` characters."""
     words = [_UNSAFE.sub("-", word.lower()).strip("-") for word in [framework, *jobs]]
-    stem = "-".join(word for word in words if word) or "runtime"
+    stem = "-".join(word for word in words if word)
+    if not stem[:1].isalpha():  # (an RFC 1035 label starts with a letter)
+        stem = f"runtime-{stem}".rstrip("-")
     stem = stem[:NAME_LIMIT - HASH_LENGTH - 1].rstrip("-")
     return f"{stem}-{digest}"
