@@ -15,6 +15,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,6 +28,7 @@ INDEX = "index.json"
 README = "README.md"
 MAX_BYTES = 1024 * 1024  # a runtime file larger than this is not read
 INDEX_VERSION = 1
+NAME = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")  # a Kubernetes object name
 
 
 class Known:
@@ -66,7 +68,8 @@ def existing(folder: str, kind: str) -> Known:
         meta: dict[str, Any] = node["metadata"] if isinstance(node.get("metadata"), dict) \
             else {}
         runtime_name = meta.get("name")
-        if not isinstance(runtime_name, str) or f"{runtime_name}.yaml" != name:
+        if not isinstance(runtime_name, str) or f"{runtime_name}.yaml" != name \
+                or not NAME.fullmatch(runtime_name):  # (names go into README commands)
             unreadable.append(name)
             continue
         labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
@@ -270,7 +273,7 @@ def readme(index: dict[str, Any]) -> str:
         lines.append(f"| `{name}`{edited} | {_cell(entry.get('shape', ''))} | "
                      f"{len(entry.get('jobs', {}))} |")
     for name, entry in runtimes.items():
-        lines += ["", f"## {name}", ""]
+        lines += ["", f"## {_cell(name)}", ""]
         differs = entry.get("differsFrom") or {}
         for other, paths in differs.items():
             lines.append(f"- differs from `{other}` in: "

@@ -149,6 +149,10 @@ def test_hostile_folder_content_is_ignored(tmp_path: Path) -> None:
     outside = tmp_path / "outside.yaml"
     outside.write_text("precious\n")
     (shared / "junk.yaml").write_text("key: [unclosed\n")
+    hostile = "x;touch pwned"  # a runtime whose name would run a command in the README's line
+    (shared / f"{hostile}.yaml").write_text(
+        f"apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\n"
+        f"metadata: {{name: '{hostile}'}}\nspec: {{}}\n")
     (shared / "link.yaml").symlink_to(outside)
     path.unlink()
     path.symlink_to(outside)  # a link where the runtime belongs: replaced, never written through
@@ -157,6 +161,8 @@ def test_hostile_folder_content_is_ignored(tmp_path: Path) -> None:
     assert outside.read_text() == "precious\n"
     assert "S104" in err
     assert "junk.yaml" in err
+    assert hostile not in (shared / "README.md").read_text()
+    assert hostile not in json.loads((shared / "index.json").read_text())["runtimes"]
     assert not path.is_symlink()  # the link was replaced by the runtime, not written through
     assert "kind: ClusterTrainingRuntime" in path.read_text()
     assert json.loads((shared / "index.json").read_text())["runtimes"]
