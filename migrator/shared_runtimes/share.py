@@ -159,7 +159,8 @@ def _move_trainer(trainer: dict[str, Any], policy: dict[str, Any], jobs: list[An
                   rule: Rules, sets: list[str]) -> None:
     """The trainer-step's node container values into ``spec.trainer`` (Trainer's JobSet
     builder and ML plugins apply the TrainJob's over the runtime's: v2.2.0
-    pkg/runtime/framework/plugins/jobset/builder.go ``Trainer``; torch.go, mpi.go, plainml.go)."""
+    pkg/runtime/framework/plugins/jobset/builder.go:113 ``Trainer``; torch/torch.go:95-103,
+    mpi/mpi.go, plainml/plainml.go)."""
     mpi = policy.get("mpi")
     as_node = isinstance(mpi, dict) and mpi.get("runLauncherAsNode") is True
     step = next((item for item in jobs if _get(item, "template", "metadata", "labels",
@@ -205,8 +206,8 @@ def _move_resources(trainer: dict[str, Any], node: dict[str, Any], jobs: list[An
         del node["resources"]
     elif given is None and _first_with_resources(jobs, rule) is node:
         # the plugins count GPUs and CPUs from resourcesPerNode, else from this container
-        # (ExtractResourcePerNodeFromRuntime: the first node container of a job named node or
-        # of the trainer step that has resources)
+        # (v2.2.0 pkg/runtime/runtime.go:236 ExtractResourcePerNodeFromRuntime: the first node
+        # container of a job named node or of the trainer step that has resources)
         trainer["resourcesPerNode"] = node.pop("resources")
     elif isinstance(given, dict) and rule.resources_replaced and (
             given.get("limits") is not None or given.get("requests") is not None):
