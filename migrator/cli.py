@@ -159,6 +159,10 @@ def _convert_command() -> click.Command:
                   "converted items): a stream to apply that holds no legacy job.")
     @click.option("--fail-on", type=click.Choice(SEVERITIES),
                   help="Exit 1 when a finding has at least this severity (default error).")
+    @click.option("--shared-runtimes", type=click.Path(file_okay=False, path_type=Path),
+                  metavar="DIR", help="Instead of a companion runtime per job, reference "
+                  "shared ClusterTrainingRuntimes kept in DIR (read, then updated: only new "
+                  "variants are added; see docs/usage.md).")
     def convert(**values: Any) -> None:
         """Convert legacy manifests in PATHS (files, directories, or - for stdin).
 

@@ -39,7 +39,8 @@ class ProjectConfig(FrozenValue):
     """Settings a team keeps with its repository (None: not set)."""
 
     FIELDS = ("path", "target", "runtimes", "companion_runtimes", "manager", "fail_on",
-              "allow_lossy", "include", "exclude", "gitignore", "ignore", "baseline", "allow")
+              "allow_lossy", "include", "exclude", "gitignore", "ignore", "baseline", "allow",
+              "shared_runtimes")
     path: Path | None
     target: str | None
     runtimes: tuple[tuple[str, str, str], ...]
@@ -53,6 +54,7 @@ class ProjectConfig(FrozenValue):
     ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]  # (paths, codes)
     baseline: Path | None
     allow: tuple[str, ...]  # waivers, CODE[=choice] [-- reason] (``migrator.waivers``)
+    shared_runtimes: Path | None
 
     def __init__(self, path: Path | None = None, target: str | None = None,
                  runtimes: tuple[tuple[str, str, str], ...] = (),
@@ -61,7 +63,8 @@ class ProjectConfig(FrozenValue):
                  include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
                  gitignore: bool | None = None,
                  ignore: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (),
-                 baseline: Path | None = None, allow: tuple[str, ...] = ()) -> None:
+                 baseline: Path | None = None, allow: tuple[str, ...] = (),
+                 shared_runtimes: Path | None = None) -> None:
         _set = object.__setattr__
         _set(self, "path", path)
         _set(self, "target", target)
@@ -76,6 +79,7 @@ class ProjectConfig(FrozenValue):
         _set(self, "ignore", ignore)
         _set(self, "baseline", baseline)
         _set(self, "allow", allow)
+        _set(self, "shared_runtimes", shared_runtimes)
 
 
 class Search(FrozenValue):
@@ -192,7 +196,8 @@ def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
         return ConfigError(f"{path}: {key}: {message}")
 
     known = {"target", "runtimes", "companion-runtimes", "manager", "fail-on", "allow-lossy",
-             "include", "exclude", "gitignore", "ignore", "baseline", "allow"}
+             "include", "exclude", "gitignore", "ignore", "baseline", "allow",
+             "shared-runtimes"}
     for key in data:
         if key not in known:
             raise fail(str(key), f"unknown setting (known: {', '.join(sorted(known))})")
@@ -216,7 +221,8 @@ def _validate(path: Path, data: dict[str, Any]) -> ProjectConfig:
                          gitignore=_flag(data, "gitignore", fail),
                          ignore=_ignores(data, fail),
                          baseline=(path.parent / baseline) if baseline else None,
-                         allow=_waivers(data, fail))
+                         allow=_waivers(data, fail),
+                         shared_runtimes=_folder(path, data, "shared-runtimes", fail))
 
 
 def _waivers(data: dict[str, Any], fail: Any) -> tuple[str, ...]:
@@ -235,6 +241,17 @@ def _inside(folder: Path, name: str) -> bool:
         return (folder / name).resolve().is_relative_to(folder.resolve())
     except (OSError, RuntimeError, ValueError):
         return False
+
+
+def _folder(path: Path, data: dict[str, Any], key: str, fail: Any) -> Path | None:
+    """A folder setting: relative to the config's folder and inside it."""
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value or os.path.isabs(value) or not (
+            path.parent / value).resolve().is_relative_to(path.parent.resolve()):
+        raise fail(key, "must be a relative path to a folder in the config's folder or below it")
+    return path.parent / value
 
 
 def _strings(data: dict[str, Any], key: str, fail: Any) -> tuple[str, ...]:

@@ -42,6 +42,7 @@ FLAG = "flag"  # given: True; absent: the option's default (None where a config 
 SWITCH = "switch"  # --name / --no-name: True / False; absent: None (the config file decides)
 CHOICE = "choice"  # one of the option's choices
 COUNT = "count"  # a whole number >= 1
+WRITING = ("stdout", "directory", "in-place")  # the modes --shared-runtimes applies to
 
 
 class Option:
@@ -196,6 +197,9 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
     project = project_config(values["config_path"], say,
                              quiet=values["quiet"] or under_pre_commit)
     allow = _waivers(values.get("allow", ()), project)
+    shared = values.get("shared_runtimes") or project.shared_runtimes
+    # convert only, and only when it writes (not check, validate or diff)
+    shared = str(shared) if shared is not None and mode in WRITING else None
     try:
         options = ConvertOptions(
             target=_pick(values["target"], project.target, "2.2"), runtime=values["runtime"],
@@ -203,7 +207,8 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
             manager=_pick(values["manager"], project.manager, DEFAULT_MANAGER),
             allow_lossy=_pick(values["allow_lossy"], project.allow_lossy, False),
             companion_runtimes=_pick(values["companion_runtimes"], project.companion_runtimes,
-                                     False),
+                                     False) or shared is not None,
+            shared_runtimes=shared,
             runtimes=project.runtimes, runtime_files=values["runtime_files"],
             crds=values["crds"], allow=allow,
             converted_only=bool(values.get("converted_only")))

@@ -97,7 +97,7 @@ class ConvertOptions(FrozenValue):
 
     FIELDS = ("target", "runtime", "runtime_kind", "manager", "allow_lossy",
               "companion_runtimes", "runtimes", "runtime_files", "crds", "local_runtime_files",
-              "allow", "converted_only")
+              "allow", "converted_only", "shared_runtimes")
     target: str = "2.2"
     runtime: str | None = None
     runtime_kind: str | None = None
@@ -110,6 +110,7 @@ class ConvertOptions(FrozenValue):
     local_runtime_files: tuple[str, ...] = ()  # runtimes found among the run's own files
     allow: tuple[Waiver, ...] = ()  # --allow and the config's allow: (``migrator.waivers``)
     converted_only: bool = False  # --converted-only: a List keeps only the items converted
+    shared_runtimes: str | None = None  # --shared-runtimes DIR (implies companion_runtimes)
 
     def __init__(self, target: str = "2.2", runtime: str | None = None,
                  runtime_kind: str | None = None, manager: str = DEFAULT_MANAGER,
@@ -117,7 +118,8 @@ class ConvertOptions(FrozenValue):
                  runtimes: tuple[tuple[str, str, str], ...] = (),
                  runtime_files: tuple[str, ...] = (), crds: tuple[str, ...] = (),
                  local_runtime_files: tuple[str, ...] = (),
-                 allow: tuple[Waiver, ...] = (), converted_only: bool = False) -> None:
+                 allow: tuple[Waiver, ...] = (), converted_only: bool = False,
+                 shared_runtimes: str | None = None) -> None:
         _set = object.__setattr__
         _set(self, "target", target)
         _set(self, "runtime", runtime)
@@ -131,6 +133,7 @@ class ConvertOptions(FrozenValue):
         _set(self, "local_runtime_files", local_runtime_files)
         _set(self, "allow", allow)
         _set(self, "converted_only", converted_only)
+        _set(self, "shared_runtimes", shared_runtimes)
         if not TARGETS:
             mappings_dir()  # raises the reason (no mappings folder)
             raise ValueError("no Trainer targets in the mappings folder (targets/v<X.Y>.yaml)")

@@ -20,7 +20,7 @@ AREAS = [("Y", "Input: files, YAML, templates"), ("K", "Kind and API version det
          ("P", "Pod template"), ("C", "Main container"), ("F", "Framework-specific fields"),
          ("U", "Fields no rule knows"), ("T", "Upgrades of Trainer manifests"),
          ("V", "Validation of the generated TrainJob"), ("E", "Jobs embedded in other objects"),
-         ("S", "Templates"), ("A", "Waivers")]
+         ("A", "Waivers"), ("S", "Shared runtimes")]
 
 
 def _cell(text: object) -> str:

@@ -38,6 +38,10 @@ def process_file(name: str, relative: str, options: ConvertOptions,
         return read
     assert read is not None  # routed files were handled above
     result = convert_or_audit(read.text, options, render, audit, review)
+    if options.shared_runtimes is not None and render and not audit:
+        from migrator.shared_runtimes.rewrite import rewrite
+
+        result = rewrite(result, options, options.shared_runtimes)
     identity = read.identity
     if not audit:  # the legacy bases of an overlay that cannot be converted stay as they are
         result, cacheable = routing.hold_bases(name, read.text, result, options)

@@ -126,8 +126,16 @@ def _run(settings: RunSettings) -> int:
     # without a bar to advance, unchanged files without documents may come as counts
     counting = quick and not progress.enabled
 
+    shared = None
+    if options.shared_runtimes is not None:
+        from migrator.shared_runtimes.store import Collector
+
+        shared = Collector(Path(options.shared_runtimes), RUNTIME_KINDS[0])
+
     def take(file: FileResult) -> None:
         """Report, review and count one result."""
+        if shared is not None:
+            shared.take(file)  # (the runtimes it carries: for the folder, not the reports)
         file = _with_write_failure(suppressor.apply(file))
         written[0] += file.written
         if named and (file.unreadable is not None or file.write_error is not None or any(
@@ -194,7 +202,7 @@ def _run(settings: RunSettings) -> int:
     waived = _waivers(settings, accepted, built, lines, kept.verdict)
     context = reports.Context(settings.options.target, seconds, _full_report(settings),
                               waivers=tuple(built.get("waivers", ())))
-    failed = 0
+    failed = _write_shared(shared) if shared is not None else 0
     written_reports: list[str] = []
     for path in settings.reports:
         text = reports.write(reports.format_of(str(path)), built, reviewed, context)
@@ -446,6 +454,19 @@ def _write(action: Callable[[], None]) -> int:
         print(f"{printable(exc.path)}: error Y107 cannot write the report: "
               f"{printable(exc.reason)}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _write_shared(shared: Any) -> int:
+    """Write the --shared-runtimes folder and print its catalog (1 when it cannot be written)."""
+    try:
+        added, findings = shared.write()
+    except OSError as exc:
+        print(printable(f"{shared.folder}: error Y106 cannot write the shared runtimes: "
+                        f"{exc.strerror or exc}"), file=sys.stderr)
+        return 1
+    for line in [*(f"warning {f.code} {f.message}" for f in findings), *shared.summary(added)]:
+        print(printable(line), file=sys.stderr)
     return 0
 
 
