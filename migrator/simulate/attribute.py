@@ -32,16 +32,21 @@ CONTRACT: dict[str, frozenset[str]] = {
                                               "C412", "C413"},
     "ports": effective.CONTRACT_CODES["env"] | {"F511", "P312"},
     "command": effective.CONTRACT_CODES["command"] | {"F511"},
-    "volumes": effective.CONTRACT_CODES["volumes"],
-    "pod spec": effective.CONTRACT_CODES["volumes"],
+    "volumes": effective.CONTRACT_CODES["volumes"] | {"F533"},
+    "pod spec": effective.CONTRACT_CODES["volumes"] | {"F533"},
     "scheduling": frozenset({"R205", "R217"}),
+    "init containers": frozenset({"F516", "F527"}),
 }
 # Outcome and pod-count differences -> the codes that speak of them (wherever they stand).
 OUTCOME: dict[str, frozenset[str]] = {
     "pods": frozenset({"F523", "R208", "R218"}),
-    "outcome": frozenset({"R210", "R214", "P311", "F513", "F501", "F531"}),
+    "outcome": frozenset({"R204", "R210", "R214", "P311", "F513", "F501", "F531", "F534",
+                          "F535"}),
     "selectors": frozenset({"C409", "P313", "P314"}),
 }
+# Outcome differences are also named by a finding at a field that decides outcomes.
+OUTCOME_FIELDS = (".restartPolicy", "runPolicy.backoffLimit", "spec.successPolicy",
+                  "spec.elasticPolicy", "runPolicy.managedBy")
 _STEP = re.compile(r"(\w+)\[([^\]]*)\]|(\w+)")
 
 
@@ -52,17 +57,33 @@ def attribute(differences: Iterable[Difference], findings: list[Finding],
     codes = {finding.code for finding in findings}
     roles = _roles(job, legacy)
     out = []
+    differences = list(differences)
+    # a role dropped or added changes when the job ends: what names the pods names that too
+    roles_named = {code for difference in differences if difference.aspect == "pods"
+                   and difference.identity in roles
+                   for code in index.naming(roles[difference.identity][0])}
     for difference in differences:
         named: set[str] = set()
         if difference.aspect in OUTCOME:
             named |= codes & OUTCOME[difference.aspect]
+        if difference.aspect == "outcome":
+            named |= {f.code for f in findings if f.path.endswith(OUTCOME_FIELDS)}
+            named |= roles_named
         role = roles.get(difference.identity)
+        if role is not None and difference.aspect == "pods":
+            named |= index.naming(role[0])  # a finding at the role names its pods
         if role is not None and difference.aspect not in OUTCOME:
             path, main = role
             source = _source(path, main, difference.path)
             named |= index.naming(source)
             if not _written(job, source):
                 named |= codes & CONTRACT.get(difference.aspect, frozenset())
+            # a finding at another role's field names the loss for every role that had the
+            # same value there (the converter reports a shared value once, at the primary role)
+            for other, other_main in set(roles.values()) - {role}:
+                twin = _source(other, other_main, difference.path)
+                if _value(job, twin) == _value(job, source) is not _ABSENT:
+                    named |= index.naming(twin)
         out.append((difference, tuple(sorted(named))))
     return out
 
@@ -108,22 +129,30 @@ def _source(role: str, main: str, path: str) -> str:
     return f"{role}.template.spec" + "".join(steps)
 
 
+_ABSENT: Any = object()
+
+
 def _written(job: Mapping[str, Any], source: str) -> bool:
     """Whether the legacy object itself holds a value at ``source`` (else a controller added
     it, or Trainer did)."""
+    return _value(job, source) is not _ABSENT
+
+
+def _value(job: Mapping[str, Any], source: str) -> Any:
+    """The legacy object's value at ``source`` (``_ABSENT`` when it holds none)."""
     node: Any = job
     for match in _STEP.finditer(source):
         listed, key, plain = match.groups()
         if plain is not None:
             if not isinstance(node, Mapping) or plain not in node:
-                return False
+                return _ABSENT
             node = node[plain]
             continue
         if not isinstance(node, Mapping) or not isinstance(node.get(listed), list):
-            return False
+            return _ABSENT
         wanted = key.removeprefix("name=")
         node = next((item for item in node[listed] if isinstance(item, Mapping)
                      and str(item.get("name", item.get("containerPort"))) == wanted), None)
         if node is None:
-            return False
-    return True
+            return _ABSENT
+    return node

@@ -196,12 +196,23 @@ def _main_names(before: Mapping[str, Any], after: Mapping[str, Any]) -> tuple[st
 
 
 def _paired(spec: dict[str, Any], main: str, name: str) -> dict[str, Any]:
-    """``spec`` with its main container renamed to the other side's main container name."""
-    if not main:
+    """``spec`` with its main container renamed to the other side's main container name (and
+    every ``containerName`` reference to it: a resourceFieldRef follows its container)."""
+    if not main or main == name:
         return spec
+    renamed = _renamed(spec, main, name)
     containers = [dict(c, name=name) if isinstance(c, dict) and c.get("name") == main else c
-                  for c in spec.get("containers") or []]
-    return {**spec, "containers": containers}
+                  for c in renamed.get("containers") or []]
+    return {**renamed, "containers": containers}
+
+
+def _renamed(node: Any, old: str, new: str) -> Any:
+    if isinstance(node, dict):
+        return {key: new if key == "containerName" and value == old else
+                _renamed(value, old, new) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_renamed(value, old, new) for value in node]
+    return node
 
 
 # --- structural diff -----------------------------------------------------------------------

@@ -53,6 +53,7 @@ class _Job:
     max_failed_indexes: int | None
     restart_policy: str
     failure_rules: list[Mapping[str, Any]]
+    success_rules: list[Mapping[str, Any]] = field(default_factory=list)
     succeeded: set[int] = field(default_factory=set)
     failed_indexes: set[int] = field(default_factory=set)
     index_failures: dict[int, int] = field(default_factory=dict)
@@ -121,7 +122,9 @@ def play(world: World, scenario: Scenario, version: str) -> Outcome:
                 per_index_limit=integer(info.get("backoffLimitPerIndex")),
                 max_failed_indexes=integer(info.get("maxFailedIndexes")),
                 restart_policy=text(info.get("restartPolicy")) or "OnFailure",
-                failure_rules=[mapping(rule) for rule in rules])
+                failure_rules=[mapping(rule) for rule in rules],
+                success_rules=[mapping(rule) for rule in
+                               seq(mapping(info.get("successPolicy")).get("rules"))])
     if jobset.get("suspend") is True:
         cites = state.cite("js_suspend", "builder_suspend")
         return Outcome(scenario=scenario.name, phase="Suspended", steps=(),
@@ -200,6 +203,13 @@ def _succeed(state: _Play, number: int, occurrence: int, event: Event, job: _Job
     job.restarts.pop(index, None)
     cites = state.cite("k_indexed_complete")
     why = f"{event.identity} exited 0: its pod succeeded and stays finished"
+    met = _success_rule_met(job)
+    if met is not None:
+        job.status = "Complete"
+        cites += state.cite("k_success_policy")
+        return _after_complete(state, number, occurrence, job,
+                               f"{why}; Job {job.name}'s successPolicy rule {met} is met: the "
+                               "Job completes and its other pods are removed", cites)
     if len(job.succeeded) + len(job.failed_indexes) < job.completions:
         return Step(number, occurrence, "kept", state.phase,
                     f"{why}; Job {job.name} waits for "
@@ -208,6 +218,38 @@ def _succeed(state: _Play, number: int, occurrence: int, event: Event, job: _Job
         return _job_failed(state, number, occurrence, job, "FailedIndexes", "kept", why, cites)
     job.status = "Complete"
     return _after_complete(state, number, occurrence, job, why, cites)
+
+
+def _success_rule_met(job: _Job) -> str | None:
+    """The first rule of the Job's ``successPolicy`` its succeeded indexes meet (None: none)."""
+    for number, rule in enumerate(job.success_rules):
+        indexes = _index_set(rule.get("succeededIndexes"))
+        count = integer(rule.get("succeededCount"))
+        if indexes is None and count is None:
+            continue
+        within = job.succeeded if indexes is None else job.succeeded & indexes
+        if indexes is not None and count is None and not indexes <= job.succeeded:
+            continue  # succeededIndexes alone: every one of them
+        if count is not None and len(within) < count:
+            continue
+        return str(number)
+    return None
+
+
+def _index_set(value: Any) -> set[int] | None:
+    """``"0,3-5"`` as {0, 3, 4, 5}; None when absent or malformed (the rule is not used)."""
+    if not isinstance(value, str) or not value:
+        return None
+    out: set[int] = set()
+    for part in value.split(","):
+        first, _, last = part.partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            return None
+        low, high = int(first), int(last or first)
+        if high < low or high - low > 100_000:
+            return None
+        out.update(range(low, high + 1))
+    return out
 
 
 def _after_complete(state: _Play, number: int, occurrence: int, job: _Job, why: str,

@@ -1107,6 +1107,16 @@ ROWS: dict[str, dict[str, Row]] = {
             '// failed, when backoffLimitPerIndex is set. Once the number of failed',
             'maxFailedIndexes: more failed indexes fail the Job'),
     },
+    'k_success_policy': {
+        '2.2': Row(
+            'kubernetes/api', 'v0.35.2', 'batch/v1/types.go', 261,
+            'the "SuccessCriteriaMet" condition is added, and the lingering pods are removed.',
+            'a Job successPolicy rule met completes the Job and removes its other pods'),
+        '2.3': Row(
+            'kubernetes/api', 'v0.36.2', 'batch/v1/types.go', 261,
+            'the "SuccessCriteriaMet" condition is added, and the lingering pods are removed.',
+            'a Job successPolicy rule met completes the Job and removes its other pods'),
+    },
     'k_indexed_complete': {
         '2.2': Row(
             'kubernetes/api', 'v0.35.2', 'batch/v1/types.go', 425,

@@ -272,3 +272,28 @@ def test_success_policy_counts_replicas_of_targeted_jobs(version: str) -> None:
                      Scenario("all", tuple(done)))
     assert [s.phase for s in result.steps] == ["Running"] * 5 + ["Succeeded"]
     assert "needs 4 completed Jobs, 3 so far" in result.steps[4].why
+
+
+def test_a_job_success_policy_completes_the_job_at_its_rule() -> None:
+    """k8s.io/api@v0.35.2 batch/v1/types.go:257-299: a rule of succeededIndexes alone needs
+    every listed index; with succeededCount, that many of the listed ones; once met, the Job
+    completes and its lingering pods are removed (:261)."""
+    from migrator.simulate import jobset as js
+    from migrator.simulate.jobset import _Job
+
+    def job(**rule: object) -> _Job:
+        return _Job(rjob="node", index=0, name="j-node-0", completions=5, backoff_limit=6,
+                    per_index_limit=None, max_failed_indexes=None, restart_policy="OnFailure",
+                    failure_rules=[], success_rules=[rule])
+
+    first = job(succeededIndexes="0")
+    assert js._success_rule_met(first) is None
+    first.succeeded = {0}
+    assert js._success_rule_met(first) == "0"
+    counted = job(succeededIndexes="1-4", succeededCount=3)
+    counted.succeeded = {1, 3, 5}
+    assert js._success_rule_met(counted) is None
+    counted.succeeded = {1, 3, 4}
+    assert js._success_rule_met(counted) == "0"
+    assert js._index_set("0,3-5") == {0, 3, 4, 5}
+    assert js._index_set("5-3") is None
