@@ -93,7 +93,7 @@ OPTIONS: dict[str, Option] = {option.dest: option for option in (
 UNREAD: dict[str, Any] = {
     "config_path": None, "runtime": None, "manager": None, "include": (), "exclude": (),
     "changed_since": None, "runtime_files": (), "crds": (), "reports": (),
-    "report_format": None, "baseline": None, "write_baseline": None,
+    "report_format": None, "sarif_level": None, "baseline": None, "write_baseline": None,
 }
 
 _BY_NAME: dict[str, tuple[Option, Any]] = {}
@@ -227,7 +227,8 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
         terse=under_pre_commit,
         github=os.environ.get("GITHUB_ACTIONS") == "true",
         helm=values["helm"], max_bytes=values["max_file_size"],
-        report_format=values["report_format"])
+        report_format=values["report_format"],
+        sarif_level=values.get("sarif_level") or "info")
 
 
 # Set by the process entry (migrator.__main__.run), never by a caller in a longer-lived process.

@@ -149,7 +149,7 @@ class RunSettings(FrozenValue):
     FIELDS = ("paths", "options", "mode", "output_dir", "reports", "fail_on", "quiet", "verbose",
               "include", "exclude", "gitignore", "changed_since", "jobs", "backup", "ignore",
               "baseline", "write_baseline", "color", "progress", "terse", "github", "helm",
-              "report_format", "max_bytes")
+              "report_format", "max_bytes", "sarif_level")
     paths: tuple[str, ...]
     options: ConvertOptions
     mode: OutputMode
@@ -174,6 +174,7 @@ class RunSettings(FrozenValue):
     helm: bool
     report_format: str | None  # also print this report to standard output
     max_bytes: int
+    sarif_level: str  # the lowest severity the SARIF report lists
 
     def __init__(self, paths: tuple[str, ...], options: ConvertOptions | None = None,
                  mode: OutputMode = "stdout", output_dir: Path | None = None,
@@ -185,7 +186,7 @@ class RunSettings(FrozenValue):
                  baseline: Path | None = None, write_baseline: Path | None = None,
                  color: bool = False, progress: bool = False, terse: bool = False,
                  github: bool = False, helm: bool = False, report_format: str | None = None,
-                 max_bytes: int = 10 * 1024 * 1024) -> None:
+                 max_bytes: int = 10 * 1024 * 1024, sarif_level: str = "info") -> None:
         # options: ConvertOptions() when not given
         _set = object.__setattr__
         _set(self, "paths", paths)
@@ -212,3 +213,4 @@ class RunSettings(FrozenValue):
         _set(self, "helm", helm)
         _set(self, "report_format", report_format)
         _set(self, "max_bytes", max_bytes)
+        _set(self, "sarif_level", sarif_level)

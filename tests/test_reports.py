@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from importlib import resources
@@ -144,3 +145,43 @@ def test_html_report_in_a_real_browser(tmp_path: Path) -> None:
     filtered = chromium("--dump-dom", page + "#status=failed")
     assert filtered.stdout.count('data-status="failed"') == 2
     assert filtered.stdout.count('hidden=""') >= sections - 2
+
+
+def test_sarif_level_leaves_out_lower_severities(tmp_path: Path,
+                                                 sarif_schema: dict[str, object]) -> None:
+    """Issue 31: ``--sarif-level warning`` writes no notes (code scanning shows 5,000 results
+    and refuses 25,000); the run says how many it left out; rules only for written codes."""
+    everything = json.loads(_reports(tmp_path / "all", *CASES)["r.sarif"])
+    levels = {r["level"] for r in everything["runs"][0]["results"]}
+    assert "note" in levels  # the cases have info findings
+    reports = _reports(tmp_path / "warn", *CASES, extra=("--sarif-level", "warning"))
+    log = json.loads(reports["r.sarif"])
+    jsonschema.validate(log, sarif_schema)
+    run_ = log["runs"][0]
+    assert {r["level"] for r in run_["results"]} <= {"error", "warning"}
+    assert run_["results"]
+    notes = sum(1 for r in everything["runs"][0]["results"] if r["level"] == "note")
+    assert run_["properties"] == {"minimumLevel": "warning", "resultsLeftOut": notes}
+    assert {r["ruleId"] for r in run_["results"]} == {rule["id"] for rule in
+                                                     run_["tool"]["driver"]["rules"]}
+    errors = json.loads(_reports(tmp_path / "err", *CASES, extra=("--sarif-level", "error"))
+                        ["r.sarif"])["runs"][0]["results"]
+    assert errors
+    assert {r["level"] for r in errors} == {"error"}
+    assert run("check", str(CASES[0]), "--sarif-level", "loud").returncode == 2
+
+
+def test_sarif_has_no_placeholder_urls(tmp_path: Path) -> None:
+    """No made-up addresses: every URL in the log is a schema's; each rule names where
+    docs/codes.md describes its code (the heading's anchor)."""
+    text = _reports(tmp_path, *CASES)["r.sarif"]
+    log = json.loads(text)
+    assert "example" not in text
+    urls = set(re.findall(r"https?://[^\s\"]+", text))
+    assert urls == {log["$schema"]}
+    for rule in log["runs"][0]["tool"]["driver"]["rules"]:
+        assert "helpUri" not in rule
+        anchor = f"{rule['id']}-{rule['name']}".lower()
+        assert f"docs/codes.md (#{anchor})" in rule["help"]["text"]
+        heading = f"### {rule['id']} {rule['name']}"
+        assert heading in (ROOT / "docs" / "codes.md").read_text(encoding="utf-8")

@@ -159,7 +159,8 @@ def _run(settings: RunSettings) -> int:
         annotations.close()
     seconds = time.monotonic() - started
     built = kept.report()
-    context = reports.Context(settings.options.target, seconds, _full_report(settings))
+    context = reports.Context(settings.options.target, seconds, _full_report(settings),
+                              settings.sarif_level)
     failed = 0
     for path in settings.reports:
         text = reports.write(reports.format_of(str(path)), built, reviewed, context)

@@ -20,15 +20,18 @@ if TYPE_CHECKING:
 class Context(FrozenValue):
     """What a writer knows about the run besides its documents."""
 
-    FIELDS = ("target", "seconds", "full_report")
+    FIELDS = ("target", "seconds", "full_report", "sarif_level")
     target: str
     seconds: float
     full_report: str | None  # where this run's full report is (for shortened ones)
+    sarif_level: str  # the lowest severity the SARIF report lists (--sarif-level)
 
-    def __init__(self, target: str, seconds: float = 0.0, full_report: str | None = None) -> None:
+    def __init__(self, target: str, seconds: float = 0.0, full_report: str | None = None,
+                 sarif_level: str = "info") -> None:
         object.__setattr__(self, "target", target)
         object.__setattr__(self, "seconds", seconds)
         object.__setattr__(self, "full_report", full_report)
+        object.__setattr__(self, "sarif_level", sarif_level)
 
 
 # built: the JSON report (``jsonreport.build``); reviewed: the review documents of the run.
@@ -63,7 +66,7 @@ def _html(built: dict[str, Any], reviewed: list[ReviewDocument], context: Contex
 def _sarif(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:
     from migrator.report import sarif
 
-    return sarif.render(reviewed, _codes())
+    return sarif.render(reviewed, _codes(), context.sarif_level)
 
 
 def _junit(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:

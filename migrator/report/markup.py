@@ -54,6 +54,13 @@ def fence(content: str, info: str = "") -> list[str]:
     return [f"{marker}{info}", *body.split("\n"), marker]
 
 
+def doc_anchor(code: str, name: str) -> str:
+    """The anchor of a code's heading in docs/codes.md as GitHub makes it
+    (``### Y101 yaml-syntax-error`` → ``y101-yaml-syntax-error``)."""
+    return re.sub(r"[^a-z0-9_-]", "", f"{code}-{name}".lower().replace(" ", "-")) if name \
+        else code.lower()
+
+
 def plural(count: int, word: str) -> str:
     """``1 file``, ``2 files``."""
     return f"{count} {word}{'' if count == 1 else 's'}"
