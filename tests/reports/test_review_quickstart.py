@@ -91,3 +91,50 @@ def test_markdown_fix_texts_render_code_spans(quickstart: Path) -> None:
     assert not [m.group(0) for m in rows if "\\`" in m.group(4)][:3]
     assert any("`torchrun train.py ...`" in m.group(4) for m in rows)
     check_html((quickstart / "report.html").read_text(encoding="utf-8"))
+
+
+LEGACY = re.compile(r"^kind:\s*(PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob)\s*$", re.M)
+RUNTIME = re.compile(r"^kind:\s*(Cluster)?TrainingRuntime\s*$", re.M)
+
+
+def _payload(page: str) -> dict[str, Any]:
+    blob = page.split('<script type="application/json" id="report-data">')[1]
+    data = json.loads(blob.split("</script>")[0])
+    assert isinstance(data, dict)
+    return data
+
+
+def test_html_pairs_the_legacy_job_with_its_trainjob(quickstart: Path) -> None:
+    page = (quickstart / "report.html").read_text(encoding="utf-8")
+    data = _payload(page)
+    strings = data["s"]
+    legacy = [d for d in data["d"] if d["st"] == "converted" and LEGACY.search(strings[d["b"]])]
+    assert len(legacy) > 20
+    opposite_runtime = [d for d in legacy if RUNTIME.search(strings[d["a"]])]
+    assert opposite_runtime == []
+    assert all(re.search(r"^kind:\s*TrainJob\s*$", strings[d["a"]], re.M) for d in legacy)
+    with_runtime = [d for d in legacy if d.get("n")]
+    assert len(with_runtime) > 20  # --companion-runtimes: each as a new object
+    for item in with_runtime:
+        for label, text, line in item["n"]:
+            assert RUNTIME.search(strings[text])
+            assert re.fullmatch(r"(Cluster)?TrainingRuntime/\S+", strings[label])
+            assert line >= 1
+
+
+def test_html_cards_show_their_headline_and_link_codes(quickstart: Path) -> None:
+    page = (quickstart / "report.html").read_text(encoding="utf-8")
+    data = json.loads((quickstart / "r.json").read_text(encoding="utf-8"))
+    sections = re.findall(r'<section class="doc" .*?</section>', page, re.S)
+    assert sections
+    for section in sections:
+        sev = re.search(r'data-sev="([a-z ]*)"', section)
+        assert sev is not None
+        if "error" in sev.group(1).split():
+            headline = re.search(r'<p class="headline sev-error"><a href="#code-(\w+)">', section)
+            assert headline is not None, section[:300]
+            assert f'<tr id="code-{headline.group(1)}"' in page
+    for code in data["summary"]["codes"]:
+        assert re.search(rf'<tr id="code-{code}">.*?docs/codes\.md#{code.lower()}-[a-z0-9-]+',
+                         page), code
+    assert "github.com/example" not in page
