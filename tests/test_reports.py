@@ -185,3 +185,24 @@ def test_sarif_has_no_placeholder_urls(tmp_path: Path) -> None:
         assert f"docs/codes.md (#{anchor})" in rule["help"]["text"]
         heading = f"### {rule['id']} {rule['name']}"
         assert heading in (ROOT / "docs" / "codes.md").read_text(encoding="utf-8")
+
+
+JUNIT_XSD = ROOT / "tests" / "reports" / "data" / "junit-10.xsd"
+
+
+def test_junit_is_valid_against_jenkins_junit_10_xsd(tmp_path: Path) -> None:
+    """Issue 31: the JUnit report validates against the Jenkins xUnit plugin's junit-10.xsd
+    (MIT, copied with its notice into tests/reports/data/; read offline with xmlschema)."""
+    xmlschema = pytest.importorskip("xmlschema", reason="xmlschema (test extra) is not installed")
+    if not JUNIT_XSD.is_file():
+        pytest.skip("junit-10.xsd is not available")
+    schema = xmlschema.XMLSchema(str(JUNIT_XSD))
+    hostile = tmp_path / "hostile"
+    hostile.mkdir()
+    (hostile / "a&b <x>.yaml").write_text("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\n"
+                                          "metadata: {name: \"x\\u0001y\"}\nspec: [\n")
+    reports = _reports(tmp_path, *CASES, hostile)
+    errors = [str(error)[:400] for error in schema.iter_errors(reports["r.xml"])]
+    assert errors == []
+    suites = ET.fromstring(reports["r.xml"])
+    assert int(suites.get("tests", "0")) >= len(CASES)
