@@ -206,3 +206,31 @@ def test_junit_is_valid_against_jenkins_junit_10_xsd(tmp_path: Path) -> None:
     assert errors == []
     suites = ET.fromstring(reports["r.xml"])
     assert int(suites.get("tests", "0")) >= len(CASES)
+
+
+def test_gitlab_code_quality_report(tmp_path: Path) -> None:
+    """Issue 31: ``--report gl-code-quality.json`` writes GitLab's Code Quality format: one
+    issue per finding, each with the required fields, unique fingerprints stable across runs."""
+    names = []
+    for attempt in ("a", "b"):
+        folder = tmp_path / attempt
+        folder.mkdir()
+        proc = run("check", *map(str, CASES), "--report", str(folder / "gl-code-quality.json"),
+                   "--report", str(folder / "r.json"))
+        assert proc.returncode == 1, proc.stderr
+        names.append((folder / "gl-code-quality.json").read_text(encoding="utf-8"))
+    assert names[0] == names[1]
+    issues = json.loads(names[0])
+    findings = [(d["file"], f) for d in json.loads((tmp_path / "a" / "r.json").read_text())
+                ["documents"] for f in d["findings"]]
+    assert len(issues) == len(findings) > 0
+    assert len({issue["fingerprint"] for issue in issues}) == len(issues)
+    severity = {"error": "major", "warning": "minor", "info": "info"}
+    assert sorted((i["location"]["path"], i["check_name"], i["severity"]) for i in issues) == \
+        sorted((file, f["code"], severity[f["severity"]]) for file, f in findings)
+    for issue in issues:
+        assert set(issue) == {"description", "check_name", "fingerprint", "severity", "location"}
+        assert issue["description"].startswith(issue["check_name"] + " ")
+        assert issue["location"]["lines"]["begin"] >= 1
+    proc = run("check", str(CASES[1]), "--report-format", "gitlab")
+    assert json.loads(proc.stdout)

@@ -3,7 +3,7 @@
 The registry feeds the CLI's ``--report-format`` choices and the ``--report FILE`` suffixes;
 the writers import their modules only when used. The JSON report (the machine contract) is
 ``report.jsonreport``; the others are for reviewers and tools (Markdown, HTML, SARIF 2.1.0,
-JUnit XML) and read ``review.ReviewDocument`` values.
+JUnit XML, GitLab Code Quality) and read ``review.ReviewDocument`` values.
 """
 
 from __future__ import annotations
@@ -75,20 +75,32 @@ def _junit(built: dict[str, Any], reviewed: list[ReviewDocument], context: Conte
     return junit.render(reviewed, context.seconds)
 
 
+def _gitlab(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:
+    from migrator.report import gitlab
+
+    return gitlab.render(reviewed)
+
+
 REPORTERS: dict[str, Writer] = {
     "json": _json, "markdown": _markdown, "html": _html, "sarif": _sarif, "junit": _junit,
+    "gitlab": _gitlab,
 }
 
 # file-name suffix → format (the first suffix of each format is the one the CLI names)
 SUFFIXES = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html",
-            ".htm": "html", ".sarif": "sarif", ".xml": "junit"}
+            ".htm": "html", ".sarif": "sarif", ".xml": "junit", "code-quality.json": "gitlab"}
+# whole-name endings read before SUFFIXES (``x.sarif.json`` is SARIF, GitLab's usual names)
+NAMES = {".sarif.json": "sarif", "code-quality.json": "gitlab",
+         "code-quality-report.json": "gitlab", "codequality.json": "gitlab"}
 
 
 def format_of(name: str) -> str | None:
-    """The report format a file name asks for (``x.sarif.json`` is SARIF)."""
+    """The report format a file name asks for (``x.sarif.json`` is SARIF,
+    ``gl-code-quality.json`` GitLab Code Quality)."""
     lowered = name.lower()
-    if lowered.endswith(".sarif.json"):
-        return "sarif"
+    for ending, kind in NAMES.items():
+        if lowered.endswith(ending):
+            return kind
     for suffix, kind in SUFFIXES.items():
         if lowered.endswith(suffix):
             return kind
@@ -96,7 +108,7 @@ def format_of(name: str) -> str | None:
 
 
 def suffix_list() -> str:
-    """The main suffixes in words: ``.json, .md, .html, .sarif or .xml``."""
+    """The main suffixes in words: ``.json, .md, .html, .sarif, .xml or code-quality.json``."""
     firsts = [next(s for s, k in SUFFIXES.items() if k == kind) for kind in REPORTERS]
     return ", ".join(firsts[:-1]) + " or " + firsts[-1]
 
