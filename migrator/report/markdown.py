@@ -258,7 +258,10 @@ def _document(doc: ReviewDocument, level: str, root: str) -> list[str]:
                                              for category, n in sorted(counter.items()))))
         lines += ["", *fence("\n".join(d.describe() for d in doc.differences), "text"), ""]
     if level == "full" and doc.status == "converted" and doc.before != doc.after:
-        lines += [*fence(unified(where, doc.before, doc.after), "diff"), ""]
+        replacing, _, added = doc.paired()  # the legacy job against its TrainJob
+        lines += [*fence(unified(where, doc.before, replacing), "diff"), ""]
+        for label, text, _ in added:
+            lines += [f"**New object** {code_span(label)}", "", *fence(text, "yaml"), ""]
     lines += ["</details>", ""]
     return lines
 

@@ -138,3 +138,19 @@ def test_html_cards_show_their_headline_and_link_codes(quickstart: Path) -> None
         assert re.search(rf'<tr id="code-{code}">.*?docs/codes\.md#{code.lower()}-[a-z0-9-]+',
                          page), code
     assert "github.com/example" not in page
+
+
+def test_markdown_diff_pairs_the_job_with_its_trainjob(tmp_path: Path) -> None:
+    """A report that fits in full: the diff is legacy job → TrainJob; the companion runtime
+    follows as a new object (not diffed against the legacy job)."""
+    run = cli("convert", FIXTURES / "pytorchjob" / "full.in.yaml", "--companion-runtimes",
+              "-o", tmp_path / "out", "--report", tmp_path / "r.md")
+    assert run.returncode in (0, 1), run.stderr[-2000:]
+    text = (tmp_path / "r.md").read_text(encoding="utf-8")
+    check_markdown(text)
+    diff = text.split("```diff\n")[1].split("\n```")[0]
+    assert "+kind: TrainJob" in diff
+    assert "+kind: TrainingRuntime" not in diff
+    assert "**New object** `TrainingRuntime/bert-ft-legacy`" in text
+    new = text.split("**New object**")[1].split("```yaml\n")[1].split("\n```")[0]
+    assert re.search(r"^kind: TrainingRuntime$", new, re.M)
