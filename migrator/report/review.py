@@ -76,7 +76,7 @@ class ReviewDocument:
 def _label(body: str) -> str:
     """``Kind/name`` of a YAML document's text (top-level kind, metadata's name)."""
     kind = re.search(r"^kind:[ \t]*[\"']?([^\s\"'#]+)", body, re.M)
-    name = re.search(r"^metadata:[^\n]*\n(?:[ \t]+[^\n]*\n)*?[ \t]+name:[ \t]*[\"']?([^\s\"'#]+)",
+    name = re.search(r"^metadata:[^\n]*\n(?:[ \t][^\n]*\n)*?[ \t]+name:[ \t]*[\"']?([^\s\"'#]+)",
                      body, re.M)
     return f"{kind.group(1) if kind else 'object'}/{name.group(1) if name else '?'}"
 
