@@ -124,11 +124,14 @@ def _shared(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--report", "reports", multiple=True,
                      type=click.Path(dir_okay=False, path_type=Path),
                      help="Write a report; the format comes from the suffix: .json (machine "
-                     "contract), .md (PR comment), .html, .sarif (code scanning), .xml (JUnit). "
+                     "contract), .md (PR comment), .html, .sarif (code scanning), .xml (JUnit), "
+                     "gl-code-quality.json (GitLab Code Quality). "
                      "Repeatable."),
         click.option("--report-format", type=click.Choice(tuple(REPORTERS)),
                      help="Also print a report in this format to standard output (with check, "
                      "validate, -o or --in-place)."),
+        click.option("--sarif-level", type=click.Choice(SEVERITIES),
+                     help="Lowest severity the SARIF report lists (default info: all)."),
         click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
                      help="Suppress the findings listed in this baseline file."),
         click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),

@@ -97,8 +97,8 @@ OPTIONS: dict[str, Option] = {option.dest: option for option in (
 UNREAD: dict[str, Any] = {
     "config_path": None, "runtime": None, "manager": None, "include": (), "exclude": (),
     "changed_since": None, "runtime_files": (), "crds": (), "reports": (),
-    "report_format": None, "baseline": None, "write_baseline": None, "allow": (),
-    "format": None,
+    "report_format": None, "sarif_level": None, "baseline": None, "write_baseline": None,
+    "allow": (), "format": None,
 }
 
 _BY_NAME: dict[str, tuple[Option, Any]] = {}
@@ -238,7 +238,8 @@ def prepare(mode: OutputMode, values: Mapping[str, Any],
         terse=under_pre_commit,
         github=os.environ.get("GITHUB_ACTIONS") == "true",
         helm=values["helm"], max_bytes=values["max_file_size"],
-        report_format=values["report_format"], table=values.get("format") == "table")
+        report_format=values["report_format"], table=values.get("format") == "table",
+        sarif_level=values.get("sarif_level") or "info")
 
 
 # Set by the process entry (migrator.__main__.run), never by a caller in a longer-lived process.

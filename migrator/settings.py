@@ -160,7 +160,7 @@ class RunSettings(FrozenValue):
     FIELDS = ("paths", "options", "mode", "output_dir", "reports", "fail_on", "quiet", "verbose",
               "include", "exclude", "gitignore", "changed_since", "jobs", "backup", "ignore",
               "baseline", "write_baseline", "color", "progress", "terse", "github", "helm",
-              "report_format", "max_bytes", "color_stderr", "table")
+              "report_format", "max_bytes", "color_stderr", "table", "sarif_level")
     paths: tuple[str, ...]
     options: ConvertOptions
     mode: OutputMode
@@ -187,6 +187,7 @@ class RunSettings(FrozenValue):
     max_bytes: int
     color_stderr: bool  # colour on standard error (lines, progress) by the same choice
     table: bool  # check --format table: one row per document, no finding lines
+    sarif_level: str  # the lowest severity the SARIF report lists
 
     def __init__(self, paths: tuple[str, ...], options: ConvertOptions | None = None,
                  mode: OutputMode = "stdout", output_dir: Path | None = None,
@@ -199,7 +200,7 @@ class RunSettings(FrozenValue):
                  color: bool = False, progress: bool = False, terse: bool = False,
                  github: bool = False, helm: bool = False, report_format: str | None = None,
                  max_bytes: int = 10 * 1024 * 1024, color_stderr: bool = False,
-                 table: bool = False) -> None:
+                 table: bool = False, sarif_level: str = "info") -> None:
         # options: ConvertOptions() when not given
         _set = object.__setattr__
         _set(self, "paths", paths)
@@ -228,3 +229,4 @@ class RunSettings(FrozenValue):
         _set(self, "max_bytes", max_bytes)
         _set(self, "color_stderr", color_stderr)
         _set(self, "table", table)
+        _set(self, "sarif_level", sarif_level)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from importlib import resources
@@ -144,3 +145,92 @@ def test_html_report_in_a_real_browser(tmp_path: Path) -> None:
     filtered = chromium("--dump-dom", page + "#status=failed")
     assert filtered.stdout.count('data-status="failed"') == 2
     assert filtered.stdout.count('hidden=""') >= sections - 2
+
+
+def test_sarif_level_leaves_out_lower_severities(tmp_path: Path,
+                                                 sarif_schema: dict[str, object]) -> None:
+    """Issue 31: ``--sarif-level warning`` writes no notes (code scanning shows 5,000 results
+    and refuses 25,000); the run says how many it left out; rules only for written codes."""
+    everything = json.loads(_reports(tmp_path / "all", *CASES)["r.sarif"])
+    levels = {r["level"] for r in everything["runs"][0]["results"]}
+    assert "note" in levels  # the cases have info findings
+    reports = _reports(tmp_path / "warn", *CASES, extra=("--sarif-level", "warning"))
+    log = json.loads(reports["r.sarif"])
+    jsonschema.validate(log, sarif_schema)
+    run_ = log["runs"][0]
+    assert {r["level"] for r in run_["results"]} <= {"error", "warning"}
+    assert run_["results"]
+    notes = sum(1 for r in everything["runs"][0]["results"] if r["level"] == "note")
+    assert run_["properties"] == {"minimumLevel": "warning", "resultsLeftOut": notes}
+    assert {r["ruleId"] for r in run_["results"]} == {rule["id"] for rule in
+                                                     run_["tool"]["driver"]["rules"]}
+    errors = json.loads(_reports(tmp_path / "err", *CASES, extra=("--sarif-level", "error"))
+                        ["r.sarif"])["runs"][0]["results"]
+    assert errors
+    assert {r["level"] for r in errors} == {"error"}
+    assert run("check", str(CASES[0]), "--sarif-level", "loud").returncode == 2
+
+
+def test_sarif_has_no_placeholder_urls(tmp_path: Path) -> None:
+    """No made-up addresses: every URL in the log is a schema's; each rule names where
+    docs/codes.md describes its code (the heading's anchor)."""
+    text = _reports(tmp_path, *CASES)["r.sarif"]
+    log = json.loads(text)
+    assert "example" not in text
+    urls = set(re.findall(r"https?://[^\s\"]+", text))
+    assert urls == {log["$schema"]}
+    for rule in log["runs"][0]["tool"]["driver"]["rules"]:
+        assert "helpUri" not in rule
+        anchor = f"{rule['id']}-{rule['name']}".lower()
+        assert f"docs/codes.md (#{anchor})" in rule["help"]["text"]
+        heading = f"### {rule['id']} {rule['name']}"
+        assert heading in (ROOT / "docs" / "codes.md").read_text(encoding="utf-8")
+
+
+JUNIT_XSD = ROOT / "tests" / "reports" / "data" / "junit-10.xsd"
+
+
+def test_junit_is_valid_against_jenkins_junit_10_xsd(tmp_path: Path) -> None:
+    """Issue 31: the JUnit report validates against the Jenkins xUnit plugin's junit-10.xsd
+    (MIT, copied with its notice into tests/reports/data/; read offline with xmlschema)."""
+    xmlschema = pytest.importorskip("xmlschema", reason="xmlschema (test extra) is not installed")
+    if not JUNIT_XSD.is_file():
+        pytest.skip("junit-10.xsd is not available")
+    schema = xmlschema.XMLSchema(str(JUNIT_XSD))
+    hostile = tmp_path / "hostile"
+    hostile.mkdir()
+    (hostile / "a&b <x>.yaml").write_text("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\n"
+                                          "metadata: {name: \"x\\u0001y\"}\nspec: [\n")
+    reports = _reports(tmp_path, *CASES, hostile)
+    errors = [str(error)[:400] for error in schema.iter_errors(reports["r.xml"])]
+    assert errors == []
+    suites = ET.fromstring(reports["r.xml"])
+    assert int(suites.get("tests", "0")) >= len(CASES)
+
+
+def test_gitlab_code_quality_report(tmp_path: Path) -> None:
+    """Issue 31: ``--report gl-code-quality.json`` writes GitLab's Code Quality format: one
+    issue per finding, each with the required fields, unique fingerprints stable across runs."""
+    names = []
+    for attempt in ("a", "b"):
+        folder = tmp_path / attempt
+        folder.mkdir()
+        proc = run("check", *map(str, CASES), "--report", str(folder / "gl-code-quality.json"),
+                   "--report", str(folder / "r.json"))
+        assert proc.returncode == 1, proc.stderr
+        names.append((folder / "gl-code-quality.json").read_text(encoding="utf-8"))
+    assert names[0] == names[1]
+    issues = json.loads(names[0])
+    findings = [(d["file"], f) for d in json.loads((tmp_path / "a" / "r.json").read_text())
+                ["documents"] for f in d["findings"]]
+    assert len(issues) == len(findings) > 0
+    assert len({issue["fingerprint"] for issue in issues}) == len(issues)
+    severity = {"error": "major", "warning": "minor", "info": "info"}
+    assert sorted((i["location"]["path"], i["check_name"], i["severity"]) for i in issues) == \
+        sorted((file, f["code"], severity[f["severity"]]) for file, f in findings)
+    for issue in issues:
+        assert set(issue) == {"description", "check_name", "fingerprint", "severity", "location"}
+        assert issue["description"].startswith(issue["check_name"] + " ")
+        assert issue["location"]["lines"]["begin"] >= 1
+    proc = run("check", str(CASES[1]), "--report-format", "gitlab")
+    assert json.loads(proc.stdout)

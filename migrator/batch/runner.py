@@ -201,7 +201,7 @@ def _run(settings: RunSettings) -> int:
     built = kept.report()
     waived = _waivers(settings, accepted, built, lines, kept.verdict)
     context = reports.Context(settings.options.target, seconds, _full_report(settings),
-                              waivers=tuple(built.get("waivers", ())))
+                              settings.sarif_level, waivers=tuple(built.get("waivers", ())))
     failed = _write_shared(shared) if shared is not None else 0
     written_reports: list[str] = []
     for path in settings.reports:

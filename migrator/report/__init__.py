@@ -3,7 +3,7 @@
 The registry feeds the CLI's ``--report-format`` choices and the ``--report FILE`` suffixes;
 the writers import their modules only when used. The JSON report (the machine contract) is
 ``report.jsonreport``; the others are for reviewers and tools (Markdown, HTML, SARIF 2.1.0,
-JUnit XML) and read ``review.ReviewDocument`` values.
+JUnit XML, GitLab Code Quality) and read ``review.ReviewDocument`` values.
 """
 
 from __future__ import annotations
@@ -20,17 +20,19 @@ if TYPE_CHECKING:
 class Context(FrozenValue):
     """What a writer knows about the run besides its documents."""
 
-    FIELDS = ("target", "seconds", "full_report", "waivers")
+    FIELDS = ("target", "seconds", "full_report", "sarif_level", "waivers")
     target: str
     seconds: float
     full_report: str | None  # where this run's full report is (for shortened ones)
+    sarif_level: str  # the lowest severity the SARIF report lists (--sarif-level)
     waivers: tuple[dict[str, Any], ...]  # the run's waivers (JSON report "waivers")
 
     def __init__(self, target: str, seconds: float = 0.0, full_report: str | None = None,
-                 waivers: tuple[dict[str, Any], ...] = ()) -> None:
+                 sarif_level: str = "info", waivers: tuple[dict[str, Any], ...] = ()) -> None:
         object.__setattr__(self, "target", target)
         object.__setattr__(self, "seconds", seconds)
         object.__setattr__(self, "full_report", full_report)
+        object.__setattr__(self, "sarif_level", sarif_level)
         object.__setattr__(self, "waivers", waivers)
 
 
@@ -67,7 +69,7 @@ def _html(built: dict[str, Any], reviewed: list[ReviewDocument], context: Contex
 def _sarif(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:
     from migrator.report import sarif
 
-    return sarif.render(reviewed, _codes())
+    return sarif.render(reviewed, _codes(), context.sarif_level)
 
 
 def _junit(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:
@@ -76,20 +78,32 @@ def _junit(built: dict[str, Any], reviewed: list[ReviewDocument], context: Conte
     return junit.render(reviewed, context.seconds)
 
 
+def _gitlab(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:
+    from migrator.report import gitlab
+
+    return gitlab.render(reviewed)
+
+
 REPORTERS: dict[str, Writer] = {
     "json": _json, "markdown": _markdown, "html": _html, "sarif": _sarif, "junit": _junit,
+    "gitlab": _gitlab,
 }
 
 # file-name suffix → format (the first suffix of each format is the one the CLI names)
 SUFFIXES = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html",
-            ".htm": "html", ".sarif": "sarif", ".xml": "junit"}
+            ".htm": "html", ".sarif": "sarif", ".xml": "junit", "code-quality.json": "gitlab"}
+# whole-name endings read before SUFFIXES (``x.sarif.json`` is SARIF, GitLab's usual names)
+NAMES = {".sarif.json": "sarif", "code-quality.json": "gitlab",
+         "code-quality-report.json": "gitlab", "codequality.json": "gitlab"}
 
 
 def format_of(name: str) -> str | None:
-    """The report format a file name asks for (``x.sarif.json`` is SARIF)."""
+    """The report format a file name asks for (``x.sarif.json`` is SARIF,
+    ``gl-code-quality.json`` GitLab Code Quality)."""
     lowered = name.lower()
-    if lowered.endswith(".sarif.json"):
-        return "sarif"
+    for ending, kind in NAMES.items():
+        if lowered.endswith(ending):
+            return kind
     for suffix, kind in SUFFIXES.items():
         if lowered.endswith(suffix):
             return kind
@@ -97,7 +111,7 @@ def format_of(name: str) -> str | None:
 
 
 def suffix_list() -> str:
-    """The main suffixes in words: ``.json, .md, .html, .sarif or .xml``."""
+    """The main suffixes in words: ``.json, .md, .html, .sarif, .xml or code-quality.json``."""
     firsts = [next(s for s, k in SUFFIXES.items() if k == kind) for kind in REPORTERS]
     return ", ".join(firsts[:-1]) + " or " + firsts[-1]
 

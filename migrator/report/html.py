@@ -7,6 +7,12 @@ documents without findings are one table row each. A document's findings, proven
 effective-pod differences and aligned side-by-side diff are rendered in the browser when it
 is opened, from one embedded JSON table in which every distinct string (a message, a hint, a
 YAML text) is stored once — so thousands of documents stay within a few megabytes.
+
+Each card shows its headline finding; its codes link to their row of the codes table (which
+names the docs/codes.md heading); identical findings are one row; the side-by-side view pairs
+the legacy job with the TrainJob that replaces it and shows a companion runtime as a new
+object. The text filter runs once typing pauses; anchors land below the sticky bar; below
+700 px the findings tables become stacked cards (no horizontal scrolling on a phone).
 """
 
 from __future__ import annotations
@@ -19,10 +25,11 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from migrator.report.markup import html_text, plural, shorten
+from migrator.report.markup import doc_anchor, html_text, plural, shorten, shorten_end
 from migrator.report.review import ReviewDocument, group
 
 PATH_WIDTH = 72
+HEADLINE_WIDTH = 200
 GROUPS = (("failed", "failed or with errors"), ("warnings", "converted with warnings"),
           ("converted", "converted"), ("skipped", "skipped with findings"),
           ("unchanged", "skipped or unchanged, no findings"))
@@ -74,6 +81,25 @@ table.sbs tr.dl td.del{background:#ffebe9}table.sbs tr.dl td.add{background:#daf
 table.sbs tr.fold td{background:#ddf4ff;color:#57606a;cursor:pointer;text-align:center}
 .muted{color:#57606a}.empty{color:#57606a;font-style:italic}
 [hidden]{display:none!important}
+:target,.doc,tr.other,tr[id^=code-]{scroll-margin-top:var(--bar,64px)}
+.headline{margin:4px 0 0;font-weight:400;overflow-wrap:anywhere}.headline .msg{color:#1f2328}
+.headline a{text-decoration:none}
+td.msg code,td a code{overflow-wrap:anywhere}
+td.where code.path{display:block}td.where{min-width:16em}
+button.expand{font:inherit;font-size:13px;padding:1px 8px;cursor:pointer}
+@media (max-width:700px){
+header{padding:10px 12px 6px}main{padding:0 12px 24px}
+nav.filters{padding:6px 12px;gap:4px 10px}
+nav.filters input[type=search]{width:11em}
+.doc{padding:6px 8px}
+.doc h3 .title{display:block;margin:2px 0}
+.doc h3{overflow-wrap:anywhere}
+table.findings,table.findings tbody,table.findings tr,table.findings td{display:block}
+table.findings thead{display:none}
+table.findings tr{border:1px solid #d0d7de;border-radius:4px;margin:0 0 6px;padding:2px 0}
+table.findings td,table.findings td.where{border:0;padding:1px 6px;min-width:0}
+table.findings td.nw{display:inline-block}
+}
 """
 
 SCRIPT = """
@@ -91,16 +117,24 @@ function table(heads){var t=el('table'),h=el('tr');heads.forEach(function(x){
   h.appendChild(el('th',null,x));});var th=el('thead');th.appendChild(h);t.appendChild(th);
   var b=el('tbody');t.appendChild(b);return [t,b];}
 var SEV=['error','warning','info'];
+function cut(w){if(w.length<=60)return w;var i=w.length-59;  // at a path segment
+  while(i<w.length&&'./'.indexOf(w[i-1])<0&&w[i]!=='[')i++;
+  return '\\u2026'+(i<w.length?w.slice(i):w.slice(-59));}
 function findings(box,d){
   if(!d.f.length)return;
   box.appendChild(el('h4',null,'Findings'));
-  var tb=table(['severity','code','where','message','fix']);
-  d.f.forEach(function(f){var tr=el('tr','finding');tr.dataset.severity=SEV[f[1]];
-    cell(tr,'nw sev-'+SEV[f[1]],SEV[f[1]]);
-    var c=cell(tr,'nw');var code=el('code',null,S[f[0]]);c.appendChild(code);
-    var where=S[f[2]]+(f[3]?' (line '+f[3]+')':'');
-    var w=cell(tr,null);var wc=el('code','path',where.length>60?'\\u2026'+where.slice(-59):where);
-    wc.title=where;w.appendChild(wc);
+  var tb=table(['severity','code','where','message','fix']),groups=[],at={};
+  tb[0].className='findings';
+  d.f.forEach(function(f){var k=f[0]+' '+f[1]+' '+f[4]+' '+f[5];  // identical findings: one row
+    if(!(k in at)){at[k]=groups.length;groups.push([f,[]]);}
+    groups[at[k]][1].push(S[f[2]]+(f[3]?' (line '+f[3]+')':''));});
+  groups.forEach(function(g){var f=g[0],tr=el('tr','finding');tr.dataset.severity=SEV[f[1]];
+    cell(tr,'nw sev-'+SEV[f[1]],SEV[f[1]]+(g[1].length>1?' \\u00d7'+g[1].length:''));
+    var c=cell(tr,'nw'),link=el('a');link.href='#code-'+S[f[0]];
+    link.title='what '+S[f[0]]+' means';link.appendChild(el('code',null,S[f[0]]));
+    c.appendChild(link);
+    var w=cell(tr,'where');g[1].forEach(function(where){if(!where)return;
+      var wc=el('code','path',cut(where));wc.title=where;w.appendChild(wc);});
     cell(tr,'msg',S[f[4]]);cell(tr,'msg',S[f[5]]);tb[1].appendChild(tr);});
   box.appendChild(tb[0]);
   box.appendChild(el('p','empty filtered-note',
@@ -121,32 +155,40 @@ function differences(box,d){
   var ul=el('ul');d.x.forEach(function(i){var li=el('li');li.appendChild(el('code',null,S[i]));
     ul.appendChild(li);});box.appendChild(ul);
 }
-function row(tb,a,i,b,j,kind){var tr=el('tr','dl');
+function row(tb,a,i,b,j,kind,off){var tr=el('tr','dl');
   cell(tr,'ln',i>=0?String(i+1):'');cell(tr,kind&&i>=0?'del':'',i>=0?a[i]:'');
-  cell(tr,'ln',j>=0?String(j+1):'');cell(tr,kind&&j>=0?'add':'',j>=0?b[j]:'');tb.appendChild(tr);}
-function fold(tb,a,b,i1,j1,n){var tr=el('tr','fold');var td=el('td',null,
+  cell(tr,'ln',j>=0?String(j+off):'');cell(tr,kind&&j>=0?'add':'',j>=0?b[j]:'');
+  tb.appendChild(tr);}
+function fold(tb,a,b,i1,j1,n,off){var tr=el('tr','fold');var td=el('td',null,
   '\\u22ef '+n+' unchanged line'+(n===1?'':'s'));td.colSpan=4;tr.appendChild(td);
   td.addEventListener('click',function(){var frag=document.createDocumentFragment();
-    for(var k=0;k<n;k++)row(frag,a,i1+k,b,j1+k,false);tr.replaceWith(frag);});tb.appendChild(tr);}
-function diff(box,d){
-  if(!d.o)return;
-  var a=S[d.b].split('\\n'),b=S[d.a].split('\\n');
-  box.appendChild(el('h4',null,d.b!==d.a?'Old and new YAML':d.st==='converted'?
-    'Source YAML (convert writes the new YAML)':'Source YAML'));
+    for(var k=0;k<n;k++)row(frag,a,i1+k,b,j1+k,false,off);tr.replaceWith(frag);});
+  tb.appendChild(tr);}
+function sbs(box,a,b,ops,off){
   var t=el('table','sbs'),cg=el('colgroup');
   ['ln','','ln',''].forEach(function(c){var col=el('col');if(c)col.className=c;
     cg.appendChild(col);});
   t.appendChild(cg);var tb=el('tbody');t.appendChild(tb);
-  var whole=d.o.length===1;
-  d.o.forEach(function(op,n){var tag=op[0],i1=op[1],i2=op[2],j1=op[3],j2=op[4];
-    if(tag===0){var len=i2-i1,head=n===0?0:CONTEXT,tail=n===d.o.length-1?0:CONTEXT;
-      if(!whole&&len>head+tail+1){for(var k=0;k<head;k++)row(tb,a,i1+k,b,j1+k,false);
-        fold(tb,a,b,i1+head,j1+head,len-head-tail);
-        for(k=len-tail;k<len;k++)row(tb,a,i1+k,b,j1+k,false);}
-      else for(k=0;k<len;k++)row(tb,a,i1+k,b,j1+k,false);return;}
+  var whole=ops.length===1;
+  ops.forEach(function(op,n){var tag=op[0],i1=op[1],i2=op[2],j1=op[3],j2=op[4];
+    if(tag===0){var len=i2-i1,head=n===0?0:CONTEXT,tail=n===ops.length-1?0:CONTEXT;
+      if(!whole&&len>head+tail+1){for(var k=0;k<head;k++)row(tb,a,i1+k,b,j1+k,false,off);
+        fold(tb,a,b,i1+head,j1+head,len-head-tail,off);
+        for(k=len-tail;k<len;k++)row(tb,a,i1+k,b,j1+k,false,off);}
+      else for(k=0;k<len;k++)row(tb,a,i1+k,b,j1+k,false,off);return;}
     var m=Math.max(i2-i1,j2-j1);for(var q=0;q<m;q++)
-      row(tb,a,i1+q<i2?i1+q:-1,b,j1+q<j2?j1+q:-1,true);});
+      row(tb,a,i1+q<i2?i1+q:-1,b,j1+q<j2?j1+q:-1,true,off);});
   box.appendChild(t);
+}
+function diff(box,d){
+  if(!d.o)return;
+  box.appendChild(el('h4',null,d.b!==d.a?(d.n?'Legacy job and the TrainJob that replaces it':
+    'Old and new YAML'):d.st==='converted'?'Source YAML (convert writes the new YAML)':
+    'Source YAML'));
+  sbs(box,S[d.b].split('\\n'),S[d.a].split('\\n'),d.o,d.al||1);
+  (d.n||[]).forEach(function(n){var lines=S[n[1]].split('\\n');
+    box.appendChild(el('h4',null,'New object: '+S[n[0]]+' (written with the TrainJob)'));
+    sbs(box,[],lines,[[3,0,0,0,lines.length]],n[2]);});
 }
 function render(details){
   var box=$('.body',details);if(box.dataset.done)return;box.dataset.done='1';
@@ -161,23 +203,31 @@ function severityFilter(box){var hide=hiddenSeverities(),rows=$$('tr.finding',bo
   var t=rows.length?rows[0].closest('table'):null;if(t)t.hidden=shown===0;
   var note=$('.filtered-note',box);if(note)note.hidden=!(rows.length&&shown===0);}
 var docs=$$('section.doc'),others=$$('tr.other');
+var docText=docs.map(function(s){return (s.textContent+' '+s.dataset.codes).toLowerCase();});
+var otherText=others.map(function(r){return r.textContent.toLowerCase();});
+function show(e,ok){if(e.hidden===ok)e.hidden=!ok;}
 function apply(){
   var st=$('#f-status').value,code=$('#f-code').value,q=$('#f-text').value.toLowerCase();
   var hide=hiddenSeverities(),shown=0;
-  docs.forEach(function(s){var codes=s.dataset.codes.split(' ');
+  docs.forEach(function(s,n){var codes=s.dataset.codes.split(' ');
     var sevs=s.dataset.sev?s.dataset.sev.split(' '):[];
     var ok=(!st||s.dataset.status===st)&&(!code||codes.indexOf(code)>=0)&&
-      (!q||s.textContent.toLowerCase().indexOf(q)>=0||s.dataset.codes.toLowerCase().indexOf(q)>=0)&&
+      (!q||docText[n].indexOf(q)>=0)&&
       (!sevs.length||sevs.some(function(x){return hide.indexOf(x)<0;}));
-    s.hidden=!ok;if(ok)shown++;});
-  others.forEach(function(r){r.hidden=!!code||(!!st&&r.dataset.status!==st)||
-    (!!q&&r.textContent.toLowerCase().indexOf(q)<0);});
-  $$('.body').forEach(severityFilter);
-  $('#f-count').textContent=shown+' of '+docs.length+' documents shown';
+    show(s,ok);if(ok)shown++;});
+  others.forEach(function(r,n){show(r,!code&&(!st||r.dataset.status===st)&&
+    (!q||otherText[n].indexOf(q)>=0));});
+  $$('.body[data-done]').forEach(severityFilter);
+  $('#f-count').textContent=shown+' of '+docs.length+' documents shown';bar();
 }
+function bar(){document.documentElement.style.setProperty('--bar',  // anchors land below it
+  Math.ceil($('#filters').getBoundingClientRect().height+12)+'px');}
+function land(target){  // below the sticky bar, once the cards above have their height
+  bar();target.scrollIntoView();requestAnimationFrame(function(){target.scrollIntoView();});}
 function fromHash(){var h=decodeURIComponent(location.hash.slice(1));
   if(h.indexOf('doc-')===0){var target=document.getElementById(h);
-    if(target){var det=$('details.doc-body',target);if(det)det.open=true;}return;}
+    if(target){var det=$('details.doc-body',target);if(det)det.open=true;land(target);}return;}
+  if(h.indexOf('code-')===0&&document.getElementById(h)){land(document.getElementById(h));return;}
   var values={};h.split('&').forEach(function(p){var kv=p.split('=');
     if(kv.length===2)values[kv[0]]=kv[1];});
   if('code' in values||'status' in values||'hide' in values||'q' in values){
@@ -191,12 +241,20 @@ function toHash(){var parts=[];var c=$('#f-code').value,s=$('#f-status').value,q
   var hide=hiddenSeverities();if(s)parts.push('status='+s);if(c)parts.push('code='+c);
   if(hide.length)parts.push('hide='+hide.join(','));if(q)parts.push('q='+encodeURIComponent(q));
   history.replaceState(null,'',parts.length?'#'+parts.join('&'):location.pathname);apply();}
+var typing=0;  // the text filter runs once typing pauses, not on every keystroke
 $$('#filters select,#filters input').forEach(function(x){
-  x.addEventListener(x.type==='search'?'input':'change',toHash);});
+  if(x.type==='search')x.addEventListener('input',function(){clearTimeout(typing);
+    typing=setTimeout(toHash,180);});else x.addEventListener('change',toHash);});
+var expand=$('#f-expand');
+expand.addEventListener('click',function(){var open=expand.dataset.open!=='1';
+  docs.forEach(function(s){if(!s.hidden||!open){var d=$('details.doc-body',s);
+    if(d.open!==open)d.open=open;}});
+  expand.dataset.open=open?'1':'';expand.textContent=open?'collapse all':'expand all';});
+window.addEventListener('resize',bar);
 $$('details.doc-body').forEach(function(d){d.addEventListener('toggle',function(){
   if(d.open)render(d);});if(d.open)render(d);});
 window.addEventListener('hashchange',fromHash);
-fromHash();apply();
+apply();fromHash();
 document.body.dataset.ready='1';
 })();
 """
@@ -282,6 +340,7 @@ def _filters(summary: Mapping[str, Any]) -> str:
             f'</select></label>{severities}<label>code <select id="f-code"><option value="">'
             f'all</option>{codes}</select></label><label>search <input id="f-text" '
             f'type="search" placeholder="file, kind, name, code"></label>'
+            '<button type="button" id="f-expand" class="expand">expand all</button>'
             '<span id="f-count" class="muted"></span></nav>')
 
 
@@ -311,10 +370,19 @@ def _overview(grouped: Mapping[str, Sequence[ReviewDocument]], summary: Mapping[
                          f'{html_text(code)}"><code>{html_text(code)}</code></a></td>'
                          f'<td class="nw">{html_text(info.name) if info else ""}</td>'
                          f'<td class="nw sev-{severity}">{severity}</td><td>{count}</td>'
-                         f'<td class="msg">{html_text(info.summary) if info else ""}</td></tr>')
+                         f'<td class="msg">{html_text(info.summary) if info else ""}'
+                         f"{_reference(code, info)}</td></tr>")
         parts.append("</tbody></table></div>")
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _reference(code: str, info: CodeInfo | None) -> str:
+    """Where the project's documentation describes a code (docs/codes.md and the heading's
+    anchor): text, not a link, as the report's own folder holds no docs/."""
+    if info is None:
+        return ""
+    return f' <span class="muted nw">docs/codes.md#{html_text(doc_anchor(code, info.name))}</span>'
 
 
 def _section(doc: ReviewDocument, number: int, anchor: str, root: str) -> str:
@@ -331,9 +399,22 @@ def _section(doc: ReviewDocument, number: int, anchor: str, root: str) -> str:
             f'<a class="anchor" href="#{anchor}">#</a><code class="path"{title}>'
             f'{html_text(shown)}</code><span class="title">{html_text(doc.title)}</span>'
             f'<span class="badge nw st-{name}">{html_text(doc.status)}</span> '
-            f'<span class="counts">{tally}</span></h3><details class="doc-body" '
+            f'<span class="counts">{tally}</span></h3>{_headline(doc)}<details class="doc-body" '
             f'data-i="{number}"><summary>details</summary><div class="body"></div></details>'
             "</section>")
+
+
+def _headline(doc: ReviewDocument) -> str:
+    """The card's first error (else its first warning): code and message, on the card."""
+    findings = [f for f in doc.ordered_findings() if f.severity.value != "info"]
+    if not findings:
+        return ""
+    first = findings[0]
+    more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""
+    return (f'<p class="headline sev-{first.severity.value}"><a href="#code-'
+            f'{html_text(first.code)}"><code>{html_text(first.code)}</code></a> '
+            f'<span class="msg">{html_text(shorten_end(first.message, HEADLINE_WIDTH))}'
+            f"</span>{more}</p>")
 
 
 def _root(documents: Sequence[ReviewDocument]) -> str:
@@ -395,9 +476,15 @@ def _payload(doc: ReviewDocument, strings: _Strings) -> dict[str, Any]:
     if doc.differences:
         item["x"] = [strings(d.describe()) for d in doc.differences]
     if doc.before or doc.after:
-        before, after = doc.before.rstrip("\n"), doc.after.rstrip("\n")
+        replacing, line, added = doc.paired()
+        before, after = doc.before.rstrip("\n"), replacing.rstrip("\n")
         item["b"], item["a"] = strings(before), strings(after)
         item["o"] = _line_opcodes(before.split("\n"), after.split("\n"))
+        if line != 1:
+            item["al"] = line
+        if added:
+            item["n"] = [[strings(label), strings(text.rstrip("\n")), start]
+                         for label, text, start in added]
     return item
 
 

@@ -2,10 +2,12 @@
 
 GitHub limits a comment to 65,536 characters. The report always stays under ``LIMIT`` and
 always well-formed: documents are ordered errors first, then warnings, then the rest; when
-the full text does not fit, documents lose their provenance, differences and diffs first,
-then whole documents are left out from the end — but every document with an error (and, if
-space allows, with a warning) is still named in a compact list grouped by code, and a
-final line says how many documents were left out and where the full report is.
+the full text does not fit, documents lose their info findings, provenance, differences and
+diffs first, then whole documents are left out from the end — but every document with an
+error (and, if space allows, with a warning) is still named in a compact list grouped by
+code. A shortened report ends with a line that says what it left out (with counts) and where
+the full report is. Findings go by severity (error, warning, info), in the codes table too;
+``where`` cells are cut at a path segment; code spans in messages and fixes render as code.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from migrator.report.markup import (
     code_span,
     fence,
     html_text,
+    markdown_cell,
     markdown_text,
     plural,
-    shorten,
+    shorten_path,
     unlinked,
 )
 from migrator.report.review import ReviewDocument, rank
@@ -42,12 +45,38 @@ def render(documents: Sequence[ReviewDocument], summary: Mapping[str, Any], targ
     ordered = sorted(documents, key=rank)
     root = _root(ordered)
     head = _head(summary, target, codes, root) + _waivers(waivers)
-    for level in ("full", "findings"):
-        blocks = [_document(doc, level, root) for doc in ordered]
-        text = "\n".join(head + [line for block in blocks for line in block]) + "\n"
-        if len(text) <= limit:
-            return text
+    blocks = [_document(doc, "full", root) for doc in ordered]
+    text = "\n".join(head + [line for block in blocks for line in block]) + "\n"
+    if len(text) <= limit:
+        return text
+    blocks = [_document(doc, "findings", root) for doc in ordered]
+    notice = f"_Shortened to stay under {limit:,} characters, leaving out {_left_out(ordered)}; " \
+             f"{_where(full_report)}._"
+    text = "\n".join(head + [line for block in blocks for line in block] + [notice]) + "\n"
+    if len(text) <= limit:
+        return text
     return _shortened(ordered, head, codes, root, full_report, limit)
+
+
+def _left_out(documents: Sequence[ReviewDocument]) -> str:
+    """What the ``findings`` level leaves out of ``documents``, with counts."""
+    converted = [doc for doc in documents if doc.status == "converted"]
+    counted = ((sum(1 for doc in converted if doc.before != doc.after), "{}"),
+               (sum(1 for doc in converted if doc.mappings), "the provenance of {}"),
+               (sum(1 for doc in documents if doc.differences),
+                "the effective-pod differences of {}"),
+               (sum(doc.counts()["info"] for doc in documents), "{}"))
+    words = ("diff", "document", "document", "info finding")
+    parts = [form.format(plural(count, word))
+             for (count, form), word in zip(counted, words, strict=True) if count]
+    if not parts:
+        return "nothing"
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+
+
+def _where(full_report: str | None) -> str:
+    return f"the full report is {code_span(full_report)}" if full_report else \
+        "write the full report with --report r.html or --report r.json"
 
 
 def _shortened(ordered: Sequence[ReviewDocument], head: list[str],
@@ -65,10 +94,9 @@ def _shortened(ordered: Sequence[ReviewDocument], head: list[str],
         listed = [doc for doc in rest if doc.counts()["error"] or
                   (with_warnings and doc.counts()["warning"])]
         compact = _compact(listed, codes, root)
-        where = f"the full report is {code_span(full_report)}" if full_report else \
-            "write the full report with --report r.html or --report r.json"
         notice = (f"_{plural(len(rest), 'document')} left out to stay under {limit:,} "
-                  f"characters ({len(listed)} of them listed above by code); {where}._")
+                  f"characters ({len(listed)} of them listed above by code); the documents "
+                  f"shown leave out {_left_out(ordered[:shown])}; {_where(full_report)}._")
         return head_text + "".join(blocks[:shown]) + compact + notice + "\n", len(listed)
 
     for with_warnings in (True, False):
@@ -185,7 +213,9 @@ def _head(summary: Mapping[str, Any], target: str, codes: Mapping[str, CodeInfo]
     counted = summary.get("codes") or {}
     if counted:
         lines += ["| code | name | severity | count |", "|---|---|---|---|"]
-        for code, count in sorted(counted.items()):
+        order = {"error": 0, "warning": 1, "info": 2}
+        for code, count in sorted(counted.items(), key=lambda item: (
+                order.get(codes[item[0]].severity if item[0] in codes else "", 3), item[0])):
             info = codes.get(code)
             lines.append(f"| {code_span(code, in_table=True)} | "
                          f"{markdown_text(info.name) if info else ''} | "
@@ -223,10 +253,10 @@ def _document(doc: ReviewDocument, level: str, root: str) -> list[str]:
         lines += ["| | code | where | message | fix |", "|---|---|---|---|---|"]
         for finding in findings:
             at = f"{finding.path} (line {finding.line})" if finding.line else finding.path
-            shown = code_span(shorten(at, WHERE_WIDTH), in_table=True) if at else ""
+            shown = code_span(shorten_path(at, WHERE_WIDTH), in_table=True) if at else ""
             lines.append(f"| {finding.severity.value} | {code_span(finding.code, in_table=True)}"
-                         f" | {shown} | {markdown_text(_waived(finding))} | "
-                         f"{markdown_text(finding.hint)} |")
+                         f" | {shown} | {markdown_cell(_waived(finding))} | "
+                         f"{markdown_cell(finding.hint)} |")
         lines.append("")
     if level == "full" and doc.mappings and doc.status == "converted":
         lines += ["**Provenance**", "", "| from | to | value |", "|---|---|---|"]
@@ -243,7 +273,10 @@ def _document(doc: ReviewDocument, level: str, root: str) -> list[str]:
                                              for category, n in sorted(counter.items()))))
         lines += ["", *fence("\n".join(d.describe() for d in doc.differences), "text"), ""]
     if level == "full" and doc.status == "converted" and doc.before != doc.after:
-        lines += [*fence(unified(where, doc.before, doc.after), "diff"), ""]
+        replacing, _, added = doc.paired()  # the legacy job against its TrainJob
+        lines += [*fence(unified(where, doc.before, replacing), "diff"), ""]
+        for label, text, _ in added:
+            lines += [f"**New object** {code_span(label)}", "", *fence(text, "yaml"), ""]
     lines += ["</details>", ""]
     return lines
 

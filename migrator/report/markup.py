@@ -48,6 +48,19 @@ def unlinked(text: str) -> str:
     return GITHUB_REFERENCE.sub(lambda m: m.group() + ZERO_WIDTH_JOINER, text)
 
 
+CODE_IN_TEXT = re.compile(r"`([^`\n]+)`")  # a code span in a message or a fix
+
+
+def markdown_cell(text: str) -> str:
+    """Text for a Markdown table cell whose `code` spans (a fix's ``torchrun train.py``) are
+    shown as code: each span through ``code_span``, the text between escaped; ``|`` never
+    ends the cell; a lone backtick stays a literal one."""
+    parts = CODE_IN_TEXT.split(text)
+    return "".join(code_span(part, in_table=True) if odd else markdown_text(part)
+                   for odd, part in ((i % 2 == 1, part) for i, part in enumerate(parts))
+                   if odd or part)
+
+
 def html_text(text: str) -> str:
     """Text inside HTML (also HTML blocks of Markdown such as ``<summary>``)."""
     return html.escape(printable(text), quote=True).replace("`", "&#96;")
@@ -68,6 +81,13 @@ def fence(content: str, info: str = "") -> list[str]:
     return [f"{marker}{info}", *body.split("\n"), marker]
 
 
+def doc_anchor(code: str, name: str) -> str:
+    """The anchor of a code's heading in docs/codes.md as GitHub makes it
+    (``### Y101 yaml-syntax-error`` → ``y101-yaml-syntax-error``)."""
+    return re.sub(r"[^a-z0-9_-]", "", f"{code}-{name}".lower().replace(" ", "-")) if name \
+        else code.lower()
+
+
 def plural(count: int, word: str) -> str:
     """``1 file``, ``2 files``."""
     return f"{count} {word}{'' if count == 1 else 's'}"
@@ -76,6 +96,31 @@ def plural(count: int, word: str) -> str:
 def shorten(text: str, width: int) -> str:
     """``…`` plus the end of ``text`` when it is longer than ``width`` characters."""
     return text if len(text) <= width else "…" + text[-(width - 1):]
+
+
+def shorten_end(text: str, width: int) -> str:
+    """The start of ``text`` and ``…`` when it is longer than ``width`` characters."""
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def shorten_path(text: str, width: int) -> str:
+    """``…`` plus the end of a field path when it is longer than ``width`` characters, cut
+    where a segment starts (``…Worker.template.spec``), never inside a name or a
+    ``[name=…]`` selector: a cell shows whole segments (``shorten`` when none fits)."""
+    if len(text) <= width:
+        return text
+    depth, starts = 0, []
+    for index, char in enumerate(text):
+        if char == "[":
+            if depth == 0:
+                starts.append(index)
+            depth += 1
+        elif char == "]":
+            depth = max(0, depth - 1)
+        elif char in "./" and depth == 0:
+            starts.append(index + 1)
+    fits = [start for start in starts if len(text) - start <= width - 1]
+    return "…" + text[fits[0]:] if fits else shorten(text, width)
 
 
 def xml_text(text: str) -> str:

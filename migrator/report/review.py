@@ -9,6 +9,7 @@ writers of ``report/``. The effective-pod comparison travels on the document res
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,11 +48,37 @@ class ReviewDocument:
             return f"{source} → {target}{extra}"
         return source
 
+    def paired(self) -> tuple[str, int, list[tuple[str, str, int]]]:
+        """The converted text as a reviewer compares it: the document that replaces the legacy
+        job (the TrainJob: its text and the output line it starts at), and the objects written
+        beside it (a companion runtime) as new objects (label, text, line). Without such
+        objects, the whole converted text from line 1."""
+        if self.status != "converted" or not self.output:
+            return self.after, 1, []
+        chunks = [chunk for chunk in stream.split(self.after) if chunk.has_content]
+        kind = str(self.output.get("kind") or "")
+        if len(chunks) < 2 or not kind:
+            return self.after, 1, []
+        replaces = re.compile(rf"^kind:[ \t]*[\"']?{re.escape(kind)}[\"']?[ \t]*(#.*)?$", re.M)
+        main = next((chunk for chunk in chunks if replaces.search(chunk.body)), None)
+        if main is None:
+            return self.after, 1, []
+        return main.body, main.line, [(_label(chunk.body), chunk.body, chunk.line)
+                                      for chunk in chunks if chunk is not main]
+
     def counts(self) -> dict[str, int]:
         return {s.value: sum(1 for f in self.findings if f.severity is s) for s in SEVERITY_ORDER}
 
     def ordered_findings(self) -> list[Finding]:
         return sorted(self.findings, key=lambda f: (-f.severity.rank, f.line or 0, f.code))
+
+
+def _label(body: str) -> str:
+    """``Kind/name`` of a YAML document's text (top-level kind, metadata's name)."""
+    kind = re.search(r"^kind:[ \t]*[\"']?([^\s\"'#]+)", body, re.M)
+    name = re.search(r"^metadata:[^\n]*\n(?:[ \t][^\n]*\n)*?[ \t]+name:[ \t]*[\"']?([^\s\"'#]+)",
+                     body, re.M)
+    return f"{kind.group(1) if kind else 'object'}/{name.group(1) if name else '?'}"
 
 
 def group(doc: ReviewDocument) -> str:

@@ -1,5 +1,8 @@
-"""REPORT: SARIF 2.1.0 for code scanning — one rule per finding code (with a
-``helpUri`` into docs/codes.md), one result per finding, percent-encoded artifact URIs."""
+"""REPORT: SARIF 2.1.0 for code scanning — one rule per finding code (its explanation and
+fix, and where docs/codes.md describes it), one result per finding at or above the chosen
+level (``--sarif-level``: code scanning shows 5,000 results of a run and refuses more than
+25,000), percent-encoded artifact URIs. No ``helpUri``: the project has no published
+documentation address, and a made-up one would send reviewers nowhere."""
 
 from __future__ import annotations
 
@@ -9,14 +12,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 from urllib.parse import quote
 
+from migrator.report.markup import code_span, doc_anchor
 from migrator.report.review import ReviewDocument
 from migrator.results import Finding
 from migrator.version import __version__
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-HOMEPAGE = "https://github.com/example/trainjob-migrator"
-CODES_DOC = f"{HOMEPAGE}/blob/main/docs/codes.md"
+RANKS = {"error": 0, "warning": 1, "info": 2}  # --sarif-level: the lowest severity written
+CODES_DOC = "docs/codes.md"
 AREAS = {"Y": "input", "K": "detection", "M": "metadata", "R": "run-policy",
          "P": "pod-template", "C": "container", "F": "framework", "U": "unknown-field",
          "T": "upgrade", "V": "validation", "E": "embedded", "S": "template",
@@ -32,19 +36,27 @@ class CodeInfo(Protocol):
     example: str
 
 
-def render(documents: Sequence[ReviewDocument], codes: Mapping[str, CodeInfo]) -> str:
-    used = sorted({f.code for doc in documents for f in doc.findings})
+def render(documents: Sequence[ReviewDocument], codes: Mapping[str, CodeInfo],
+           level: str = "info") -> str:
+    """The SARIF log of a run; ``level`` (error, warning or info) is the lowest severity
+    written: findings below it are counted in the run's properties, not listed."""
+    lowest = RANKS[level]
+    kept = [(doc, finding) for doc in documents for finding in doc.ordered_findings()
+            if RANKS[finding.severity.value] <= lowest]
+    used = sorted({finding.code for _, finding in kept})
     index = {code: i for i, code in enumerate(used)}
     rules = [_rule(code, codes.get(code)) for code in used]
-    results = [_result(doc, finding, index) for doc in documents
-               for finding in doc.ordered_findings()]
-    log = {"$schema": SCHEMA, "version": "2.1.0", "runs": [{
+    results = [_result(doc, finding, index) for doc, finding in kept]
+    run: dict[str, Any] = {
         "tool": {"driver": {"name": "trainjob-migrator", "version": __version__,
-                            "semanticVersion": __version__, "informationUri": HOMEPAGE,
-                            "rules": rules}},
+                            "semanticVersion": __version__, "rules": rules}},
         "columnKind": "unicodeCodePoints",
         "results": results,
-    }]}
+    }
+    left_out = sum(len(doc.findings) for doc in documents) - len(kept)
+    if level != "info":
+        run["properties"] = {"minimumLevel": LEVELS[level], "resultsLeftOut": left_out}
+    log = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=True) + "\n"
 
 
@@ -59,23 +71,18 @@ def uri(name: str) -> str:
     return "file://" + encoded if path.startswith("/") else encoded
 
 
-def help_uri(code: str) -> str:
-    return f"{CODES_DOC}#{code.lower()}"
-
-
 def _rule(code: str, doc: CodeInfo | None) -> dict[str, Any]:
     area = AREAS.get(code[:1], "other")
     if doc is None:
-        return {"id": code, "helpUri": help_uri(code),
-                "shortDescription": {"text": code},
+        return {"id": code, "shortDescription": {"text": code},
                 "properties": {"tags": ["trainjob-migrator", area]}}
+    where = f"{code} is described in {CODES_DOC} (#{doc_anchor(code, doc.name)})."
     return {"id": code, "name": doc.name,
             "shortDescription": {"text": doc.summary},
             "fullDescription": {"text": doc.why},
-            "helpUri": help_uri(code),
-            "help": {"text": f"{doc.fix}\n\nExample: {doc.example}",
-                     "markdown": f"{doc.fix}\n\nExample: `{doc.example}`\n\n"
-                                 f"[{code} in the code reference]({help_uri(code)})"},
+            "help": {"text": f"{doc.fix}\n\nExample: {doc.example}\n\n{where}",
+                     "markdown": f"{doc.fix}\n\nExample: {code_span(doc.example)}\n\n"
+                                 f"{where}"},
             "defaultConfiguration": {"level": LEVELS.get(doc.severity, "warning")},
             "properties": {"tags": ["trainjob-migrator", area, doc.severity]}}
 

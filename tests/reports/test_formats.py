@@ -92,10 +92,10 @@ def test_html_failed_documents_have_no_provenance(reports: dict[str, str]) -> No
 def test_sarif_help_and_information_uris(reports: dict[str, str]) -> None:
     log = json.loads(reports["r.sarif"])
     driver = log["runs"][0]["tool"]["driver"]
-    assert driver["informationUri"].startswith("https://")
-    assert "kubeflow/trainer" not in driver["informationUri"]
+    assert "informationUri" not in driver  # no published address: none made up (issue 31)
     for rule in driver["rules"]:
-        assert re.fullmatch(r"https://\S+/docs/codes\.md#[a-z]\d{3}", rule["helpUri"]), rule
+        assert "helpUri" not in rule
+        assert re.search(r"docs/codes\.md \(#[a-z]\d{3}-[a-z0-9-]+\)", rule["help"]["text"]), rule
         assert rule["properties"]["tags"]
 
 
@@ -104,7 +104,7 @@ def test_junit_counts_and_readable_messages(reports: dict[str, str]) -> None:
     data = json.loads(reports["r.json"])
     documents = _documents(data)
     assert suites.get("tests") == str(len(documents))
-    for attribute in ("failures", "errors", "skipped", "time"):
+    for attribute in ("failures", "errors", "time"):
         assert suites.get(attribute) is not None, attribute
     for suite in suites.iter("testsuite"):
         for attribute in ("tests", "failures", "errors", "skipped", "time", "name"):
