@@ -28,8 +28,9 @@ BOTTOM = {"migrator.results", "migrator.errors", "migrator.settings", "migrator.
 STAGES = ("load", "knowledge", "convert", "check", "report", "batch")
 # Packages that belong to a stage without carrying its name: template/ converts templated
 # documents (convert_text routes to it, it converts rendered variants with convert/plain.py);
-# shared_runtimes/ is the batch's --shared-runtimes step (a file's rewrite, the folder).
-MEMBERS = {"template": "convert", "shared_runtimes": "batch"}
+# shared_runtimes/ is the batch's --shared-runtimes step (a file's rewrite, the folder);
+# simulate/ checks a conversion against both controllers' behaviour (explain-diff, tests).
+MEMBERS = {"template": "convert", "shared_runtimes": "batch", "simulate": "check"}
 # A stage may import the bottom, itself and the stages listed here (nothing else in migrator).
 ALLOWED: dict[str, set[str]] = {
     "bottom": set(),

@@ -37,6 +37,7 @@ from migrator.results import (
     exit_code,
 )
 from migrator.settings import ConvertOptions
+from migrator.simulate import run as simulate
 
 
 @dataclass
@@ -236,10 +237,70 @@ def run(files: tuple[str, ...], options: ConvertOptions) -> int:
             say(f"{name}: error Y102 {read.message}", err=True)
             unreadable.append(FileResult(name, name, unreadable=read))
             continue
-        for item in explain(read.text, catalog.load(), options, refusals=True):
-            for line in describe(name, item):
+        result = convert_text(read.text, options=replace(options, allow_lossy=True))
+        judged = {j.line: j for j in simulate.judge(read.text, result, options.target)}
+        for item in compare(read.text, result, catalog.load(), options, refusals=True):
+            for line in describe(name, item) + behaviour(judged.get(item.line)):
                 say(line)
     return exit_code(unreadable)
+
+
+def behaviour(judged: simulate.Judged | None) -> list[str]:
+    """What the simulator of both controllers says beyond the pods' specs: how many pods of
+    each kind start, how each lifecycle scenario ends on each side, which pods a selector
+    reaches; and any difference no finding names (``NOT NAMED``)."""
+    if judged is None:
+        return []
+    if judged.simulation is None:
+        return [f"  behaviour: not simulated ({judged.why_not})"]
+    sim = judged.simulation
+    codes = {id(d): named for d, named in judged.named}
+    lines: list[str] = []
+    counts = (_counts(sim.legacy.pods), _counts(sim.trainer.pods))
+    if counts[0] != counts[1]:
+        lines.append(f"    pods: {_tally(counts[0])} -> {_tally(counts[1])}"
+                     f"  [{_names((d for d in sim.differences if d.aspect == 'pods'), codes)}]")
+    for before, after in sim.outcomes:
+        mine = [d for d in sim.differences
+                if d.aspect == "outcome" and d.path.startswith(f"{before.scenario}: ")]
+        if mine:
+            lines.append(f"    {before.scenario}: legacy {_ends(before)}; Trainer {_ends(after)}"
+                         f"  [{_names(mine, codes)}]")
+    lines += [f"    {difference}  [{_names([difference], codes)}]" for difference in
+              sim.differences if difference.aspect in ("selectors", "suspend")]
+    unnamed = [d for d in judged.unnamed if d.aspect not in ("pods", "outcome", "selectors",
+                                                             "suspend")]
+    lines += [f"    ~ {d}  [NOT NAMED by any finding]" for d in unnamed]
+    if not lines:
+        return ["  behaviour (simulated from the upstream controllers): the same"]
+    return ["  behaviour (simulated from the upstream controllers):", *lines]
+
+
+def _counts(pods: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for pod in pods:
+        role = pod.identity.rsplit("-", 1)[0]
+        out[role] = out.get(role, 0) + 1
+    return out
+
+
+def _tally(counts: dict[str, int]) -> str:
+    return ", ".join(f"{count} {role}" for role, count in sorted(counts.items())) or "none"
+
+
+def _ends(outcome: Any) -> str:
+    """``Failed at event 1`` / ``still Running``, and what the controllers did."""
+    done = outcome.finished_at
+    where = f" at event {done[0] + 1} (occurrence {done[1] + 1})" if done else ""
+    state = outcome.phase if done else f"still {outcome.phase}"
+    reactions = [step.reaction for step in outcome.steps]
+    did = f", pods {'/'.join(dict.fromkeys(reactions))}" if reactions else ""
+    return f"{state}{where}{did}"
+
+
+def _names(differences: Any, codes: dict[int, tuple[str, ...]] | None = None) -> str:
+    found = sorted({code for d in differences for code in (codes or {}).get(id(d), ())})
+    return ", ".join(found) if found else "NOT NAMED by any finding"
 
 
 def describe(name: str, item: Explanation) -> list[str]:
