@@ -203,8 +203,8 @@ class Codec:
                 return [head, *_line_placeholder(slot, child).split("\n")]
             quantity = self._parent_key(unit) in FIELDS.quantity_parents \
                 or key in FIELDS.quantity_fields
-            if quantity or (FIELDS.is_int(key) and not _quoted(act)
-                            and _value(whole) == "\x00"):
+            if quantity or unit.count or (FIELDS.is_int(key) and not _quoted(act)
+                                          and _value(whole) == "\x00"):
                 slot = self.slot("int", act, unit.line, ctx,
                                  summable=key in FIELDS.int_fields)
                 keyed = _Shifted(unit, rest, self, ctx)

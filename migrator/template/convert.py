@@ -169,6 +169,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                 if kept is None or len(legacy) >= MAX_LEGACY:
                     return _world_failed(text, dialect, codec, exc)
                 legacy.append((kept, exc))
+        others = _other_values(codec, forced)
         _merge_neutrals(codec)
         body = codec.decode("\n".join(render_lines(folded.pieces)))
         for _out, docs in folded.worlds.values():
@@ -192,9 +193,9 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     header = [MARK if dialect == "go" else ENV_MARK, *defines,
               *(a.text for a in template.root.neutral)]
     out_text = "\n".join([*header, body])
-    if legacy:
-        cond = legacy[0][0] if len(legacy) == 1 else \
-            "or " + " ".join(f"({c})" for c, _ in legacy)
+    conds = [c for c, _ in legacy] + [c for c, _, _ in others]
+    if conds:
+        cond = conds[0] if len(conds) == 1 else "or " + " ".join(f"({c})" for c in conds)
         out_text = "\n".join([*header, "{{- if " + cond + " }}", text.rstrip("\n"),
                                "{{- else }}", body.rstrip("\n"), "{{- end }}"]) + "\n"
     if not out_text.endswith("\n") and text.endswith("\n"):
@@ -223,6 +224,10 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             known = {(n.code, n.path) for n in notes}
             notes.extend(n for n in (_note(f, lines, codec) for d in docs for f in d.findings)
                          if (n.code, n.path) not in known)
+    for cond, block, reason in others:
+        notes.append(Note(KEPT_LEGACY, "", "for values where {{ " + cond + " }} holds the "
+                          "template still emits the legacy job, because that job cannot be "
+                          f"converted: {reason}", block.line))
     status: Status = "converted" if any(d.status == "converted" for d in ref_docs) else \
         ("skipped" if any(d.status == "skipped" for d in ref_docs) else "unchanged")
     if status != "converted":
@@ -358,6 +363,26 @@ def _line_paths(lines: list[str]) -> list[str]:
             stack.append((indent, key))
         paths.append(".".join(k for _, k in stack if k))
     return paths
+
+
+def _other_values(codec: Codec, forced: dict[int, int]) -> list[tuple[str, Any, str]]:
+    """Enum blocks whose other values (no branch of theirs) the top of the template can test:
+    for those values the template keeps the legacy job (the rendered job does not convert
+    either) instead of failing to render. (Go condition, block, why) each; their ``fail``
+    is cleared. Blocks inside a range/with, or testing a variable declared elsewhere, keep it."""
+    declared = {m.group(1) for a in codec.template.root.neutral if a.kind == "assign"
+                for m in [re.match(r"\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*:?=", a.body)] if m}
+    found: list[tuple[str, Any, str]] = []
+    for block in codec.template.blocks:
+        if block.kind != "enum" or not block.fail or codec.canon.get(block.id, block.id) \
+                in forced:
+            continue
+        cond = _condition(codec, block, len(block.branches), forced)
+        if cond is None or not set(_VARIABLE.findall(cond)) <= declared:
+            continue
+        found.append((cond, block, block.fail))
+        block.fail = ""
+    return found
 
 
 def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed) -> str | None:

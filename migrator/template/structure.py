@@ -35,6 +35,7 @@ class Unit:
     kind: UnitKind = "line"
     in_scalar: bool = False
     quoted_until: int = -1  # a quoted scalar opens here and closes in unit ``quoted_until``
+    count: bool = False  # the value is a count (an enum block's COUNT branch): an int stand-in
 
     @property
     def indent(self) -> int:
@@ -251,10 +252,20 @@ def _merge_exclusive(branch: Branch) -> None:
 
 
 _ENUM_LINE = re.compile(r"^(\s*(?:- )?)([A-Za-z]+):[ \t]+([\"']?)(\{\{.*\}\})\3\s*$")
+_QUOTE_TAIL = re.compile(r"\|\s*s?quote\s*$")  # anchored at a `|`: linear
+# the enum value that stands for any positive whole number (enum_fields in templates.yaml)
+COUNT = "<count>"
+_COUNT_TEST = '{word} regexMatch "^[1-9][0-9]*$" (print ({expr}))'
 
 
 def _enum_blocks(template: Template, branch: Branch) -> None:
-    """A Go action at an enum field becomes one branch per allowed value (a virtual block)."""
+    """A Go action at an enum field becomes one branch per allowed value (a virtual block).
+
+    The converter's result depends on the value there (``nprocPerNode: 4`` becomes
+    numProcPerNode, ``auto`` nothing), so each value is a world of its own; ``<count>`` is a
+    branch for every positive number, whose value stays the action (an int stand-in). The
+    value is compared as the text the action renders (``print``: a number and a string compare
+    alike), with a ``quote`` around it set aside (the converter reads the quoted text)."""
     from migrator.template.knowledge import FIELDS
 
     for pos, item in enumerate(branch.items):
@@ -273,19 +284,36 @@ def _enum_blocks(template: Template, branch: Branch) -> None:
             continue
         values = FIELDS.enum_fields.get(match.group(2))
         act = template.actions[unit.actions[0]]
-        if not values or act.text != match.group(4) or not act.outputs or "quote" in act.body:
+        if not values or act.text != match.group(4) or not act.outputs:
             continue
+        quoted = _QUOTE_TAIL.search(act.body)
+        expr = act.body[:quoted.start()].rstrip() if quoted else act.body
+        if not expr or "quote" in expr:
+            continue
+        # as written (`eq (X) "All"`) unless the value may be a number or was quoted
+        subject = f"print ({expr})" if quoted or match.group(3) or COUNT in values else expr
+        head = match.group(1) + match.group(2) + ": "
         branches = []
         for i, value in enumerate(values):
             word = "if" if i == 0 else "else if"
-            body = f'{word} eq ({act.body}) "{value}"'
+            copy = Unit(len(template.units), unit.line, head + value, [], "line")
+            if value == COUNT:
+                body = _COUNT_TEST.format(word=word, expr=expr)
+                text = "{{ " + expr + " }}"
+                action = Action(-1, -1 + len(text), text, expr, "value", expr.split(" ")[0])
+                template.actions.append(action)
+                copy = Unit(len(template.units), unit.line, head + text,
+                            [len(template.actions) - 1], "line", count=True)
+            else:
+                body = f'{word} eq ({subject}) "{value}"'
+                if not quoted:
+                    copy.text = unit.text.replace(act.text, value)
             header = Action(-1, -1, "{{- " + body + " }}", body, "control", "if")
-            copy = Unit(len(template.units), unit.line, unit.text.replace(act.text, value), [],
-                        "line")
             template.units.append(copy)
             branches.append(Branch(header, [copy.index]))
         block = Block(len(template.blocks), "enum", unit.line, branches)
-        block.fail = (f"{match.group(2)} must be one of {', '.join(values)} "
+        shown = ", ".join("a positive number" if v == COUNT else v for v in values)
+        block.fail = (f"{match.group(2)} must be one of {shown} "
                       f"(line {unit.line} of the original template)")
         template.blocks.append(block)
         branch.items[pos] = block

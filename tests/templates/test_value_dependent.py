@@ -1,0 +1,101 @@
+"""Fields whose conversion depends on their value (issue 29): the converted template tests the
+value (a number, auto, gpu, cpu) instead of refusing the file; other values keep the legacy job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from migrator.template import convert_template
+from tests.templates.contract import check_inline_chart
+
+NPROC = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}-job
+spec:
+  nprocPerNode: {{ .Values.gpus | quote }}
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: {{ .Values.image }}
+              command: ["torchrun", "train.py"]
+              resources:
+                limits:
+                  cpu: {{ .Values.cpu }}
+                  nvidia.com/gpu: {{ .Values.gpuCount }}
+    Worker:
+      replicas: {{ .Values.workers }}
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: {{ .Values.image }}
+              command: ["torchrun", "train.py"]
+              resources:
+                limits:
+                  cpu: {{ .Values.cpu }}
+                  nvidia.com/gpu: {{ .Values.gpuCount }}
+"""
+
+NEMO_STYLE = """{{ $config := .Values.trainingConfig }}
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  nprocPerNode: "{{ $config.ntasksPerNode }}"
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: {{ $config.numNodes }}
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: {{ .Values.image }}
+              command: ["torchrun", "train.py"]
+"""
+
+
+def test_a_templated_nproc_per_node_is_tested_not_refused() -> None:
+    outcome = convert_template(NPROC)
+    assert outcome is not None
+    assert outcome.status == "converted", outcome.notes
+    assert '{{- if regexMatch "^[1-9][0-9]*$" (print (.Values.gpus)) }}' in outcome.text
+    assert "numProcPerNode: {{ .Values.gpus }}" in outcome.text
+    # any other value keeps the legacy job (its rendered conversion fails too), named by Y112
+    kept = [n for n in outcome.notes if n.code == "Y112"]
+    assert [n.line for n in kept] == [6]
+    assert "nprocPerNode must be one of" in kept[0].message
+    assert "{{- fail" not in outcome.text
+
+
+@pytest.mark.parametrize("template", [NPROC, NEMO_STYLE], ids=["quote", "quoted-action"])
+def test_nproc_per_node_keeps_the_contract_with_helm(tmp_path: Path, shared: Path,
+                                                       crdcheck: ModuleType,
+                                                       template: str) -> None:
+    pytest.importorskip("helm_python")
+    if template is NPROC:
+        base = {"image": "pytorch:2", "workers": 3, "cpu": 8, "gpuCount": 4}
+        sets = {"number": {**base, "gpus": 4},
+                "auto": {**base, "gpus": "auto"},
+                "gpu": {**base, "gpus": "gpu"},
+                "cpu-only": {**base, "gpus": "cpu", "gpuCount": 0},
+                "unknown": {**base, "gpus": "all"},
+                "zero": {**base, "gpus": 0}}
+    else:
+        sets = {"one-node": {"image": "nemo:24", "trainingConfig": {"ntasksPerNode": 8,
+                                                                     "numNodes": 1}},
+                "multi-node": {"image": "nemo:24", "trainingConfig": {"ntasksPerNode": 4,
+                                                                       "numNodes": 16}},
+                "auto": {"image": "nemo:24", "trainingConfig": {"ntasksPerNode": "auto",
+                                                                 "numNodes": 2}}}
+    check_inline_chart(tmp_path, template, sets, crdcheck, shared)
