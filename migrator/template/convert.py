@@ -228,6 +228,9 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         notes.append(Note(KEPT_LEGACY, "", "for values where {{ " + cond + " }} holds the "
                           "template still emits the legacy job, because that job cannot be "
                           f"converted: {reason}", block.line))
+        known = {(n.code, n.path) for n in notes}
+        notes.extend(n for n in _other_value_notes(codec, block, forced, convert)
+                     if (n.code, n.path) not in known)
     status: Status = "converted" if any(d.status == "converted" for d in ref_docs) else \
         ("skipped" if any(d.status == "skipped" for d in ref_docs) else "unchanged")
     if status != "converted":
@@ -380,9 +383,30 @@ def _other_values(codec: Codec, forced: dict[int, int]) -> list[tuple[str, Any, 
         cond = _condition(codec, block, len(block.branches), forced)
         if cond is None or not set(_VARIABLE.findall(cond)) <= declared:
             continue
-        found.append((cond, block, block.fail))
+        if all(cond != c for c, _, _ in found):  # twins (same action, same test) once
+            found.append((cond, block, block.fail))
         block.fail = ""
     return found
+
+
+def _other_value_notes(codec: Codec, block: Any, forced: dict[int, int],
+                       convert: Any) -> list[Note]:
+    """The findings of the legacy job an enum block keeps for its other values: the world
+    where the field holds the action as written (the findings name the action)."""
+    rep = codec.canon.get(block.id, block.id)
+    twins = [b for b in codec.template.blocks if codec.canon.get(b.id, b.id) == rep
+             and b.other >= 0]
+    for twin in twins:
+        twin.branches.append(structure.Branch(None, [twin.other]))
+    try:
+        encoded = codec.encode({**forced, rep: len(block.branches) - 1})
+        _out, docs, _ok = convert(encoded.text)
+    except Unsupported:
+        return []
+    finally:
+        for twin in twins:
+            twin.branches.pop()
+    return [_note(f, encoded.lines, codec) for d in docs for f in d.findings]
 
 
 def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed) -> str | None:

@@ -61,6 +61,7 @@ class Block:
     end: Action | None = None
     fail: str = ""  # enum blocks: the message of the {{ fail }} for any other value
     members: frozenset[int] = frozenset()  # guard blocks: on when one of these blocks is on
+    other: int = -1  # enum blocks: the unit as written (for a value none of the branches take)
 
     @property
     def alternatives(self) -> int:
@@ -311,7 +312,7 @@ def _enum_blocks(template: Template, branch: Branch) -> None:
             header = Action(-1, -1, "{{- " + body + " }}", body, "control", "if")
             template.units.append(copy)
             branches.append(Branch(header, [copy.index]))
-        block = Block(len(template.blocks), "enum", unit.line, branches)
+        block = Block(len(template.blocks), "enum", unit.line, branches, other=unit.index)
         shown = ", ".join("a positive number" if v == COUNT else v for v in values)
         block.fail = (f"{match.group(2)} must be one of {shown} "
                       f"(line {unit.line} of the original template)")

@@ -64,6 +64,50 @@ spec:
               command: ["torchrun", "train.py"]
 """
 
+RESTART = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}-job
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: {{ .Values.nodes }}
+      restartPolicy: {{ .Values.restartPolicy | quote }}
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: pytorch:2
+              command: ["torchrun", "train.py"]
+"""
+
+
+TWINS = RESTART.replace("""    Worker:
+""", """    Master:
+      replicas: 1
+      restartPolicy: {{ .Values.restartPolicy | quote }}
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: pytorch:2
+              command: ["torchrun", "train.py"]
+    Worker:
+""")
+
+
+def test_other_values_of_a_quoted_restart_policy_keep_the_legacy_job_named_once() -> None:
+    outcome = convert_template(TWINS)
+    assert outcome is not None
+    assert outcome.status == "converted", outcome.notes
+    kept = [n for n in outcome.notes if n.code == "Y112"]
+    assert [n.line for n in kept] == [9]  # the Master's and the Worker's test are one
+    assert '(not (eq (print (.Values.restartPolicy)) "Never"))' in kept[0].message
+    assert outcome.text.count("{{- if and (not (eq (print (.Values.restartPolicy))") == 1
+    # the legacy job kept for those values is judged as rendered, naming the action
+    assert any(n.code == "R212" and "{{ .Values.restartPolicy | quote }}" in n.message
+               for n in outcome.notes)
+
 
 def test_a_templated_nproc_per_node_is_tested_not_refused() -> None:
     outcome = convert_template(NPROC)
@@ -78,7 +122,8 @@ def test_a_templated_nproc_per_node_is_tested_not_refused() -> None:
     assert "{{- fail" not in outcome.text
 
 
-@pytest.mark.parametrize("template", [NPROC, NEMO_STYLE], ids=["quote", "quoted-action"])
+@pytest.mark.parametrize("template", [NPROC, NEMO_STYLE, RESTART, TWINS],
+                         ids=["quote", "quoted-action", "restart-policy", "restart-twins"])
 def test_nproc_per_node_keeps_the_contract_with_helm(tmp_path: Path, shared: Path,
                                                        crdcheck: ModuleType,
                                                        template: str) -> None:
@@ -91,6 +136,11 @@ def test_nproc_per_node_keeps_the_contract_with_helm(tmp_path: Path, shared: Pat
                 "cpu-only": {**base, "gpus": "cpu", "gpuCount": 0},
                 "unknown": {**base, "gpus": "all"},
                 "zero": {**base, "gpus": 0}}
+    elif template in (RESTART, TWINS):
+        sets = {label: {"nodes": nodes, "restartPolicy": policy}
+                for label, nodes, policy in [("always", 2, "Always"),
+                                             ("on-failure", 4, "OnFailure"),
+                                             ("never", 1, "Never"), ("unknown", 2, "Sometimes")]}
     else:
         sets = {"one-node": {"image": "nemo:24", "trainingConfig": {"ntasksPerNode": 8,
                                                                      "numNodes": 1}},
