@@ -98,21 +98,28 @@ _LINE_REF = re.compile(r"(\(line )(\d+)(?=\)| of the original)")
 
 
 def _convert_template(text: str, dialect: Dialect | None, options: Any, render: bool,
-                      origin: list[list[int]]) -> Outcome | None:
+                      origin: list[list[int]], scope: frozenset[str] = frozenset()
+                      ) -> Outcome | None:
+    """The outcome for ``text``; ``scope``: variables declared around it (a range's)."""
     from migrator.convert.plain import convert_plain
     from migrator.settings import ConvertOptions
 
     dialect = dialect or dialect_of(text)
     if dialect is None:
         return None
+    switched = _inline_switch(text) if dialect == "go" else None
+    switch: tuple[str, int] | None = None
+    source = text
+    if switched is not None:  # convert the legacy side; the other side keeps the original
+        switch, source = switched[:2], switched[2]
     try:
-        actions = tokenize(text, dialect)
+        actions = tokenize(source, dialect)
         defines: list[str] = []
         if dialect == "go":
-            body_text, defines = structure.lift_defines(text, actions)
+            body_text, defines = structure.lift_defines(source, actions)
             if defines:
                 actions = tokenize(body_text, dialect)
-                inlined, lines = structure.inline_calls(body_text, actions, defines, text)
+                inlined, lines = structure.inline_calls(body_text, actions, defines, source)
                 if inlined != body_text:
                     body_text = inlined
                     actions = tokenize(body_text, dialect)
@@ -124,6 +131,9 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         return None
     except Unsupported as exc:
         return _refused(text, dialect, exc)
+    loop = _lone_range(template) if dialect == "go" else None
+    if loop is not None:
+        return _convert_loop(text, template, loop, defines, options, render, scope)
     codec = Codec(template, dialect)
 
     runs = [0]
@@ -151,6 +161,11 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
 
     forced: dict[int, int] = {}
     legacy: list[tuple[str, WorldFailed]] = []  # (Go condition, the world that failed)
+    # a kind switch (`{{ if .Values.useHyperPod }}` HyperPodPyTorchJob `{{ else }}` PyTorchJob):
+    # the template is converted with the legacy side chosen; the other side keeps the original
+    switches = [] if switch is None else \
+        [switch[0] if switch[1] == 1 else f"not ({switch[0]})"]
+    switches += _kind_switches(codec, forced, switch)
     try:
         while True:
             try:
@@ -159,8 +174,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             except WorldFailed as exc:
                 blame = _placeholder_blame(codec, exc)
                 if blame is not None:
-                    pinned = _pin(codec, exc) if dialect == "go" and len(legacy) < MAX_LEGACY \
-                        else None
+                    pinned = _pin(codec, exc, scope) \
+                        if dialect == "go" and len(legacy) < MAX_LEGACY else None
                     if pinned is None:
                         return _refused(text, dialect, blame)
                     legacy.append((pinned, exc))
@@ -169,7 +184,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                 if kept is None or len(legacy) >= MAX_LEGACY:
                     return _world_failed(text, dialect, codec, exc)
                 legacy.append((kept, exc))
-        others = _other_values(codec, forced)
+        others = _other_values(codec, forced, scope)
         _merge_neutrals(codec)
         body = codec.decode("\n".join(render_lines(folded.pieces)))
         for _out, docs in folded.worlds.values():
@@ -193,7 +208,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     header = [MARK if dialect == "go" else ENV_MARK, *defines,
               *(a.text for a in template.root.neutral)]
     out_text = "\n".join([*header, body])
-    conds = [c for c, _ in legacy] + [c for c, _, _ in others]
+    conds = switches + [c for c, _ in legacy] + [c for c, _, _ in others]
     if conds:
         cond = conds[0] if len(conds) == 1 else "or " + " ".join(f"({c})" for c in conds)
         out_text = "\n".join([*header, "{{- if " + cond + " }}", text.rstrip("\n"),
@@ -253,6 +268,125 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                                   "those values (e.g. whether a command starts torchrun) are "
                                   "made on rendered output only (run `check --helm`)", None))
     return outcome
+
+
+_SEPARATOR = re.compile(r"(?:[ \t]*\n)*---[ \t]*\n")
+_RANGE_VARS = re.compile(r"^range\s+(\$[A-Za-z0-9_]*)\s*(?:,\s*(\$[A-Za-z0-9_]*)\s*)?:?=")
+
+
+_INLINE_IF = re.compile(r"\{\{-?\s*if\s+((?:[^{}\"]|\"[^\"\n]*\")+?)\s*-?\}\}([^{}\n]*)"
+                        r"\{\{-?\s*else\s*-?\}\}([^{}\n]*)\{\{-?\s*end\s*-?\}\}")
+_KIND_LINE = re.compile(r"^kind:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+
+
+def _inline_switch(text: str) -> tuple[str, int, str] | None:
+    """A kind written by an inline if/else (`kind: {{ if C }}HyperPodPyTorchJob{{ else }}
+    PyTorchJob{{ end }}`) with a legacy kind on one side only: (its Go test, the legacy side:
+    0 the if, 1 the else, the text with every inline if of that test on its legacy side)."""
+    from migrator.load import detect
+
+    legacy = set(detect.legacy_kinds())
+    for line in _KIND_LINE.finditer(text):
+        found = _INLINE_IF.fullmatch(line.group(1))
+        if found is None:
+            continue
+        sides = [found.group(2).strip().strip("\"'"), found.group(3).strip().strip("\"'")]
+        if (sides[0] in legacy) == (sides[1] in legacy):
+            continue
+        test = found.group(1).strip()
+        pick = 3 if sides[1] in legacy else 2
+
+        def side(match: re.Match[str], test: str = test, pick: int = pick) -> str:
+            return match.group(pick) if match.group(1).strip() == test else match.group(0)
+
+        return test, pick - 2, _INLINE_IF.sub(side, text)
+    return None
+
+
+def _kind_switches(codec: Codec, forced: dict[int, int], inline: tuple[str, int] | None
+                   ) -> list[str]:
+    """Blocks choosing between a legacy kind and another (`{{- if .Values.useHyperPod }}`
+    kind: HyperPodPyTorchJob `{{- else }}` kind: PyTorchJob): forced to the legacy branch
+    (blocks of the same test too); the Go tests under which the original is kept."""
+    from migrator.load import detect
+
+    legacy = set(detect.legacy_kinds())
+    units = codec.template.units
+    found: list[str] = []
+    for block in codec.template.blocks:
+        if block.kind != "if" or codec.canon.get(block.id, block.id) in forced:
+            continue
+        head = block.branches[0].header
+        if inline is not None and head is not None and head.body == f"if {inline[0]}":
+            forced[codec.canon.get(block.id, block.id)] = inline[1]  # the inline switch's side
+            continue
+        kinds = []
+        for branch in block.branches:
+            written = [m.group(1).strip("\"'") for i in branch.items if isinstance(i, int)
+                       for m in [_KIND_LINE.match(units[i].text)] if m]
+            kinds.append(written[0] if written else "")
+        sides = [k in legacy for k in kinds]
+        if not any(sides) or all(sides) or not all(kinds) or len(kinds) != 2 \
+                or block.alternatives != 2:
+            continue
+        pick = sides.index(True)
+        cond = _condition(codec, block, 1 - pick, forced)
+        if cond is None:
+            continue
+        forced[codec.canon.get(block.id, block.id)] = pick
+        found.append(cond)
+    return found
+
+
+def _lone_range(template: Any) -> tuple[int, int] | None:
+    """(body start, body end) offsets when the whole template is one ``range`` (no else) over
+    a list of jobs: nothing but the range, its header and end each on a line of its own, and
+    template comments or assignments outside it. Its body is converted as a template of its
+    own, inside the same range (each iteration renders one job)."""
+    items = [i for i in template.root.items
+             if not (isinstance(i, int) and not template.units[i].text.strip())]
+    if len(items) != 1 or isinstance(items[0], int) or items[0].kind != "range" \
+            or len(items[0].branches) != 1 or items[0].end is None:
+        return None
+    block = items[0]
+    head, end, text = block.branches[0].header, block.end, template.text
+    if head is None or not head.body.startswith("range "):
+        return None
+    start = text.find("\n", head.end) + 1
+    stop = text.rfind("\n", 0, end.start) + 1
+    if start <= 0 or stop < start or text[head.end:start].strip() \
+            or text[stop:end.start].strip():
+        return None
+    return start, stop
+
+
+def _convert_loop(text: str, template: Any, span: tuple[int, int], defines: list[str],
+                  options: Any, render: bool, scope: frozenset[str]) -> Outcome | None:
+    """A template that is one range over jobs: its body converted as a template (its lines
+    kept: the text before it becomes blank lines), the range around it as written."""
+    body_text = template.text
+    start, stop = span
+    head = next(b for b in template.root.items if not isinstance(b, int)).branches[0].header
+    declares = _RANGE_VARS.match(head.body)
+    names = {n for n in declares.groups() if n} if declares else set()
+    # the document separator each iteration starts with stays in front of both branches
+    separator = _SEPARATOR.match(body_text, start)
+    if separator is not None:
+        start = separator.end()
+    inner_text = "\n" * body_text.count("\n", 0, start) + body_text[start:stop]
+    inner = _convert_template(inner_text, "go", options, render, [],
+                              scope | {n[1:] for n in names})
+    if inner is None:
+        return None
+    if inner.status != "converted":
+        inner.text = text
+        return inner
+    converted = inner.text.split("\n", 1)[1].lstrip("\n") if render else ""
+    prefix = body_text[:start]
+    if defines:  # lifted definitions left blank lines in the text: they go first
+        prefix = "\n".join(defines) + "\n" + prefix.lstrip("\n")
+    inner.text = MARK + "\n" + prefix + converted + body_text[stop:] if render else text
+    return inner
 
 
 def _refused(text: str, dialect: Dialect, exc: Unsupported) -> Outcome:
@@ -368,13 +502,13 @@ def _line_paths(lines: list[str]) -> list[str]:
     return paths
 
 
-def _other_values(codec: Codec, forced: dict[int, int]) -> list[tuple[str, Any, str]]:
+def _other_values(codec: Codec, forced: dict[int, int], scope: frozenset[str]
+                  ) -> list[tuple[str, Any, str]]:
     """Enum blocks whose other values (no branch of theirs) the top of the template can test:
     for those values the template keeps the legacy job (the rendered job does not convert
     either) instead of failing to render. (Go condition, block, why) each; their ``fail``
     is cleared. Blocks inside a range/with, or testing a variable declared elsewhere, keep it."""
-    declared = {m.group(1) for a in codec.template.root.neutral if a.kind == "assign"
-                for m in [re.match(r"\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*:?=", a.body)] if m}
+    declared = _declared(codec) | scope
     found: list[tuple[str, Any, str]] = []
     for block in codec.template.blocks:
         if block.kind != "enum" or not block.fail or codec.canon.get(block.id, block.id) \
@@ -634,15 +768,20 @@ _FIXED_COUNT = re.compile(r"replicas must be at least (\d+) and at most (\d+), g
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def _pin(codec: Codec, exc: WorldFailed) -> str | None:
+def _declared(codec: Codec) -> set[str]:
+    """The variables the template declares at its top."""
+    return {m.group(1) for a in codec.template.root.neutral if a.kind == "assign"
+            for m in [re.match(r"\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*:?=", a.body)] if m}
+
+
+def _pin(codec: Codec, exc: WorldFailed, scope: frozenset[str] = frozenset()) -> str | None:
     """A role whose replica count the target fixes (a Master/Chief/Launcher of exactly 1) but
     the template computes: encode the count as that number, and keep the legacy job for the
     other values. The Go condition of those values, or None.
 
     Only a top-level action (not inside a range/with) whose variables are declared at the top
     of the template is pinned: the condition is evaluated before the job."""
-    declared = {m.group(1) for a in codec.template.root.neutral if a.kind == "assign"
-                for m in [re.match(r"\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*:?=", a.body)] if m}
+    declared = _declared(codec) | scope
     for doc in exc.documents:
         for f in doc.findings:
             if f.code != "K103" or getattr(f.severity, "value", "") != "error":
