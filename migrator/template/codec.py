@@ -56,6 +56,9 @@ class Slot:
 
     int_index: int = -1
     plain_index: int = -1
+    # an envsubst placeholder at a field whose conversion depends on its value (nprocPerNode),
+    # carried as a count: the field's name (the file must render a positive number there)
+    assumed: str = ""
 
 
 @dataclass
@@ -201,6 +204,12 @@ class Codec:
                                  prefix="", parent=key)
                 head = unit.text[:unit.text.index(act.text)].rstrip()
                 return [head, *_line_placeholder(slot, child).split("\n")]
+            if self.dialect == "envsubst" and not rest \
+                    and "<count>" in FIELDS.enum_fields.get(key, ()):
+                # no conditionals in envsubst: carried as the number the key takes then
+                slot = self.slot("int", act, unit.line, ctx)
+                slot.assumed = key
+                return [unit.text.replace(act.text, slot.token)]
             quantity = self._parent_key(unit) in FIELDS.quantity_parents \
                 or key in FIELDS.quantity_fields
             if quantity or unit.count or (FIELDS.is_int(key) and not _quoted(act)
@@ -348,10 +357,12 @@ class Codec:
         used, constant = found
         if len(used) == 1 and constant == 0:
             return used[0].action.text
-        if self.dialect == "envsubst":
+        if self.dialect == "envsubst" or not self.template.helm:
             names = " + ".join(s.action.text for s in used)
+            engine = "envsubst" if self.dialect == "envsubst" else \
+                "a plain Go template (no Helm: no sprig functions such as add)"
             raise Unsupported(f"the converted value is the sum {names}"
-                              f"{f' + {constant}' if constant else ''}, which envsubst cannot "
+                              f"{f' + {constant}' if constant else ''}, which {engine} cannot "
                               "compute", used[0].line, used[0].action.text)
         terms = [f"({_expression(s.action)})" for s in used]
         if constant:

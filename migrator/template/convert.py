@@ -28,6 +28,7 @@ KEPT_LEGACY = "Y112"
 # error is the placeholder's, not the job's
 _VALUE_CODES = ("K103", "V601", "V602", "V603", "V604", "V605")
 VALUE_CHECKED_LATER = "Y113"
+VALUE_ASSUMED = "Y130"
 MAX_LEGACY = 4
 # all folds of one document together (the first fold is capped by worlds.MAX_BRANCH_RUNS before
 # it starts; each branch kept legacy folds again)
@@ -200,11 +201,9 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         return _refused(text, dialect, exc)
     ref_out, ref_docs = folded.worlds[tuple(sorted(forced.items()))]
     for doc in ref_docs:  # names in the report read as the template writes them
-        doc.source = {k: _untoken(codec, v) if isinstance(v, str) else v
-                      for k, v in doc.source.items()}
+        doc.source = _untoken_all(codec, doc.source)
         if doc.output:
-            doc.output = {k: _untoken(codec, v) if isinstance(v, str) else v
-                          for k, v in doc.output.items()}
+            doc.output = _untoken_all(codec, doc.output)
     header = [MARK if dialect == "go" else ENV_MARK, *defines,
               *(a.text for a in template.root.neutral)]
     out_text = "\n".join([*header, body])
@@ -395,7 +394,7 @@ def _refused(text: str, dialect: Dialect, exc: Unsupported) -> Outcome:
                 + ("" if "; decide" in str(exc) else
                    "; decide how the converted template should express it, or render first"),
                 exc.line or None)
-    if "envsubst cannot" in str(exc):
+    if "cannot compute" in str(exc):
         note.code = NOT_COMPUTABLE
     return Outcome("skipped", text, dialect, [note])
 
@@ -404,8 +403,7 @@ def _world_failed(text: str, dialect: Dialect, codec: Codec, exc: WorldFailed) -
     encoded = codec.encode(exc.world)
     notes: list[Note] = []
     for doc in exc.documents:
-        doc.source = {k: _untoken(codec, v) if isinstance(v, str) else v
-                      for k, v in doc.source.items()}
+        doc.source = _untoken_all(codec, doc.source)
         notes.extend(_note(f, encoded.lines, codec) for f in doc.findings)
     if exc.world:
         blocks = {b.id: b for b in codec.template.blocks}
@@ -436,6 +434,17 @@ def _untoken(codec: Codec, text: str) -> str:
                           if int(m.group(1)) in codec.by_id else m.group(0), text)
 
 
+def _untoken_all(codec: Codec, value: Any) -> Any:
+    """``value`` (a report's names: strings in dicts and lists) with every placeholder back."""
+    if isinstance(value, str):
+        return _untoken(codec, value)
+    if isinstance(value, dict):
+        return {k: _untoken_all(codec, v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_untoken_all(codec, v) for v in value]
+    return value
+
+
 def _notes(codec: Codec, folded: Any) -> list[Note]:
     seen: dict[tuple[str, str], Note] = {}
     everywhere: set[tuple[str, str]] | None = None
@@ -455,9 +464,11 @@ def _notes(codec: Codec, folded: Any) -> list[Note]:
         if everywhere is not None and key not in everywhere:
             note.message += " (only for some values: the field sits in a template block)"
         notes.append(note)
-    for slot in codec.by_id.values():
-        if slot.kind == "int":
-            continue
+    notes.extend(Note(VALUE_ASSUMED, "", f"{slot.assumed} {slot.action.text} is carried as a "
+                      f"number ({slot.action.text} in the converted field), so it must render "
+                      "to a positive whole number; auto, gpu and cpu convert differently, "
+                      "which envsubst cannot express (render first for those)", slot.line)
+                 for slot in codec.by_id.values() if slot.assumed)
     return notes
 
 
@@ -799,7 +810,8 @@ def _pin(codec: Codec, exc: WorldFailed, scope: frozenset[str] = frozenset()) ->
                 continue
             codec.pins[slot.id] = fixed.group(1)
             # the rendered text is what the converter reads: compare it as text
-            return f'ne (toString ({slot.action.body})) "{fixed.group(1)}"'
+            text = "toString" if codec.template.helm else "print"  # (no sprig)
+            return f'ne ({text} ({slot.action.body})) "{fixed.group(1)}"'
     return None
 
 

@@ -83,6 +83,8 @@ class Template:
     units: list[Unit]
     root: Branch
     blocks: list[Block]
+    # a Helm template (sprig functions such as add and regexMatch exist) or a plain Go one
+    helm: bool = True
 
 
 def lift_defines(text: str, actions: list[Action]) -> tuple[str, list[str]]:
@@ -196,11 +198,22 @@ def inline_calls(text: str, actions: list[Action], defines: list[str], original:
     return new, origin
 
 
+_HELM = re.compile(r"\.(?:Values|Release|Chart|Capabilities|Files|Template)\b|"
+                   r"^-?\s*(?:include|required|tpl|toYaml|default)\b|\|\s*(?:quote|default|nindent|"
+                   r"indent|toYaml|int|trim)\b")
+
+
+def is_helm(actions: list[Action]) -> bool:
+    """Whether the actions read Helm's objects or functions (a plain Go template, such as
+    knavigator's, has neither: no sprig function may be emitted for it)."""
+    return any(_HELM.search(a.body) for a in actions if a.text.startswith("{{"))
+
+
 def build(text: str, actions: list[Action], enums: bool = False) -> Template:
     units = _units(text, actions)
     _mark_scalars(units, actions, text)
     root, blocks = _blocks(units, actions)
-    template = Template(text, actions, units, root, blocks)
+    template = Template(text, actions, units, root, blocks, is_helm(actions))
     _merge_exclusive(root)
     if enums:
         _enum_blocks(template, root)
@@ -295,6 +308,8 @@ def _enum_blocks(template: Template, branch: Branch) -> None:
         subject = f"print ({expr})" if quoted or match.group(3) or COUNT in values else expr
         head = match.group(1) + match.group(2) + ": "
         branches = []
+        if not template.helm:  # no regexMatch: a number is one of the other values
+            values = tuple(v for v in values if v != COUNT)
         for i, value in enumerate(values):
             word = "if" if i == 0 else "else if"
             copy = Unit(len(template.units), unit.line, head + value, [], "line")
