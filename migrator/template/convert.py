@@ -11,7 +11,7 @@ from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, de
 from migrator.template.conditions import condition as _condition
 from migrator.template.marks import ENV_MARK, MARK
 from migrator.template.structure import Unsupported
-from migrator.template.tokens import Dialect, TemplateSyntaxError, tokenize
+from migrator.template.tokens import Action, Dialect, TemplateSyntaxError, tokenize
 from migrator.template.worlds import (
     MAX_BRANCH_RUNS,
     WorldFailed,
@@ -162,6 +162,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
 
     forced: dict[int, int] = {}
     legacy: list[tuple[str, WorldFailed]] = []  # (Go condition, the world that failed)
+    dropped_values: list[WorldFailed] = []  # failing enum branches: their value keeps the legacy
     # a kind switch (`{{ if .Values.useHyperPod }}` HyperPodPyTorchJob `{{ else }}` PyTorchJob):
     # the template is converted with the legacy side chosen; the other side keeps the original
     switches = [] if switch is None else \
@@ -180,6 +181,10 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                     if pinned is None:
                         return _refused(text, dialect, blame)
                     legacy.append((pinned, exc))
+                    continue
+                if dialect == "go" and len(dropped_values) < MAX_LEGACY \
+                        and _drop_enum_branch(codec, forced, exc):
+                    dropped_values.append(exc)  # that value joins the others: the legacy job
                     continue
                 kept = _keep_legacy(codec, forced, exc) if dialect == "go" else None
                 if kept is None or len(legacy) >= MAX_LEGACY:
@@ -200,10 +205,12 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             exc = _misaligned_items(template) or exc
         return _refused(text, dialect, exc)
     ref_out, ref_docs = folded.worlds[tuple(sorted(forced.items()))]
-    for doc in ref_docs:  # names in the report read as the template writes them
+    for doc in ref_docs:  # names and paths in the report read as the template writes them
         doc.source = _untoken_all(codec, doc.source)
         if doc.output:
             doc.output = _untoken_all(codec, doc.output)
+        doc.mappings = [(_untoken(codec, a), _untoken(codec, b)) for a, b in doc.mappings]
+        doc.values = {_untoken(codec, k): _untoken_all(codec, v) for k, v in doc.values.items()}
     header = [MARK if dialect == "go" else ENV_MARK, *defines,
               *(a.text for a in template.root.neutral)]
     out_text = "\n".join([*header, body])
@@ -238,13 +245,19 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             known = {(n.code, n.path) for n in notes}
             notes.extend(n for n in (_note(f, lines, codec) for d in docs for f in d.findings)
                          if (n.code, n.path) not in known)
+    for failed in dropped_values:  # the findings of the values that joined the others
+        encoded = codec.encode(failed.world)
+        known = {(n.code, n.path) for n in notes}
+        notes.extend(n for n in (_note(f, encoded.lines, codec) for d in failed.documents
+                                 for f in d.findings) if (n.code, n.path) not in known)
     for cond, block, reason in others:
         notes.append(Note(KEPT_LEGACY, "", "for values where {{ " + cond + " }} holds the "
                           "template still emits the legacy job, because that job cannot be "
                           f"converted: {reason}", block.line))
-        known = {(n.code, n.path) for n in notes}
-        notes.extend(n for n in _other_value_notes(codec, block, forced, convert)
-                     if (n.code, n.path) not in known)
+        if isinstance(block, structure.Block):
+            known = {(n.code, n.path) for n in notes}
+            notes.extend(n for n in _other_value_notes(codec, block, forced, convert)
+                         if (n.code, n.path) not in known)
     status: Status = "converted" if any(d.status == "converted" for d in ref_docs) else \
         ("skipped" if any(d.status == "skipped" for d in ref_docs) else "unchanged")
     if status != "converted":
@@ -476,12 +489,13 @@ def _provenance(codec: Codec, ref_out: str) -> list[dict[str, Any]]:
     paths = _line_paths(ref_out.split("\n"))
     found: dict[int, list[str]] = {}
     for i, line in enumerate(ref_out.split("\n")):
+        path = _untoken(codec, paths[i])  # (a key written by an action reads as written)
         for match in list(STR_TOKEN.finditer(line)) + list(LINE_TOKEN.finditer(line)):
-            found.setdefault(int(match.group(1)), []).append(paths[i])
+            found.setdefault(int(match.group(1)), []).append(path)
         for match in _INT_TOKEN.finditer(line):
             decoded = decode_int(int(match.group(1)), codec.ints)
             for slot in decoded[0] if decoded else []:
-                found.setdefault(slot.id, []).append(paths[i])
+                found.setdefault(slot.id, []).append(path)
     return [{"action": slot.action.text, "line": slot.line,
              "to": sorted(set(found.get(slot.id, [])))}
             for slot in sorted(codec.by_id.values(), key=lambda s: (s.line, s.id))]
@@ -511,6 +525,35 @@ def _line_paths(lines: list[str]) -> list[str]:
             stack.append((indent, key))
         paths.append(".".join(k for _, k in stack if k))
     return paths
+
+
+def _drop_enum_branch(codec: Codec, forced: dict[int, int], exc: WorldFailed) -> bool:
+    """When the failing world is one branch of an enum block (nprocPerNode cpu), that branch
+    is removed (from its twins too): its value becomes one of the block's other values, for
+    which the template keeps the legacy job (_other_values). Whether one was removed."""
+    toggled = [k for k, v in exc.world.items() if forced.get(k) != v]
+    blocks = {b.id: b for b in codec.template.blocks}
+    if len(toggled) != 1 or blocks[toggled[0]].kind != "enum":
+        return False
+    rep, index = toggled[0], exc.world[toggled[0]]
+    twins = [b for b in codec.template.blocks if codec.canon.get(b.id, b.id) == rep]
+    if not 0 <= index < len(blocks[rep].branches) or len(blocks[rep].branches) < 2 \
+            or not blocks[rep].fail:
+        return False
+    error = next((f for d in exc.documents for f in d.findings
+                  if getattr(f.severity, "value", "") == "error"), None)
+    for block in twins:
+        removed = block.branches.pop(index)
+        value = " ".join(codec.template.units[removed.items[0]].text.split()) \
+            if removed.items and isinstance(removed.items[0], int) else "that value"
+        block.fail += f"; {value} does not convert here" + \
+            (f" ({error.code}: {_untoken(codec, error.message)})" if error else "")
+        head = block.branches[0].header
+        if index == 0 and head is not None and head.body.startswith("else if "):
+            body = head.body[len("else "):]
+            block.branches[0].header = Action(-1, -1, "{{- " + body + " }}", body,
+                                                        "control", "if")
+    return True
 
 
 def _other_values(codec: Codec, forced: dict[int, int], scope: frozenset[str]

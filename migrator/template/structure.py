@@ -266,7 +266,7 @@ def _merge_exclusive(branch: Branch) -> None:
 
 
 _ENUM_LINE = re.compile(r"^(\s*(?:- )?)([A-Za-z]+):[ \t]+([\"']?)(\{\{.*\}\})\3\s*$")
-_QUOTE_TAIL = re.compile(r"\|\s*s?quote\s*$")  # anchored at a `|`: linear
+QUOTE_TAIL = re.compile(r"\|\s*s?quote\s*$")  # anchored at a `|`: linear
 # the enum value that stands for any positive whole number (enum_fields in templates.yaml)
 COUNT = "<count>"
 _COUNT_TEST = '{word} regexMatch "^[1-9][0-9]*$" (print ({expr}))'
@@ -300,7 +300,7 @@ def _enum_blocks(template: Template, branch: Branch) -> None:
         act = template.actions[unit.actions[0]]
         if not values or act.text != match.group(4) or not act.outputs:
             continue
-        quoted = _QUOTE_TAIL.search(act.body)
+        quoted = QUOTE_TAIL.search(act.body)
         expr = act.body[:quoted.start()].rstrip() if quoted else act.body
         if not expr or "quote" in expr:
             continue

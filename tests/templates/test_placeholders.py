@@ -80,7 +80,41 @@ def _strings(result: Any) -> list[str]:
         found += [f"{f.path} {f.message} {f.hint}" for f in doc.findings]
         found += [str(v) for v in doc.source.values()] + [str(v) for v in
                                                            (doc.output or {}).values()]
+        found += [f"{a} {b}" for a, b in doc.mappings] + [f"{k} {v}" for k, v in
+                                                          doc.values.items()]
     return found
+
+
+HELM = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}
+  labels:
+    {{- toYaml .Values.labels | nindent 4 }}
+  annotations:
+    {{ .Values.annotationKey }}: "on"
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: {{ .Values.workers }}
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: {{ .Values.image }}
+              command: ["torchrun", "train.py"]
+              resources:
+                limits:
+                  {{ .Values.gpuKey }}: {{ .Values.gpus }}
+"""
+
+
+def test_a_helm_template_names_no_placeholder_in_its_report() -> None:
+    result = convert_text(HELM)
+    assert [d.status for d in result.documents] == ["converted"]
+    assert any("{{ .Values.annotationKey }}" in a for a, _ in result.documents[0].mappings)
+    leaked = [s for s in _strings(result) if INTERNAL.search(s)]
+    assert not leaked, leaked
 
 
 def test_an_mpijob_in_a_heredoc_converts_as_its_yaml_template_does() -> None:

@@ -119,6 +119,8 @@ def test_a_templated_nproc_per_node_is_tested_not_refused() -> None:
     kept = [n for n in outcome.notes if n.code == "Y112"]
     assert [n.line for n in kept] == [6]
     assert "nprocPerNode must be one of" in kept[0].message
+    # nprocPerNode cpu with GPUs: the CPU limit rounded up, as the converter counts it
+    assert 'max 1 (ceil (divf (trimSuffix "m" (print (.Values.cpu))) 1000))' in outcome.text
     assert "{{- fail" not in outcome.text
 
 
@@ -134,6 +136,8 @@ def test_nproc_per_node_keeps_the_contract_with_helm(tmp_path: Path, shared: Pat
                 "auto": {**base, "gpus": "auto"},
                 "gpu": {**base, "gpus": "gpu"},
                 "cpu-only": {**base, "gpus": "cpu", "gpuCount": 0},
+                "cpu-with-gpus": {**base, "gpus": "cpu"},
+                "cpu-quantity": {**base, "gpus": "cpu", "cpu": "1500m"},
                 "unknown": {**base, "gpus": "all"},
                 "zero": {**base, "gpus": 0}}
     elif template in (RESTART, TWINS):
@@ -149,3 +153,27 @@ def test_nproc_per_node_keeps_the_contract_with_helm(tmp_path: Path, shared: Pat
                 "auto": {"image": "nemo:24", "trainingConfig": {"ntasksPerNode": "auto",
                                                                  "numNodes": 2}}}
     check_inline_chart(tmp_path, template, sets, crdcheck, shared)
+
+
+def test_an_enum_value_that_does_not_convert_joins_the_other_values(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A branch of an enum block whose world fails keeps the legacy job for its value only:
+    the block's other branches stay (forcing the block to one branch would write that branch
+    for every value)."""
+    import dataclasses
+
+    from migrator.template import knowledge
+
+    fields = knowledge.load()
+    listed = {**fields.enum_fields, "restartPolicy": ("Always", "Sometimes", "Never")}
+    monkeypatch.setattr(knowledge, "load", lambda: dataclasses.replace(fields,
+                                                                         enum_fields=listed))
+    outcome = convert_template(RESTART)
+    assert outcome is not None
+    assert outcome.status == "converted", outcome.notes
+    kept = [n for n in outcome.notes if n.code == "Y112"]
+    assert len(kept) == 1
+    assert '(not (eq (print (.Values.restartPolicy)) "Always"))' in kept[0].message
+    assert '(not (eq (print (.Values.restartPolicy)) "Never"))' in kept[0].message
+    assert "restartPolicy: Sometimes does not convert here (R212" in kept[0].message
+    assert '"Sometimes"' not in outcome.text.split("{{- else }}", 1)[0]
