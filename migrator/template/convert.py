@@ -99,9 +99,10 @@ _LINE_REF = re.compile(r"(\(line )(\d+)(?=\)| of the original)")
 
 
 def _convert_template(text: str, dialect: Dialect | None, options: Any, render: bool,
-                      origin: list[list[int]], scope: frozenset[str] = frozenset()
-                      ) -> Outcome | None:
-    """The outcome for ``text``; ``scope``: variables declared around it (a range's)."""
+                      origin: list[list[int]], scope: frozenset[str] = frozenset(),
+                      helm: bool | None = None) -> Outcome | None:
+    """The outcome for ``text``; ``scope``: variables declared around it (a range's);
+    ``helm``: whether the engine is Helm's, as judged for the text around it."""
     from migrator.convert.plain import convert_plain
     from migrator.settings import ConvertOptions
 
@@ -127,7 +128,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                     origin.append(lines)
         else:
             body_text = text
-        template = structure.build(body_text, actions, enums=dialect == "go")
+        template = structure.build(body_text, actions, enums=dialect == "go", helm=helm)
     except TemplateSyntaxError:
         return None
     except Unsupported as exc:
@@ -387,7 +388,7 @@ def _convert_loop(text: str, template: Any, span: tuple[int, int], defines: list
         start = separator.end()
     inner_text = "\n" * body_text.count("\n", 0, start) + body_text[start:stop]
     inner = _convert_template(inner_text, "go", options, render, [],
-                              scope | {n[1:] for n in names})
+                              scope | {n[1:] for n in names}, template.helm)
     if inner is None:
         return None
     if inner.status != "converted":

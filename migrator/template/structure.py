@@ -209,11 +209,15 @@ def is_helm(actions: list[Action]) -> bool:
     return any(_HELM.search(a.body) for a in actions if a.text.startswith("{{"))
 
 
-def build(text: str, actions: list[Action], enums: bool = False) -> Template:
+def build(text: str, actions: list[Action], enums: bool = False, helm: bool | None = None
+          ) -> Template:
+    """The template's units and blocks; ``helm``: whether the engine is Helm's (None: judged
+    from the actions)."""
     units = _units(text, actions)
     _mark_scalars(units, actions, text)
     root, blocks = _blocks(units, actions)
-    template = Template(text, actions, units, root, blocks, is_helm(actions))
+    template = Template(text, actions, units, root, blocks,
+                        is_helm(actions) if helm is None else helm)
     _merge_exclusive(root)
     if enums:
         _enum_blocks(template, root)
