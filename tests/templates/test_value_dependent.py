@@ -115,6 +115,12 @@ def test_a_templated_nproc_per_node_is_tested_not_refused() -> None:
     assert outcome.status == "converted", outcome.notes
     assert '{{- if regexMatch "^[1-9][0-9]*$" (print (.Values.gpus)) }}' in outcome.text
     assert "numProcPerNode: {{ .Values.gpus }}" in outcome.text
+    # values that write nothing at the end of the test are not spelled out (without a CPU
+    # limit, cpu writes nothing either)
+    plain = convert_template(NPROC.replace("                  cpu: {{ .Values.cpu }}\n", ""))
+    assert plain is not None
+    converted = plain.text.split("{{- else }}\napiVersion: trainer")[1]
+    assert 'numProcPerNode: {{ .Values.gpus }}\n    {{- end }}' in converted
     # any other value keeps the legacy job (its rendered conversion fails too), named by Y112
     kept = [n for n in outcome.notes if n.code == "Y112"]
     assert [n.line for n in kept] == [6]
