@@ -207,11 +207,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         return _refused(text, dialect, exc)
     ref_out, ref_docs = folded.worlds[tuple(sorted(forced.items()))]
     for doc in ref_docs:  # names and paths in the report read as the template writes them
-        doc.source = _untoken_all(codec, doc.source)
-        if doc.output:
-            doc.output = _untoken_all(codec, doc.output)
-        doc.mappings = [(_untoken(codec, a), _untoken(codec, b)) for a, b in doc.mappings]
-        doc.values = {_untoken(codec, k): _untoken_all(codec, v) for k, v in doc.values.items()}
+        _untoken_document(codec, doc)
     header = [MARK if dialect == "go" else ENV_MARK, *defines,
               *(a.text for a in template.root.neutral)]
     out_text = "\n".join([*header, body])
@@ -417,7 +413,7 @@ def _world_failed(text: str, dialect: Dialect, codec: Codec, exc: WorldFailed) -
     encoded = codec.encode(exc.world)
     notes: list[Note] = []
     for doc in exc.documents:
-        doc.source = _untoken_all(codec, doc.source)
+        _untoken_document(codec, doc)
         notes.extend(_note(f, encoded.lines, codec) for f in doc.findings)
     if exc.world:
         blocks = {b.id: b for b in codec.template.blocks}
@@ -446,6 +442,15 @@ def _untoken(codec: Codec, text: str) -> str:
                          if int(m.group(1)) in codec.by_id else m.group(0), text or "")
     return LINE_TOKEN.sub(lambda m: codec.by_id[int(m.group(1))].action.text
                           if int(m.group(1)) in codec.by_id else m.group(0), text)
+
+
+def _untoken_document(codec: Codec, doc: Any) -> None:
+    """A document's names, output, mappings and values with every placeholder back."""
+    doc.source = _untoken_all(codec, doc.source)
+    if doc.output:
+        doc.output = _untoken_all(codec, doc.output)
+    doc.mappings = [(_untoken(codec, a), _untoken(codec, b)) for a, b in doc.mappings]
+    doc.values = {_untoken(codec, k): _untoken_all(codec, v) for k, v in doc.values.items()}
 
 
 def _untoken_all(codec: Codec, value: Any) -> Any:
