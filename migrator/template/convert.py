@@ -275,7 +275,9 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         outcome.notes.append(Note(VALUE_CHECKED_LATER, "", f"{len(outcome.value_paths)} source "
                                   "fields take their value from template actions; checks of "
                                   "those values (e.g. whether a command starts torchrun) are "
-                                  "made on rendered output only (run `check --helm`)", None))
+                                  "made on rendered output only ("
+                                  + ("run `check --helm`" if dialect == "go" else
+                                     "check the file after envsubst") + ")", None))
     return outcome
 
 

@@ -151,6 +151,10 @@ def test_an_envsubst_nproc_per_node_is_carried_as_a_count() -> None:
     assumed = [n for n in outcome.notes if n.code == "Y130"]
     assert [n.line for n in assumed] == [6]
     assert "positive whole number" in assumed[0].message
+    later = [n.message for n in outcome.notes if n.code == "Y113"]
+    assert later == [later[0]]
+    assert "--helm" not in later[0]  # no chart to render
+    assert "after envsubst" in later[0]
     for env in ({"GPU_PER_NODE": "8", "NUM_NODES": "2", "IMAGE": "img:1", "JOB_NAME": "a"},
                 {"GPU_PER_NODE": "1", "NUM_NODES": "1", "IMAGE": "r/x:2", "JOB_NAME": "b"},
                 {"GPU_PER_NODE": "4", "NUM_NODES": "16", "IMAGE": "img:3", "JOB_NAME": "c"}):
