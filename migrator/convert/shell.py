@@ -1,10 +1,13 @@
 """CONVERT stage for shell scripts: a heredoc whose body is a legacy job is converted in place
-(shell expansions such as ``${IMAGE}`` are masked while it is converted); the script around
-it stays byte-identical. A job that cannot be converted is reported (E808)."""
+(plain variables such as ``${IMAGE}`` and ``$N`` are carried as envsubst placeholders, by the
+template stage; other shell expansions, ``$(cmd)`` or ``${X:-y}``, are masked while it is
+converted); the script around it stays byte-identical. A job that cannot be converted is
+reported (E808). No mask token reaches a message, a name or the output."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Any
 
 from migrator.convert import snippets as notes
 from migrator.load import detect, masking
@@ -15,6 +18,9 @@ if TYPE_CHECKING:
     from migrator.results import DocumentResult, TextResult
 
 TEXT_JOB = "E808"
+# the expansions masked in an unquoted heredoc: all but a plain variable ($N, ${N}), which
+# expands as envsubst would and which the template stage carries into typed fields
+_COMPLEX = re.compile(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*\})[^}\n]*\}|\$\([^)\n]*\)|`[^`\n]*`")
 
 
 def convert(text: str, options: ConvertOptions | None = None,
@@ -38,14 +44,15 @@ def _heredoc(heredoc: scan.Heredoc, options: ConvertOptions,
     if heredoc.strip_tabs and any(line.startswith("\t") for line in
                                   heredoc.body.splitlines()):
         return None, unconverted(heredoc.body, heredoc.first, "a <<- heredoc (tab-indented)")
-    pattern = masking.SHELL if not heredoc.quoted else None
+    pattern = _COMPLEX if not heredoc.quoted else None
     masked = masking.mask(heredoc.body, pattern) if pattern else masking.Masked(heredoc.body,
                                                                                   {})
     body_lines = heredoc.body.splitlines(keepends=True)
     crlf = bool(body_lines) and all(line.endswith("\r\n") for line in body_lines)
     source = masked.text.replace("\r\n", "\n")
     result = convert_text(source, options=options, render=render)
-    documents = [notes.placed(d, heredoc.first, max(heredoc.last, heredoc.first + 1))
+    documents = [_unmasked(notes.placed(d, heredoc.first, max(heredoc.last, heredoc.first + 1)),
+                           masked.tokens)
                  for d in result.documents if d.reportable]
     if notes.blocks_nothing(documents):
         documents += unconverted(heredoc.body, heredoc.first, "a shell heredoc")
@@ -72,3 +79,29 @@ def unconverted(text: str, offset: int, where: str) -> list[DocumentResult]:
                            findings=[notes.finding(TEXT_JOB, "", f"a {kind} in {where} is "
                                                    "not converted", offset + line + 1)])
             for line, kind in scan.legacy_jobs(text)]
+
+
+def _unmasked(document: DocumentResult, tokens: dict[str, str]) -> DocumentResult:
+    """``document`` with every mask token in its findings, names and output put back."""
+    if not tokens:
+        return document
+    from migrator.results import replaced
+
+    def back(value: Any) -> Any:
+        if isinstance(value, str):
+            for token, original in tokens.items():
+                value = value.replace(token, original)
+        elif isinstance(value, dict):
+            return {k: back(v) for k, v in value.items()}
+        elif isinstance(value, list):
+            return [back(v) for v in value]
+        return value
+
+    document.findings = [replaced(f, path=back(f.path), message=back(f.message),
+                                  hint=back(f.hint)) for f in document.findings]
+    document.source = {k: back(v) for k, v in document.source.items()}
+    if document.output is not None:
+        document.output = {k: back(v) for k, v in document.output.items()}
+    document.mappings = [(back(a), back(b)) for a, b in document.mappings]
+    document.values = {back(k): back(v) for k, v in document.values.items()}
+    return document

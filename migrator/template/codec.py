@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from migrator.template.knowledge import FIELDS
-from migrator.template.structure import Block, Branch, Template, Unit, Unsupported
+from migrator.template.structure import QUOTE_TAIL, Block, Branch, Template, Unit, Unsupported
 from migrator.template.tokens import Action, Dialect
 
 SlotKind = Literal["str", "int", "line"]
@@ -22,6 +22,7 @@ _WHOLE = re.compile(r"^(\s*(?:- )?)([^\s:#][^:#]*?|\"[^\"]*\"|'[^']*'):[ \t]+(\S
 # the action alone (probe text: the action is \x00)
 # (quotes closed: a ``#`` inside them is text)
 _COMMENTED = re.compile("^(\x00|\"\x00\"|'\x00')[ \t]+#.*$")
+_PROCESS_COUNT = re.compile(r"^(\s*numProcPerNode: )(\d+)\s*$")
 _INDENT_FN = re.compile(r"\b(n?indent)\s+(\d+)\b")
 # Stand-ins: counts that the engine may add up (replicas) get 30000 + 2^i * 100 (i < 8), so a
 # sum of two is unique; other numbers and quantities get 300M + j * 1000 (read back alone).
@@ -56,6 +57,11 @@ class Slot:
 
     int_index: int = -1
     plain_index: int = -1
+    # an envsubst placeholder at a field whose conversion depends on its value (nprocPerNode),
+    # carried as a count: the field's name (the file must render a positive number there)
+    assumed: str = ""
+    quantity: bool = False  # stands for a Kubernetes quantity (500m, 4Gi) ...
+    counted: bool = False  # ... unless it is also written where a count goes (nprocPerNode)
 
 
 @dataclass
@@ -201,12 +207,20 @@ class Codec:
                                  prefix="", parent=key)
                 head = unit.text[:unit.text.index(act.text)].rstrip()
                 return [head, *_line_placeholder(slot, child).split("\n")]
+            if self.dialect == "envsubst" and not rest \
+                    and "<count>" in FIELDS.enum_fields.get(key, ()):
+                # no conditionals in envsubst: carried as the number the key takes then
+                slot = self.slot("int", act, unit.line, ctx)
+                slot.assumed, slot.counted = key, True
+                return [unit.text.replace(act.text, slot.token)]
             quantity = self._parent_key(unit) in FIELDS.quantity_parents \
                 or key in FIELDS.quantity_fields
-            if quantity or (FIELDS.is_int(key) and not _quoted(act)
-                            and _value(whole) == "\x00"):
+            if quantity or unit.count or (FIELDS.is_int(key) and not _quoted(act)
+                                          and _value(whole) == "\x00"):
                 slot = self.slot("int", act, unit.line, ctx,
                                  summable=key in FIELDS.int_fields)
+                slot.quantity = slot.quantity or quantity
+                slot.counted = slot.counted or unit.count
                 keyed = _Shifted(unit, rest, self, ctx)
                 return [keyed.text.replace(act.text, self.pins.get(slot.id, slot.token))]
         return self._inline(unit, acts, ctx).split("\n")
@@ -316,10 +330,31 @@ class Codec:
                 slot = self.by_id.get(int(LINE_TOKEN.search(line).group(1)))  # type: ignore[union-attr]
                 raise Unsupported("the converter rewrote the text around a template fragment",
                                   slot.line if slot else 0, slot.action.text if slot else "")
+            count = _PROCESS_COUNT.match(line)
+            found = decode_int(int(count.group(2)), self.ints) if count else None
+            if count and found and len(found[0]) == 1 and not found[1] \
+                    and found[0][0].quantity and not found[0][0].counted:
+                out.append(count.group(1) + self._rounded(found[0][0]))
+                continue
             line = _INT_TOKEN.sub(self._int_back, line)
             line = STR_TOKEN.sub(self._str_back, line)
             out.append(line)
         return "\n".join(out)
+
+    def _rounded(self, slot: Slot) -> str:
+        """A process count the converter made from a quantity (nprocPerNode cpu: the CPU
+        limit rounded up, at least 1), as the template computes it (Helm only)."""
+        if self.dialect == "envsubst" or not self.template.helm \
+                or not slot.action.text.startswith("{{"):
+            raise Unsupported(f"the process count is the CPU quantity {slot.action.text} rounded "
+                              "up (nprocPerNode cpu), which this template cannot compute",
+                              slot.line, slot.action.text)
+        body = slot.action.body
+        quoted = QUOTE_TAIL.search(body)
+        value = f"print ({body[:quoted.start()].rstrip() if quoted else body})"
+        return (f'{{{{ if regexMatch "^[0-9]+m$" ({value}) }}}}{{{{ max 1 (ceil (divf '
+                f'(trimSuffix "m" ({value})) 1000)) }}}}{{{{ else }}}}{{{{ max 1 (ceil '
+                f"(float64 ({value}))) }}}}{{{{ end }}}}")
 
     def _str_back(self, match: re.Match[str]) -> str:
         slot = self.by_id.get(int(match.group(1)))
@@ -348,10 +383,12 @@ class Codec:
         used, constant = found
         if len(used) == 1 and constant == 0:
             return used[0].action.text
-        if self.dialect == "envsubst":
+        if self.dialect == "envsubst" or not self.template.helm:
             names = " + ".join(s.action.text for s in used)
+            engine = "envsubst" if self.dialect == "envsubst" else \
+                "a plain Go template (no Helm: no sprig functions such as add)"
             raise Unsupported(f"the converted value is the sum {names}"
-                              f"{f' + {constant}' if constant else ''}, which envsubst cannot "
+                              f"{f' + {constant}' if constant else ''}, which {engine} cannot "
                               "compute", used[0].line, used[0].action.text)
         terms = [f"({_expression(s.action)})" for s in used]
         if constant:

@@ -11,7 +11,7 @@ from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, de
 from migrator.template.conditions import condition as _condition
 from migrator.template.marks import ENV_MARK, MARK
 from migrator.template.structure import Unsupported
-from migrator.template.tokens import Dialect, TemplateSyntaxError, tokenize
+from migrator.template.tokens import Action, Dialect, TemplateSyntaxError, tokenize
 from migrator.template.worlds import (
     MAX_BRANCH_RUNS,
     WorldFailed,
@@ -28,6 +28,7 @@ KEPT_LEGACY = "Y112"
 # error is the placeholder's, not the job's
 _VALUE_CODES = ("K103", "V601", "V602", "V603", "V604", "V605")
 VALUE_CHECKED_LATER = "Y113"
+VALUE_ASSUMED = "Y130"
 MAX_LEGACY = 4
 # all folds of one document together (the first fold is capped by worlds.MAX_BRANCH_RUNS before
 # it starts; each branch kept legacy folds again)
@@ -98,32 +99,43 @@ _LINE_REF = re.compile(r"(\(line )(\d+)(?=\)| of the original)")
 
 
 def _convert_template(text: str, dialect: Dialect | None, options: Any, render: bool,
-                      origin: list[list[int]]) -> Outcome | None:
+                      origin: list[list[int]], scope: frozenset[str] = frozenset(),
+                      helm: bool | None = None) -> Outcome | None:
+    """The outcome for ``text``; ``scope``: variables declared around it (a range's);
+    ``helm``: whether the engine is Helm's, as judged for the text around it."""
     from migrator.convert.plain import convert_plain
     from migrator.settings import ConvertOptions
 
     dialect = dialect or dialect_of(text)
     if dialect is None:
         return None
+    switched = _inline_switch(text) if dialect == "go" else None
+    switch: tuple[str, int] | None = None
+    source = text
+    if switched is not None:  # convert the legacy side; the other side keeps the original
+        switch, source = switched[:2], switched[2]
     try:
-        actions = tokenize(text, dialect)
+        actions = tokenize(source, dialect)
         defines: list[str] = []
         if dialect == "go":
-            body_text, defines = structure.lift_defines(text, actions)
+            body_text, defines = structure.lift_defines(source, actions)
             if defines:
                 actions = tokenize(body_text, dialect)
-                inlined, lines = structure.inline_calls(body_text, actions, defines, text)
+                inlined, lines = structure.inline_calls(body_text, actions, defines, source)
                 if inlined != body_text:
                     body_text = inlined
                     actions = tokenize(body_text, dialect)
                     origin.append(lines)
         else:
             body_text = text
-        template = structure.build(body_text, actions, enums=dialect == "go")
+        template = structure.build(body_text, actions, enums=dialect == "go", helm=helm)
     except TemplateSyntaxError:
         return None
     except Unsupported as exc:
         return _refused(text, dialect, exc)
+    loop = _lone_range(template) if dialect == "go" else None
+    if loop is not None:
+        return _convert_loop(text, template, loop, defines, options, render, scope)
     codec = Codec(template, dialect)
 
     runs = [0]
@@ -151,6 +163,12 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
 
     forced: dict[int, int] = {}
     legacy: list[tuple[str, WorldFailed]] = []  # (Go condition, the world that failed)
+    dropped_values: list[WorldFailed] = []  # failing enum branches: their value keeps the legacy
+    # a kind switch (`{{ if .Values.useHyperPod }}` HyperPodPyTorchJob `{{ else }}` PyTorchJob):
+    # the template is converted with the legacy side chosen; the other side keeps the original
+    switches = [] if switch is None else \
+        [switch[0] if switch[1] == 1 else f"not ({switch[0]})"]
+    switches += _kind_switches(codec, forced, switch)
     try:
         while True:
             try:
@@ -159,16 +177,21 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             except WorldFailed as exc:
                 blame = _placeholder_blame(codec, exc)
                 if blame is not None:
-                    pinned = _pin(codec, exc) if dialect == "go" and len(legacy) < MAX_LEGACY \
-                        else None
+                    pinned = _pin(codec, exc, scope) \
+                        if dialect == "go" and len(legacy) < MAX_LEGACY else None
                     if pinned is None:
                         return _refused(text, dialect, blame)
                     legacy.append((pinned, exc))
+                    continue
+                if dialect == "go" and len(dropped_values) < MAX_LEGACY \
+                        and _drop_enum_branch(codec, forced, exc):
+                    dropped_values.append(exc)  # that value joins the others: the legacy job
                     continue
                 kept = _keep_legacy(codec, forced, exc) if dialect == "go" else None
                 if kept is None or len(legacy) >= MAX_LEGACY:
                     return _world_failed(text, dialect, codec, exc)
                 legacy.append((kept, exc))
+        others = _other_values(codec, forced, scope)
         _merge_neutrals(codec)
         body = codec.decode("\n".join(render_lines(folded.pieces)))
         for _out, docs in folded.worlds.values():
@@ -183,18 +206,14 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             exc = _misaligned_items(template) or exc
         return _refused(text, dialect, exc)
     ref_out, ref_docs = folded.worlds[tuple(sorted(forced.items()))]
-    for doc in ref_docs:  # names in the report read as the template writes them
-        doc.source = {k: _untoken(codec, v) if isinstance(v, str) else v
-                      for k, v in doc.source.items()}
-        if doc.output:
-            doc.output = {k: _untoken(codec, v) if isinstance(v, str) else v
-                          for k, v in doc.output.items()}
+    for doc in ref_docs:  # names and paths in the report read as the template writes them
+        _untoken_document(codec, doc)
     header = [MARK if dialect == "go" else ENV_MARK, *defines,
               *(a.text for a in template.root.neutral)]
     out_text = "\n".join([*header, body])
-    if legacy:
-        cond = legacy[0][0] if len(legacy) == 1 else \
-            "or " + " ".join(f"({c})" for c, _ in legacy)
+    conds = switches + [c for c, _ in legacy] + [c for c, _, _ in others]
+    if conds:
+        cond = conds[0] if len(conds) == 1 else "or " + " ".join(f"({c})" for c in conds)
         out_text = "\n".join([*header, "{{- if " + cond + " }}", text.rstrip("\n"),
                                "{{- else }}", body.rstrip("\n"), "{{- end }}"]) + "\n"
     if not out_text.endswith("\n") and text.endswith("\n"):
@@ -223,6 +242,19 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             known = {(n.code, n.path) for n in notes}
             notes.extend(n for n in (_note(f, lines, codec) for d in docs for f in d.findings)
                          if (n.code, n.path) not in known)
+    for failed in dropped_values:  # the findings of the values that joined the others
+        encoded = codec.encode(failed.world)
+        known = {(n.code, n.path) for n in notes}
+        notes.extend(n for n in (_note(f, encoded.lines, codec) for d in failed.documents
+                                 for f in d.findings) if (n.code, n.path) not in known)
+    for cond, block, reason in others:
+        notes.append(Note(KEPT_LEGACY, "", "for values where {{ " + cond + " }} holds the "
+                          "template still emits the legacy job, because that job cannot be "
+                          f"converted: {reason}", block.line))
+        if isinstance(block, structure.Block):
+            known = {(n.code, n.path) for n in notes}
+            notes.extend(n for n in _other_value_notes(codec, block, forced, convert)
+                         if (n.code, n.path) not in known)
     status: Status = "converted" if any(d.status == "converted" for d in ref_docs) else \
         ("skipped" if any(d.status == "skipped" for d in ref_docs) else "unchanged")
     if status != "converted":
@@ -243,8 +275,129 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         outcome.notes.append(Note(VALUE_CHECKED_LATER, "", f"{len(outcome.value_paths)} source "
                                   "fields take their value from template actions; checks of "
                                   "those values (e.g. whether a command starts torchrun) are "
-                                  "made on rendered output only (run `check --helm`)", None))
+                                  "made on rendered output only ("
+                                  + ("run `check --helm`" if dialect == "go" else
+                                     "check the file after envsubst") + ")", None))
     return outcome
+
+
+_SEPARATOR = re.compile(r"(?:[ \t]*\n)*---[ \t]*\n")
+_RANGE_VARS = re.compile(r"^range\s+(\$[A-Za-z0-9_]*)\s*(?:,\s*(\$[A-Za-z0-9_]*)\s*)?:?=")
+
+
+_INLINE_IF = re.compile(r"\{\{-?\s*if\s+((?:[^{}\"]|\"[^\"\n]*\")+?)\s*-?\}\}([^{}\n]*)"
+                        r"\{\{-?\s*else\s*-?\}\}([^{}\n]*)\{\{-?\s*end\s*-?\}\}")
+_KIND_LINE = re.compile(r"^kind:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+
+
+def _inline_switch(text: str) -> tuple[str, int, str] | None:
+    """A kind written by an inline if/else (`kind: {{ if C }}HyperPodPyTorchJob{{ else }}
+    PyTorchJob{{ end }}`) with a legacy kind on one side only: (its Go test, the legacy side:
+    0 the if, 1 the else, the text with every inline if of that test on its legacy side)."""
+    from migrator.load import detect
+
+    legacy = set(detect.legacy_kinds())
+    for line in _KIND_LINE.finditer(text):
+        found = _INLINE_IF.fullmatch(line.group(1))
+        if found is None:
+            continue
+        sides = [found.group(2).strip().strip("\"'"), found.group(3).strip().strip("\"'")]
+        if (sides[0] in legacy) == (sides[1] in legacy):
+            continue
+        test = found.group(1).strip()
+        pick = 3 if sides[1] in legacy else 2
+
+        def side(match: re.Match[str], test: str = test, pick: int = pick) -> str:
+            return match.group(pick) if match.group(1).strip() == test else match.group(0)
+
+        return test, pick - 2, _INLINE_IF.sub(side, text)
+    return None
+
+
+def _kind_switches(codec: Codec, forced: dict[int, int], inline: tuple[str, int] | None
+                   ) -> list[str]:
+    """Blocks choosing between a legacy kind and another (`{{- if .Values.useHyperPod }}`
+    kind: HyperPodPyTorchJob `{{- else }}` kind: PyTorchJob): forced to the legacy branch
+    (blocks of the same test too); the Go tests under which the original is kept."""
+    from migrator.load import detect
+
+    legacy = set(detect.legacy_kinds())
+    units = codec.template.units
+    found: list[str] = []
+    for block in codec.template.blocks:
+        if block.kind != "if" or codec.canon.get(block.id, block.id) in forced:
+            continue
+        head = block.branches[0].header
+        if inline is not None and head is not None and head.body == f"if {inline[0]}":
+            forced[codec.canon.get(block.id, block.id)] = inline[1]  # the inline switch's side
+            continue
+        kinds = []
+        for branch in block.branches:
+            written = [m.group(1).strip("\"'") for i in branch.items if isinstance(i, int)
+                       for m in [_KIND_LINE.match(units[i].text)] if m]
+            kinds.append(written[0] if written else "")
+        sides = [k in legacy for k in kinds]
+        if not any(sides) or all(sides) or not all(kinds) or len(kinds) != 2 \
+                or block.alternatives != 2:
+            continue
+        pick = sides.index(True)
+        cond = _condition(codec, block, 1 - pick, forced)
+        if cond is None:
+            continue
+        forced[codec.canon.get(block.id, block.id)] = pick
+        found.append(cond)
+    return found
+
+
+def _lone_range(template: Any) -> tuple[int, int] | None:
+    """(body start, body end) offsets when the whole template is one ``range`` (no else) over
+    a list of jobs: nothing but the range, its header and end each on a line of its own, and
+    template comments or assignments outside it. Its body is converted as a template of its
+    own, inside the same range (each iteration renders one job)."""
+    items = [i for i in template.root.items
+             if not (isinstance(i, int) and not template.units[i].text.strip())]
+    if len(items) != 1 or isinstance(items[0], int) or items[0].kind != "range" \
+            or len(items[0].branches) != 1 or items[0].end is None:
+        return None
+    block = items[0]
+    head, end, text = block.branches[0].header, block.end, template.text
+    if head is None or not head.body.startswith("range "):
+        return None
+    start = text.find("\n", head.end) + 1
+    stop = text.rfind("\n", 0, end.start) + 1
+    if start <= 0 or stop < start or text[head.end:start].strip() \
+            or text[stop:end.start].strip():
+        return None
+    return start, stop
+
+
+def _convert_loop(text: str, template: Any, span: tuple[int, int], defines: list[str],
+                  options: Any, render: bool, scope: frozenset[str]) -> Outcome | None:
+    """A template that is one range over jobs: its body converted as a template (its lines
+    kept: the text before it becomes blank lines), the range around it as written."""
+    body_text = template.text
+    start, stop = span
+    head = next(b for b in template.root.items if not isinstance(b, int)).branches[0].header
+    declares = _RANGE_VARS.match(head.body)
+    names = {n for n in declares.groups() if n} if declares else set()
+    # the document separator each iteration starts with stays in front of both branches
+    separator = _SEPARATOR.match(body_text, start)
+    if separator is not None:
+        start = separator.end()
+    inner_text = "\n" * body_text.count("\n", 0, start) + body_text[start:stop]
+    inner = _convert_template(inner_text, "go", options, render, [],
+                              scope | {n[1:] for n in names}, template.helm)
+    if inner is None:
+        return None
+    if inner.status != "converted":
+        inner.text = text
+        return inner
+    converted = inner.text.split("\n", 1)[1].lstrip("\n") if render else ""
+    prefix = body_text[:start]
+    if defines:  # lifted definitions left blank lines in the text: they go first
+        prefix = "\n".join(defines) + "\n" + prefix.lstrip("\n")
+    inner.text = MARK + "\n" + prefix + converted + body_text[stop:] if render else text
+    return inner
 
 
 def _refused(text: str, dialect: Dialect, exc: Unsupported) -> Outcome:
@@ -253,7 +406,7 @@ def _refused(text: str, dialect: Dialect, exc: Unsupported) -> Outcome:
                 + ("" if "; decide" in str(exc) else
                    "; decide how the converted template should express it, or render first"),
                 exc.line or None)
-    if "envsubst cannot" in str(exc):
+    if "cannot compute" in str(exc):
         note.code = NOT_COMPUTABLE
     return Outcome("skipped", text, dialect, [note])
 
@@ -262,8 +415,7 @@ def _world_failed(text: str, dialect: Dialect, codec: Codec, exc: WorldFailed) -
     encoded = codec.encode(exc.world)
     notes: list[Note] = []
     for doc in exc.documents:
-        doc.source = {k: _untoken(codec, v) if isinstance(v, str) else v
-                      for k, v in doc.source.items()}
+        _untoken_document(codec, doc)
         notes.extend(_note(f, encoded.lines, codec) for f in doc.findings)
     if exc.world:
         blocks = {b.id: b for b in codec.template.blocks}
@@ -294,6 +446,26 @@ def _untoken(codec: Codec, text: str) -> str:
                           if int(m.group(1)) in codec.by_id else m.group(0), text)
 
 
+def _untoken_document(codec: Codec, doc: Any) -> None:
+    """A document's names, output, mappings and values with every placeholder back."""
+    doc.source = _untoken_all(codec, doc.source)
+    if doc.output:
+        doc.output = _untoken_all(codec, doc.output)
+    doc.mappings = [(_untoken(codec, a), _untoken(codec, b)) for a, b in doc.mappings]
+    doc.values = {_untoken(codec, k): _untoken_all(codec, v) for k, v in doc.values.items()}
+
+
+def _untoken_all(codec: Codec, value: Any) -> Any:
+    """``value`` (a report's names: strings in dicts and lists) with every placeholder back."""
+    if isinstance(value, str):
+        return _untoken(codec, value)
+    if isinstance(value, dict):
+        return {k: _untoken_all(codec, v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_untoken_all(codec, v) for v in value]
+    return value
+
+
 def _notes(codec: Codec, folded: Any) -> list[Note]:
     seen: dict[tuple[str, str], Note] = {}
     everywhere: set[tuple[str, str]] | None = None
@@ -313,9 +485,11 @@ def _notes(codec: Codec, folded: Any) -> list[Note]:
         if everywhere is not None and key not in everywhere:
             note.message += " (only for some values: the field sits in a template block)"
         notes.append(note)
-    for slot in codec.by_id.values():
-        if slot.kind == "int":
-            continue
+    notes.extend(Note(VALUE_ASSUMED, "", f"{slot.assumed} {slot.action.text} is carried as a "
+                      f"number ({slot.action.text} in the converted field), so it must render "
+                      "to a positive whole number; auto, gpu and cpu convert differently, "
+                      "which envsubst cannot express (render first for those)", slot.line)
+                 for slot in codec.by_id.values() if slot.assumed)
     return notes
 
 
@@ -323,12 +497,13 @@ def _provenance(codec: Codec, ref_out: str) -> list[dict[str, Any]]:
     paths = _line_paths(ref_out.split("\n"))
     found: dict[int, list[str]] = {}
     for i, line in enumerate(ref_out.split("\n")):
+        path = _untoken(codec, paths[i])  # (a key written by an action reads as written)
         for match in list(STR_TOKEN.finditer(line)) + list(LINE_TOKEN.finditer(line)):
-            found.setdefault(int(match.group(1)), []).append(paths[i])
+            found.setdefault(int(match.group(1)), []).append(path)
         for match in _INT_TOKEN.finditer(line):
             decoded = decode_int(int(match.group(1)), codec.ints)
             for slot in decoded[0] if decoded else []:
-                found.setdefault(slot.id, []).append(paths[i])
+                found.setdefault(slot.id, []).append(path)
     return [{"action": slot.action.text, "line": slot.line,
              "to": sorted(set(found.get(slot.id, [])))}
             for slot in sorted(codec.by_id.values(), key=lambda s: (s.line, s.id))]
@@ -358,6 +533,76 @@ def _line_paths(lines: list[str]) -> list[str]:
             stack.append((indent, key))
         paths.append(".".join(k for _, k in stack if k))
     return paths
+
+
+def _drop_enum_branch(codec: Codec, forced: dict[int, int], exc: WorldFailed) -> bool:
+    """When the failing world is one branch of an enum block (nprocPerNode cpu), that branch
+    is removed (from its twins too): its value becomes one of the block's other values, for
+    which the template keeps the legacy job (_other_values). Whether one was removed."""
+    toggled = [k for k, v in exc.world.items() if forced.get(k) != v]
+    blocks = {b.id: b for b in codec.template.blocks}
+    if len(toggled) != 1 or blocks[toggled[0]].kind != "enum":
+        return False
+    rep, index = toggled[0], exc.world[toggled[0]]
+    twins = [b for b in codec.template.blocks if codec.canon.get(b.id, b.id) == rep]
+    if not 0 <= index < len(blocks[rep].branches) or len(blocks[rep].branches) < 2 \
+            or not blocks[rep].fail:
+        return False
+    error = next((f for d in exc.documents for f in d.findings
+                  if getattr(f.severity, "value", "") == "error"), None)
+    for block in twins:
+        removed = block.branches.pop(index)
+        value = " ".join(codec.template.units[removed.items[0]].text.split()) \
+            if removed.items and isinstance(removed.items[0], int) else "that value"
+        block.fail += f"; {value} does not convert here" + \
+            (f" ({error.code}: {_untoken(codec, error.message)})" if error else "")
+        head = block.branches[0].header
+        if index == 0 and head is not None and head.body.startswith("else if "):
+            body = head.body[len("else "):]
+            block.branches[0].header = Action(-1, -1, "{{- " + body + " }}", body,
+                                                        "control", "if")
+    return True
+
+
+def _other_values(codec: Codec, forced: dict[int, int], scope: frozenset[str]
+                  ) -> list[tuple[str, Any, str]]:
+    """Enum blocks whose other values (no branch of theirs) the top of the template can test:
+    for those values the template keeps the legacy job (the rendered job does not convert
+    either) instead of failing to render. (Go condition, block, why) each; their ``fail``
+    is cleared. Blocks inside a range/with, or testing a variable declared elsewhere, keep it."""
+    declared = _declared(codec) | scope
+    found: list[tuple[str, Any, str]] = []
+    for block in codec.template.blocks:
+        if block.kind != "enum" or not block.fail or codec.canon.get(block.id, block.id) \
+                in forced:
+            continue
+        cond = _condition(codec, block, len(block.branches), forced)
+        if cond is None or not set(_VARIABLE.findall(cond)) <= declared:
+            continue
+        if all(cond != c for c, _, _ in found):  # twins (same action, same test) once
+            found.append((cond, block, block.fail))
+        block.fail = ""
+    return found
+
+
+def _other_value_notes(codec: Codec, block: Any, forced: dict[int, int],
+                       convert: Any) -> list[Note]:
+    """The findings of the legacy job an enum block keeps for its other values: the world
+    where the field holds the action as written (the findings name the action)."""
+    rep = codec.canon.get(block.id, block.id)
+    twins = [b for b in codec.template.blocks if codec.canon.get(b.id, b.id) == rep
+             and b.other >= 0]
+    for twin in twins:
+        twin.branches.append(structure.Branch(None, [twin.other]))
+    try:
+        encoded = codec.encode({**forced, rep: len(block.branches) - 1})
+        _out, docs, _ok = convert(encoded.text)
+    except Unsupported:
+        return []
+    finally:
+        for twin in twins:
+            twin.branches.pop()
+    return [_note(f, encoded.lines, codec) for d in docs for f in d.findings]
 
 
 def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed) -> str | None:
@@ -585,15 +830,20 @@ _FIXED_COUNT = re.compile(r"replicas must be at least (\d+) and at most (\d+), g
 _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def _pin(codec: Codec, exc: WorldFailed) -> str | None:
+def _declared(codec: Codec) -> set[str]:
+    """The variables the template declares at its top."""
+    return {m.group(1) for a in codec.template.root.neutral if a.kind == "assign"
+            for m in [re.match(r"\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*:?=", a.body)] if m}
+
+
+def _pin(codec: Codec, exc: WorldFailed, scope: frozenset[str] = frozenset()) -> str | None:
     """A role whose replica count the target fixes (a Master/Chief/Launcher of exactly 1) but
     the template computes: encode the count as that number, and keep the legacy job for the
     other values. The Go condition of those values, or None.
 
     Only a top-level action (not inside a range/with) whose variables are declared at the top
     of the template is pinned: the condition is evaluated before the job."""
-    declared = {m.group(1) for a in codec.template.root.neutral if a.kind == "assign"
-                for m in [re.match(r"\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*:?=", a.body)] if m}
+    declared = _declared(codec) | scope
     for doc in exc.documents:
         for f in doc.findings:
             if f.code != "K103" or getattr(f.severity, "value", "") != "error":
@@ -611,7 +861,8 @@ def _pin(codec: Codec, exc: WorldFailed) -> str | None:
                 continue
             codec.pins[slot.id] = fixed.group(1)
             # the rendered text is what the converter reads: compare it as text
-            return f'ne (toString ({slot.action.body})) "{fixed.group(1)}"'
+            text = "toString" if codec.template.helm else "print"  # (no sprig)
+            return f'ne ({text} ({slot.action.body})) "{fixed.group(1)}"'
     return None
 
 

@@ -35,6 +35,7 @@ class Unit:
     kind: UnitKind = "line"
     in_scalar: bool = False
     quoted_until: int = -1  # a quoted scalar opens here and closes in unit ``quoted_until``
+    count: bool = False  # the value is a count (an enum block's COUNT branch): an int stand-in
 
     @property
     def indent(self) -> int:
@@ -60,6 +61,7 @@ class Block:
     end: Action | None = None
     fail: str = ""  # enum blocks: the message of the {{ fail }} for any other value
     members: frozenset[int] = frozenset()  # guard blocks: on when one of these blocks is on
+    other: int = -1  # enum blocks: the unit as written (for a value none of the branches take)
 
     @property
     def alternatives(self) -> int:
@@ -81,6 +83,8 @@ class Template:
     units: list[Unit]
     root: Branch
     blocks: list[Block]
+    # a Helm template (sprig functions such as add and regexMatch exist) or a plain Go one
+    helm: bool = True
 
 
 def lift_defines(text: str, actions: list[Action]) -> tuple[str, list[str]]:
@@ -194,11 +198,26 @@ def inline_calls(text: str, actions: list[Action], defines: list[str], original:
     return new, origin
 
 
-def build(text: str, actions: list[Action], enums: bool = False) -> Template:
+_HELM = re.compile(r"\.(?:Values|Release|Chart|Capabilities|Files|Template)\b|"
+                   r"^-?\s*(?:include|required|tpl|toYaml|default)\b|\|\s*(?:quote|default|nindent|"
+                   r"indent|toYaml|int|trim)\b")
+
+
+def is_helm(actions: list[Action]) -> bool:
+    """Whether the actions read Helm's objects or functions (a plain Go template, such as
+    knavigator's, has neither: no sprig function may be emitted for it)."""
+    return any(_HELM.search(a.body) for a in actions if a.text.startswith("{{"))
+
+
+def build(text: str, actions: list[Action], enums: bool = False, helm: bool | None = None
+          ) -> Template:
+    """The template's units and blocks; ``helm``: whether the engine is Helm's (None: judged
+    from the actions)."""
     units = _units(text, actions)
     _mark_scalars(units, actions, text)
     root, blocks = _blocks(units, actions)
-    template = Template(text, actions, units, root, blocks)
+    template = Template(text, actions, units, root, blocks,
+                        is_helm(actions) if helm is None else helm)
     _merge_exclusive(root)
     if enums:
         _enum_blocks(template, root)
@@ -251,10 +270,20 @@ def _merge_exclusive(branch: Branch) -> None:
 
 
 _ENUM_LINE = re.compile(r"^(\s*(?:- )?)([A-Za-z]+):[ \t]+([\"']?)(\{\{.*\}\})\3\s*$")
+QUOTE_TAIL = re.compile(r"\|\s*s?quote\s*$")  # anchored at a `|`: linear
+# the enum value that stands for any positive whole number (enum_fields in templates.yaml)
+COUNT = "<count>"
+_COUNT_TEST = '{word} regexMatch "^[1-9][0-9]*$" (print ({expr}))'
 
 
 def _enum_blocks(template: Template, branch: Branch) -> None:
-    """A Go action at an enum field becomes one branch per allowed value (a virtual block)."""
+    """A Go action at an enum field becomes one branch per allowed value (a virtual block).
+
+    The converter's result depends on the value there (``nprocPerNode: 4`` becomes
+    numProcPerNode, ``auto`` nothing), so each value is a world of its own; ``<count>`` is a
+    branch for every positive number, whose value stays the action (an int stand-in). The
+    value is compared as the text the action renders (``print``: a number and a string compare
+    alike), with a ``quote`` around it set aside (the converter reads the quoted text)."""
     from migrator.template.knowledge import FIELDS
 
     for pos, item in enumerate(branch.items):
@@ -273,19 +302,38 @@ def _enum_blocks(template: Template, branch: Branch) -> None:
             continue
         values = FIELDS.enum_fields.get(match.group(2))
         act = template.actions[unit.actions[0]]
-        if not values or act.text != match.group(4) or not act.outputs or "quote" in act.body:
+        if not values or act.text != match.group(4) or not act.outputs:
             continue
+        quoted = QUOTE_TAIL.search(act.body)
+        expr = act.body[:quoted.start()].rstrip() if quoted else act.body
+        if not expr or "quote" in expr:
+            continue
+        # as written (`eq (X) "All"`) unless the value may be a number or was quoted
+        subject = f"print ({expr})" if quoted or match.group(3) or COUNT in values else expr
+        head = match.group(1) + match.group(2) + ": "
         branches = []
+        if not template.helm:  # no regexMatch: a number is one of the other values
+            values = tuple(v for v in values if v != COUNT)
         for i, value in enumerate(values):
             word = "if" if i == 0 else "else if"
-            body = f'{word} eq ({act.body}) "{value}"'
+            copy = Unit(len(template.units), unit.line, head + value, [], "line")
+            if value == COUNT:
+                body = _COUNT_TEST.format(word=word, expr=expr)
+                text = "{{ " + expr + " }}"
+                action = Action(-1, -1 + len(text), text, expr, "value", expr.split(" ")[0])
+                template.actions.append(action)
+                copy = Unit(len(template.units), unit.line, head + text,
+                            [len(template.actions) - 1], "line", count=True)
+            else:
+                body = f'{word} eq ({subject}) "{value}"'
+                if not quoted:
+                    copy.text = unit.text.replace(act.text, value)
             header = Action(-1, -1, "{{- " + body + " }}", body, "control", "if")
-            copy = Unit(len(template.units), unit.line, unit.text.replace(act.text, value), [],
-                        "line")
             template.units.append(copy)
             branches.append(Branch(header, [copy.index]))
-        block = Block(len(template.blocks), "enum", unit.line, branches)
-        block.fail = (f"{match.group(2)} must be one of {', '.join(values)} "
+        block = Block(len(template.blocks), "enum", unit.line, branches, other=unit.index)
+        shown = ", ".join("a positive number" if v == COUNT else v for v in values)
+        block.fail = (f"{match.group(2)} must be one of {shown} "
                       f"(line {unit.line} of the original template)")
         template.blocks.append(block)
         branch.items[pos] = block

@@ -557,7 +557,12 @@ def render_lines(pieces: list[Piece]) -> list[str]:
         out.extend(pad + "{{- " + a.body + " }}" for a in block.branches[0].neutral)
         out.extend(body)
         out.extend(pad + "{{- " + a.body + " }}" for a in block.branches[0].trailing)
-        for alt, lines in enumerate(piece.branches[1:], start=1):
+        alts = list(piece.branches[1:])
+        if block.kind == "enum" and not block.fail:
+            # trailing values that write nothing, with nothing for other values: the same
+            while alts and not any(str(x).strip() for x in render_lines(alts[-1])):
+                alts.pop()
+        for alt, lines in enumerate(alts, start=1):
             if alt < len(block.branches):
                 out.append(pad + _control(block.branches[alt].header))
                 out.extend(pad + "{{- " + a.body + " }}" for a in block.branches[alt].neutral)

@@ -110,3 +110,51 @@ def envsubst(text: str, env: dict[str, str]) -> str:
 
 def convert_template_text(text: str, options: Any = None) -> Outcome | None:
     return convert_template(text, options=options)
+
+
+_CRDS: dict[Path, Any] = {}
+
+
+def crd_problems(crdcheck: Any, shared: Path, text: str, target: str) -> list[str]:
+    """Strict upstream-CRD problems of the Trainer objects in a rendered stream."""
+    found = []
+    for crd in sorted((shared / "crds" / f"trainer-v{target}.0").glob("*.yaml")):
+        if crd not in _CRDS:  # compiling a CRD's schema takes seconds: once per session
+            _CRDS[crd] = crdcheck.load_crd(crd)
+        kind, api, validator = _CRDS[crd]
+        for doc in parse(text):
+            if isinstance(doc, dict) and doc.get("kind") == kind:
+                found.extend(crdcheck.problems(doc, kind, api, validator))
+    return found
+
+
+def check_inline_chart(tmp: Path, template: str, sets: dict[str, dict[str, Any]],
+                       crdcheck: Any, shared: Path, options: Any = None,
+                       targets: tuple[str, ...] = ("2.2", "2.3")) -> dict[str, Outcome]:
+    """Convert ``template`` (a chart of one template) for every target, render it and the
+    original with each values set (helm_python), and hold the contract: objects equal,
+    findings accounted for, the rendered Trainer objects CRD-valid on the target. The
+    outcome per target."""
+    from migrator import ConvertOptions
+
+    chart = tmp / "chart"
+    (chart / "templates").mkdir(parents=True, exist_ok=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+                                      encoding="utf-8")
+    outcomes = {}
+    for target in targets:
+        opts = ConvertOptions(target=target, **(options or {}))
+        outcome = convert_template(template, options=opts)
+        assert outcome is not None
+        assert outcome.status == "converted", [(n.code, n.line, n.message)
+                                               for n in outcome.notes]
+        outcomes[target] = outcome
+        for label, values in sets.items():
+            (chart / "templates" / "job.yaml").write_text(template, encoding="utf-8")
+            rendered = render_chart(chart, values)["chart/templates/job.yaml"]
+            (chart / "templates" / "job.yaml").write_text(outcome.text, encoding="utf-8")
+            after = render_chart(chart, values)["chart/templates/job.yaml"]
+            verdict = compare(after, rendered, outcome, opts)
+            assert verdict.ok, f"{target} {label}:\n" + "\n".join(verdict.problems)
+            assert crd_problems(crdcheck, shared, after, target) == [], (target, label, after)
+    return outcomes
