@@ -28,10 +28,10 @@ from migrator.simulate.model import World
 
 # Aspect -> the codes that name what a controller adds to pods of that aspect by itself.
 CONTRACT: dict[str, frozenset[str]] = {
-    "env": effective.CONTRACT_CODES["env"] | {"F505", "F506", "F511", "F530", "F532", "C409",
-                                              "C412", "C413"},
-    "ports": effective.CONTRACT_CODES["env"] | {"F511", "P312"},
-    "command": effective.CONTRACT_CODES["command"] | {"F511"},
+    "env": effective.CONTRACT_CODES["env"] | {"F505", "F506", "F511", "F523", "F530", "F532",
+                                              "C409", "C410", "C412", "C413"},
+    "ports": effective.CONTRACT_CODES["env"] | {"F511", "F523", "P312"},
+    "command": effective.CONTRACT_CODES["command"] | {"F511", "C410", "C412"},
     "volumes": effective.CONTRACT_CODES["volumes"] | {"F533"},
     "pod spec": effective.CONTRACT_CODES["volumes"] | {"F533"},
     "scheduling": frozenset({"R205", "R217"}),
@@ -42,7 +42,7 @@ OUTCOME: dict[str, frozenset[str]] = {
     "pods": frozenset({"F523", "R208", "R218"}),
     "outcome": frozenset({"R204", "R210", "R214", "P311", "F513", "F501", "F531", "F534",
                           "F535"}),
-    "selectors": frozenset({"C409", "P313", "P314"}),
+    "selectors": frozenset({"C409", "P306", "P308", "P313", "P314"}),
 }
 # Outcome differences are also named by a finding at a field that decides outcomes.
 OUTCOME_FIELDS = (".restartPolicy", "runPolicy.backoffLimit", "spec.successPolicy",
@@ -76,6 +76,9 @@ def attribute(differences: Iterable[Difference], findings: list[Finding],
             path, main = role
             source = _source(path, main, difference.path)
             named |= index.naming(source)
+            for one, other in ((".args", ".command"), (".command", ".args")):
+                if source.endswith(one):  # command and args are one launch line
+                    named |= index.naming(source.removesuffix(one) + other)
             if not _written(job, source):
                 named |= codes & CONTRACT.get(difference.aspect, frozenset())
             # a finding at another role's field names the loss for every role that had the

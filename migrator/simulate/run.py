@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ruamel.yaml.error import YAMLError
+
 from migrator.load import stream, yamlio
 from migrator.results import TextResult
 from migrator.simulate import attribute, compare, legacy, trainer
@@ -141,7 +143,7 @@ def judge(text: str, result: TextResult, version: str,
             job = yamlio.plain(yamlio.load(chunk.body))
             outputs = _load_all(doc.text)
             simulation = simulate(job, outputs, version, known)
-        except (ValueError, yamlio.DocumentError) as exc:  # CannotSimulate, Rejected too
+        except (ValueError, yamlio.DocumentError, YAMLError) as exc:  # CannotSimulate too
             out.append(Judged(doc.line, title, None, why_not=str(exc)))
             continue
         named = attribute.attribute(simulation.differences, doc.findings, job,
