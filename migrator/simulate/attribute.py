@@ -36,6 +36,7 @@ CONTRACT: dict[str, frozenset[str]] = {
     "pod spec": effective.CONTRACT_CODES["volumes"] | {"F533"},
     "scheduling": frozenset({"R205", "R217"}),
     "init containers": frozenset({"F516", "F527"}),
+    "network": frozenset({"P312", "P315"}),
 }
 # Outcome and pod-count differences -> the codes that speak of them (wherever they stand).
 OUTCOME: dict[str, frozenset[str]] = {

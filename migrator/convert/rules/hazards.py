@@ -37,12 +37,30 @@ def apply(ctx: RuleContext, draft: Draft) -> None:
                       "only when exported with `mpirun -x NAME`", consume=False)
 
 
+def _host_dns(ctx: RuleContext) -> None:
+    """mpi-operator gave hostNetwork pods dnsPolicy ClusterFirstWithHostNet; Trainer does not,
+    so they resolve names with the node's DNS and the hostfile's pod names do not resolve."""
+    for replica in ctx.job.replicas:
+        spec = replica.template.spec.node
+        if spec.get("hostNetwork") is True and not spec.get("dnsPolicy"):
+            ctx.ledger.report("P315", (*replica.template.spec.path, "hostNetwork"),
+                              "with hostNetwork, mpi-operator set dnsPolicy "
+                              "ClusterFirstWithHostNet on the pods; Trainer sets no dnsPolicy, "
+                              "so they resolve names with the node's DNS and mpirun cannot "
+                              "reach the hostfile's workers", consume=False)
+            return
+
+
 def _host_port(ctx: RuleContext, draft: Draft) -> None:
     """With hostNetwork the port Trainer adds to the node container is the node's: it can
     collide with another job's, and the legacy job listened on a port of its own choice."""
     port = ctx.target.policies[ctx.target.frameworks[ctx.spec.framework].policy].port
-    if port is None or draft.companion is None:
+    if draft.companion is None:
         return  # without a companion runtime hostNetwork is not carried (P301)
+    if ctx.spec.framework == "mpi":
+        _host_dns(ctx)
+    if port is None:
+        return
     for replica in ctx.job.replicas:
         if replica.template.spec.node.get("hostNetwork") is True:
             legacy = launch.legacy_port(ctx.main, ctx.spec)
