@@ -29,9 +29,9 @@ from migrator.simulate.model import World
 # Aspect -> the codes that name what a controller adds to pods of that aspect by itself.
 CONTRACT: dict[str, frozenset[str]] = {
     "env": effective.CONTRACT_CODES["env"] | {"F505", "F506", "F511", "F523", "F530", "F532",
-                                              "C409", "C410", "C412", "C413"},
+                                              "C409", "C410", "C412", "C413", "C416"},
     "ports": effective.CONTRACT_CODES["env"] | {"F511", "F523", "P312"},
-    "command": effective.CONTRACT_CODES["command"] | {"F511", "C410", "C412"},
+    "command": effective.CONTRACT_CODES["command"] | {"F511", "C410", "C412", "C416"},
     "volumes": effective.CONTRACT_CODES["volumes"] | {"F533"},
     "pod spec": effective.CONTRACT_CODES["volumes"] | {"F533"},
     "scheduling": frozenset({"R205", "R217"}),

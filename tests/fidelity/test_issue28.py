@@ -632,3 +632,16 @@ def test_a_multikueue_jaxjob_ran_on_the_manager_cluster() -> None:
     assert hit.severity.value == "warning"
     assert "R218" not in codes(convert(_torch(
         run_policy="runPolicy: {managedBy: kueue.x-k8s.io/multikueue}"), target="2.3"))
+
+
+def test_a_legacy_host_name_in_the_command_is_a_warning_of_its_own() -> None:
+    # the legacy Services were <job>-<role>-<index> (kubeflow/trainer@v1.9.2
+    # pkg/controller.v1/common/service.go); TrainJob pods are <job>-node-0-<index>.<job>
+    text = _master().replace("command: [torchrun, --nproc-per-node=1, t.py]",
+                             "command: [torchrun, --nproc-per-node=1, "
+                             "--rdzv-endpoint=mt-master-0, t.py]")
+    doc = convert(text)
+    hit = finding(doc, "C416")
+    assert hit.severity.value == "warning"
+    assert "mt-master-N" in hit.message
+    assert "C410" not in codes(doc)

@@ -36,6 +36,7 @@ LAUNCH_ENV = frozenset({"MASTER_ADDR", "WORLD_SIZE", "RANK"})  # what F506 says 
 TF_CONFIG = "TF_CONFIG"
 OTHER_CONTAINER_READS, OTHER_CONTAINER_ENTRYPOINT = "C412", "C413"
 SELECTOR_STALE, SELECTOR_NEVER = "P313", "P314"
+LEGACY_NAMES = "C416"
 NPROC_FLAG = re.compile(r"--nproc[-_]per[-_]node\b")
 ACCELERATOR = re.compile(r"neuron|habana|gaudi|google\.com/tpu|/mig-", re.IGNORECASE)
 
@@ -262,13 +263,16 @@ def _legacy_references(main: Container, draft: Draft, ledger: Ledger, spec: Mapp
     hits = [f"${name}" for name in contract.env
             if name not in provided and _reads(name, blob)]
     job = draft.name if isinstance(draft.name, str) else None
-    hits += [f"{job}-{role}-N" for role in (contract.host_roles if job else [])
+    names = [f"{job}-{role}-N" for role in (contract.host_roles if job else [])
              if f"{job}-{role}-" in blob]
-    hits += [str(port) for port in contract.ports if re.search(rf"\b{port}\b", blob)]
-    if hits:
-        where = (*main.path, "command") if "command" in main.node else main.path
+    names += [str(port) for port in contract.ports if re.search(rf"\b{port}\b", blob)]
+    where = (*main.path, "command") if "command" in main.node else main.path
+    if hits:  # expands to nothing: an error
         ledger.report("C410", where, f"refers to {', '.join(hits)}, which the legacy operator "
                       "provided and Trainer does not", consume=False)
+    if names:  # a host name or port of the legacy pods: text the tool cannot read as a launch
+        ledger.report(LEGACY_NAMES, where, f"names {', '.join(names)}, the legacy pods' host "
+                      "names or port, which TrainJob pods do not have", consume=False)
 
 
 def _reads(name: str, text: str) -> bool:
