@@ -217,7 +217,10 @@ def _cpu_processes(ctx: RuleContext, draft: Draft) -> None:
     mode = str(source[1]).strip() if source is not None else "auto"
     if mode not in ("auto", "cpu"):
         return  # a number is kept; gpu is F504
-    where = source[0] if source is not None else (*ctx.main.path, "command")
+    # the count follows the resources: a finding at them when the container has any (a
+    # template's resources may be a value judged after rendering)
+    field = "resources" if "resources" in ctx.main.node else "command"
+    where = source[0] if source is not None else (*ctx.main.path, field)
     given = f"nprocPerNode {mode}" if source is not None else "the default nprocPerNode auto"
     cpu = _cpu_resource(resources)
     count = quantity.ceil_count(cpu) if cpu is not None else None
