@@ -372,7 +372,8 @@ def _parsed(path: Path, text: str) -> Any:
         # billions of values, which the cache entry would go through first)
         documents = safe_documents(text, CONFIG_VALUES)
     except DocumentError as exc:
-        raise ConfigError(f"{path}: cannot read config: {exc}") from None
+        where = f" (line {exc.line}, column {exc.column})" if exc.line else ""
+        raise ConfigError(f"{path}: cannot read config: {exc}{where}") from None
     if len(documents) > 1:
         raise ConfigError(f"{path}: cannot read config: it holds {len(documents)} YAML "
                           "documents, not one")

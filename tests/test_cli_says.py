@@ -107,7 +107,7 @@ def test_check_format_table_is_one_row_per_document(tmp_path: Path) -> None:
     assert result.returncode == 1
     rows = [line.split() for line in result.stdout.splitlines()]
     assert rows == [["FILE", "OBJECT", "STATUS", "CODE"],
-                    ["a.yaml:1", "PyTorchJob/minimal", "would", "convert", "-"],
+                    ["a.yaml:1", "PyTorchJob/minimal", "would", "convert", "R214"],
                     ["b.yaml:2", "TFJob/tf-simple", "needs", "manual", "work", "K105"]]
     header, first, _ = result.stdout.splitlines()
     assert header.index("OBJECT") == first.index("PyTorchJob")  # aligned

@@ -281,6 +281,9 @@ def _named_note(name: str, max_bytes: int, validating: bool) -> str | None:
     from migrator.convert.routing import SUFFIXES  # (``routing`` is loaded by every run)
 
     if name.lower().endswith(SUFFIXES):  # a page or a script: read for embedded jobs
+        if validating:
+            return ("not validated: validate reads YAML streams, not the manifests shown in "
+                    "a page or a script (check reads those)")
         return "no Kubeflow training job found in it"
     import re
 

@@ -41,6 +41,18 @@ MAX_MERGE_KEYS = 500
 FAST = True  # libyaml for the documents it loads identically (see fastload); False: pure only
 
 
+def _one_line(exc: Any) -> str:
+    """A parser error in one line: ``while parsing a flow sequence (line 1, column 9);
+    expected ',' or ']', but got ':'`` (the problem's place is the error's line and column)."""
+    parts = []
+    if exc.context and exc.problem:  # the problem's place is the error's line and column
+        mark = exc.context_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        parts.append(f"{str(exc.context).strip()}{where}")
+    parts.append(str(exc.problem or exc.context or "invalid YAML").strip())
+    return "; ".join(parts)
+
+
 class DocumentError(Exception):
     """A document could not be loaded; carries a 1-based line/column when known."""
 
@@ -133,9 +145,8 @@ def safe_documents(text: str, limit: int = MAX_EXPANDED_NODES) -> list[Any]:
         with quiet():
             documents = list(YAML(typ="safe", pure=True).load_all(text))
     except MarkedYAMLError as exc:
-        problem = exc.problem or exc.context or "invalid YAML"
         mark = exc.problem_mark or exc.context_mark
-        raise DocumentError(str(problem).strip(), mark.line + 1 if mark else None,
+        raise DocumentError(_one_line(exc), mark.line + 1 if mark else None,
                             mark.column + 1 if mark else None) from None
     except (YAMLError, ValueError) as exc:  # ValueError: an int of 4,300+ digits
         raise DocumentError(str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
