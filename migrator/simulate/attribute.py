@@ -67,6 +67,8 @@ def attribute(differences: Iterable[Difference], findings: list[Finding],
         named: set[str] = set()
         if difference.aspect in OUTCOME:
             named |= codes & OUTCOME[difference.aspect]
+        if difference.aspect == "restart policy":  # one policy for every node: P311 says so
+            named |= codes & {"P311"}
         if difference.aspect == "outcome":
             named |= {f.code for f in findings if f.path.endswith(OUTCOME_FIELDS)}
             named |= roles_named

@@ -12,6 +12,7 @@ lifecycle scenarios (``compare.scenarios``).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +91,24 @@ def test_the_verdict_can_fail() -> None:
         document.findings.clear()
     [stripped] = run.judge(text, result, "2.2")
     assert stripped.unnamed
+
+
+def test_a_defaulted_restart_policy_that_changes_is_named() -> None:
+    """Found by a random sample: a Master with ExitCode (pods Never) and Workers with the
+    default OnFailure get the Master's policy in the companion runtime; the Workers' policy
+    was never written, so only P311 (at the Master's) can name their change."""
+    def role(policy: str | None) -> dict[str, Any]:
+        spec: dict[str, Any] = {"replicas": 1, "template": {"spec": {"containers": [
+            {"name": "pytorch", "image": "img:1", "command": ["torchrun", "t.py"]}]}}}
+        return {**spec, "restartPolicy": policy} if policy else spec
+
+    job = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+           "metadata": {"name": "gen", "namespace": "ns"},
+           "spec": {"pytorchReplicaSpecs": {"Master": role("ExitCode"), "Worker": role(None)}}}
+    text = json.dumps(job)
+    result = convert_text(text, companion_runtimes=True, allow_lossy=True)
+    [judged] = run.judge(text, result, "2.2")
+    assert judged.simulation is not None
+    assert [(d.identity, d.legacy, d.trainer) for d in judged.simulation.differences
+            if d.aspect == "restart policy"] == [("node-1", "OnFailure", "Never")]
+    assert not judged.unnamed
