@@ -42,7 +42,7 @@ CONTRACT: dict[str, frozenset[str]] = {
 OUTCOME: dict[str, frozenset[str]] = {
     "pods": frozenset({"F523", "R208", "R218"}),
     "outcome": frozenset({"R204", "R210", "R214", "P311", "F513", "F501", "F531", "F534",
-                          "F535"}),
+                          "F535", "F536"}),
     "selectors": frozenset({"C409", "P306", "P308", "P313", "P314"}),
 }
 # Outcome differences are also named by a finding at a field that decides outcomes.

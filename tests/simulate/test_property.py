@@ -112,3 +112,24 @@ def test_a_defaulted_restart_policy_that_changes_is_named() -> None:
     assert [(d.identity, d.legacy, d.trainer) for d in judged.simulation.differences
             if d.aspect == "restart policy"] == [("node-1", "OnFailure", "Never")]
     assert not judged.unnamed
+
+
+def test_an_evicted_mpi_v1_pod_is_named() -> None:
+    """Found by a random sample: the v1 MPI controller failed the MPIJob when a pod of a
+    replica with restartPolicy OnFailure was evicted (mpijob_controller.go:600-601 at
+    kubeflow/trainer@v1.9.2); Trainer's Job replaces it. F536 names the changed outcome."""
+    def role(command: list[str]) -> dict[str, Any]:
+        return {"replicas": 1, "restartPolicy": "OnFailure", "template": {"spec": {
+            "containers": [{"name": "mpi", "image": "img:1", "command": command}]}}}
+
+    job = {"apiVersion": "kubeflow.org/v1", "kind": "MPIJob",
+           "metadata": {"name": "gen", "namespace": "ns"},
+           "spec": {"slotsPerWorker": 1, "mpiReplicaSpecs": {
+               "Launcher": role(["mpirun", "-n", "1", "/pi"]), "Worker": role(["sleep", "1d"])}}}
+    text = json.dumps(job)
+    result = convert_text(text, companion_runtimes=True, allow_lossy=True)
+    [judged] = run.judge(text, result, "2.2")
+    evicted = [(d, codes) for d, codes in judged.named
+               if d.aspect == "outcome" and d.path.startswith("rank 0 is evicted: phase")]
+    assert [(d.legacy, d.trainer) for d, _ in evicted] == [("Failed", "Running")]
+    assert "F536" in evicted[0][1]
