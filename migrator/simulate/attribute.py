@@ -45,6 +45,9 @@ OUTCOME: dict[str, frozenset[str]] = {
                           "F535", "F536"}),
     "selectors": frozenset({"C409", "P306", "P308", "P313", "P314"}),
 }
+# Aspects where the TrainJob gives every node one value although the roles differed: the finding
+# that says so (at one role's field) names every node's difference.
+ROLE_MERGES = {"restart policy": frozenset({"P311"}), "resources": frozenset({"P307"})}
 # Outcome differences are also named by a finding at a field that decides outcomes.
 OUTCOME_FIELDS = (".restartPolicy", "runPolicy.backoffLimit", "spec.successPolicy",
                   "spec.elasticPolicy", "runPolicy.managedBy")
@@ -67,8 +70,8 @@ def attribute(differences: Iterable[Difference], findings: list[Finding],
         named: set[str] = set()
         if difference.aspect in OUTCOME:
             named |= codes & OUTCOME[difference.aspect]
-        if difference.aspect == "restart policy":  # one policy for every node: P311 says so
-            named |= codes & {"P311"}
+        # one value for every node, the roles' values differed: the finding at one role says so
+        named |= codes & ROLE_MERGES.get(difference.aspect, frozenset())
         if difference.aspect == "outcome":
             named |= {f.code for f in findings if f.path.endswith(OUTCOME_FIELDS)}
             named |= roles_named

@@ -133,3 +133,31 @@ def test_an_evicted_mpi_v1_pod_is_named() -> None:
                if d.aspect == "outcome" and d.path.startswith("rank 0 is evicted: phase")]
     assert [(d.legacy, d.trainer) for d, _ in evicted] == [("Failed", "Running")]
     assert "F536" in evicted[0][1]
+
+
+
+def test_roles_whose_resources_differ_are_named() -> None:
+    """Found by a random sample (the job as drawn): a Worker without resources gets the
+    Master's on a built-in runtime (one resourcesPerNode for every node); P307, at the role
+    whose value was taken, names the Worker's change too."""
+    container = {"name": "pytorch", "image": "img:2"}
+    job = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+           "metadata": {"name": "gen", "namespace": "ns"}, "spec": {"pytorchReplicaSpecs": {
+               "Master": {"replicas": 1, "restartPolicy": "Always", "template": {
+                   "metadata": {"labels": {"team": "a"}}, "spec": {"containers": [{
+                       **container, "args": ["-v"], "env": [{"name": "RANK", "value": 4}],
+                       "resources": {"requests": {"memory": "1Gi"}}}]}}},
+               "Worker": {"replicas": 1, "restartPolicy": "Never", "template": {"spec": {
+                   "priorityClassName": "high", "containers": [{
+                       **container, "args": ["--epochs=1"], "command": ["sh", "-c", "x"],
+                       "workingDir": "/app", "env": [
+                           {"name": "K_MPI_JOB_ROLE", "value": "$(RANK)"},
+                           {"name": "PYTHONUNBUFFERED", "value": "1"},
+                           {"name": "RANK", "value": 4}]}]}}}}}}
+    text = json.dumps(job)
+    result = convert_text(text, target="2.3", allow_lossy=True)
+    [judged] = run.judge(text, result, "2.3")
+    assert judged.simulation is not None
+    assert [d.identity for d in judged.simulation.differences
+            if d.aspect == "resources"] == ["node-1"]
+    assert not judged.unnamed
