@@ -371,11 +371,3 @@ def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
-
-def summary(pod_differences: Iterable[Difference]) -> dict[str, list[Difference]]:
-    """Differences grouped by aspect, for a reader (explain-diff, reports)."""
-    grouped: dict[str, list[Difference]] = {}
-    for difference in pod_differences:
-        grouped.setdefault(difference.aspect, []).append(difference)
-    return grouped
-

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -53,3 +54,16 @@ def finding(document: Any, code: str) -> Any:
     hits = [f for f in document.findings if f.code == code]
     assert hits, f"no {code} among {[(f.code, f.path) for f in document.findings]}"
     return hits[0]
+
+
+MODES: dict[str, dict[str, Any]] = {"builtin": {}, "companion": {"companion_runtimes": True}}
+
+
+def check_everywhere(text: str, where: str, unnamed: Callable[..., list[str]]) -> None:
+    """``unnamed(text, target, **mode)`` finds nothing on either target in either mode."""
+    from tests import goldens
+
+    problems = [f"{where} [{mode}, {target}] {line}"
+                for target in goldens.TARGETS for mode, options in MODES.items()
+                for line in unnamed(text, target, **options)]
+    assert not problems, "\n".join(problems[:40])

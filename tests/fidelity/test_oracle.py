@@ -22,8 +22,8 @@ from migrator.check import effective
 from migrator.knowledge import catalog
 from migrator.settings import ConvertOptions
 from tests import corpus, goldens
+from tests.fidelity.helpers import MODES, check_everywhere
 
-MODES: dict[str, dict[str, Any]] = {"builtin": {}, "companion": {"companion_runtimes": True}}
 YAML_DUMP = YAML(typ="safe", pure=True)
 
 
@@ -37,12 +37,7 @@ def _unnamed(text: str, target: str, **options: Any) -> list[str]:
 
 
 def _check(text: str, where: str) -> None:
-    problems = []
-    for target in goldens.TARGETS:
-        for mode, options in MODES.items():
-            problems += [f"{where} [{mode}, {target}] {line}"
-                         for line in _unnamed(text, target, **options)]
-    assert not problems, "\n".join(problems[:40])
+    check_everywhere(text, where, _unnamed)
 
 
 @pytest.mark.parametrize("case", goldens.cases(), ids=lambda p: f"{p.parent.name}/{p.name}")

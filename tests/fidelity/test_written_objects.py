@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from migrator import convert_text
 from tests import goldens
-from tests.fidelity.test_oracle import EXAMPLES, KINDS, MODES, jobs
+from tests.fidelity.helpers import MODES
+from tests.fidelity.test_oracle import EXAMPLES, KINDS, jobs
 from tests.test_corpus import CRD_FILES, trainer_objects
 
 

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from migrator import convert_text
 from migrator.simulate import run
 from tests import corpus, goldens
-from tests.fidelity.test_oracle import KINDS, MODES, jobs
+from tests.fidelity.helpers import MODES, check_everywhere
+from tests.fidelity.test_oracle import KINDS, jobs
 
 # Simulating both controllers through every scenario costs ~0.5 s a job: CI and the dev
 # profile run a fixed sample (derandomized, 4 jobs per kind and mode); the fuzz profile runs
@@ -39,12 +40,7 @@ def _unnamed(text: str, target: str, **options: Any) -> list[str]:
 
 
 def _check(text: str, where: str) -> None:
-    problems = []
-    for target in goldens.TARGETS:
-        for mode, options in MODES.items():
-            problems += [f"{where} [{mode}, {target}] {line}"
-                         for line in _unnamed(text, target, **options)]
-    assert not problems, "\n".join(problems[:40])
+    check_everywhere(text, where, _unnamed)
 
 
 @pytest.mark.parametrize("case", goldens.cases(), ids=lambda p: f"{p.parent.name}/{p.name}")
