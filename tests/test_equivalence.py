@@ -1,4 +1,5 @@
-"""Effective-pod equivalence: rendered Trainer pods against the legacy pods."""
+"""Simulated equivalence: the pods Trainer creates for a conversion against the legacy pods
+(``migrator.simulate``, as ``explain-diff`` and the review reports show them)."""
 
 from __future__ import annotations
 
@@ -10,62 +11,83 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from migrator.batch import explain as explain_diff
-from migrator.check import effective
 from migrator.knowledge import catalog
 from migrator.settings import ConvertOptions
+from migrator.simulate import trainer
 from tests import corpus, goldens
 from tests.test_cli import run
 
 TORCH_CONTRACT = {"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "PET_NNODES",
                   "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT"}
+POD_ASPECTS = ("env", "ports", "init containers")  # the Master-waiting init container too
 
 
 def _explain(text: str, **options: Any) -> list[explain_diff.Explanation]:
     return explain_diff.explain(text, catalog.load(), ConvertOptions(**options))
 
 
+def _env_name(path: str) -> str:
+    """``containers[node].env[RANK].value`` -> ``RANK``."""
+    return path.split(".env[", 1)[1].split("]", 1)[0]
+
+
 def test_minimal_job_differs_only_by_the_env_contract() -> None:
     (item,) = _explain((goldens.FIXTURES / "pytorchjob" / "minimal.in.yaml").read_text())
     assert item.runtime == "ClusterTrainingRuntime torch-distributed (Trainer 2.2 default)"
-    assert {d.category for d in item.differences} == {"env", "ports"}
-    env = {d.path.rsplit(".", 1)[-1] for d in item.differences if d.category == "env"}
-    assert env <= TORCH_CONTRACT
-    assert all(d.implicit and "F527" in d.named_by for d in item.differences)
-    assert "container 'pytorch' is now 'node'" in item.notes
+    pods = [(d, codes) for d, codes in item.differences if d.identity]
+    assert {d.aspect for d, _ in pods} == {"env", "ports"}
+    assert {_env_name(d.path) for d, _ in pods if d.aspect == "env"} <= TORCH_CONTRACT
+    assert all("F527" in codes for _, codes in pods)
+    assert not item.unnamed
 
 
 def test_reported_fields_show_up_as_differences() -> None:
-    (item,) = _explain((goldens.FIXTURES / "pytorchjob" / "full.in.yaml").read_text())
-    paths = {d.path for d in item.differences}
-    assert "spec.priorityClassName" in paths
-    assert "spec.containers.node.ports.pytorchjob-port" in paths
-    (with_companion,) = _explain((goldens.FIXTURES / "pytorchjob" / "full.in.yaml").read_text(),
-                                 companion_runtimes=True)
-    assert "spec.priorityClassName" not in {d.path for d in with_companion.differences}
+    text = (goldens.FIXTURES / "pytorchjob" / "full.in.yaml").read_text()
+    (item,) = _explain(text)
+    paths = {d.path for d, _ in item.differences}
+    assert "priorityClassName" in paths
+    assert "containers[node].ports[pytorchjob-port]" in paths
+    (with_companion,) = _explain(text, companion_runtimes=True)
+    assert "priorityClassName" not in {d.path for d, _ in with_companion.differences}
+
+
+def _runtime(pod: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "ClusterTrainingRuntime",
+            "metadata": {"name": "r"}, "spec": {"mlPolicy": {"numNodes": 1, "torch": {}},
+                                               "template": {"spec": {"replicatedJobs": [{
+                                                   "name": "node", "template": {
+                                                       "metadata": {"labels": {
+                                                           "trainer.kubeflow.org/trainjob-"
+                                                           "ancestor-step": "trainer"}},
+                                                       "spec": {"template": {"spec": pod}}}}]}}}}
+
+
+def _node(job: dict[str, Any], pod: dict[str, Any], version: str) -> Any:
+    job = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+           "metadata": {"name": "j", "namespace": "ns"},
+           "spec": {"runtimeRef": {"name": "r"}, **job}}
+    world = trainer.world(job, _runtime(pod), version)
+    return next(p.spec for p in world.pods if p.identity == "node-0")
 
 
 def test_resources_replace_on_22_and_merge_on_23() -> None:
-    target22, target23 = (catalog.load().target(v) for v in ("2.2", "2.3"))
-    pods = {"node": {"spec": {"containers": [{"name": "node", "resources": {
-        "limits": {"nvidia.com/gpu": 2, "memory": "8Gi"}}}]}}}
-    job = {"spec": {"trainer": {"numNodes": 1, "resourcesPerNode": {"limits": {"cpu": 4}}}}}
-    on22 = effective.render(job, pods, "torch", target22).templates["node"]
-    on23 = effective.render(job, pods, "torch", target23).templates["node"]
-    assert on22["spec"]["containers"][0]["resources"] == {"limits": {"cpu": 4}}
-    assert on23["spec"]["containers"][0]["resources"] == {
-        "limits": {"nvidia.com/gpu": 2, "memory": "8Gi", "cpu": 4}}
+    pod = {"containers": [{"name": "node", "image": "i", "resources": {
+        "limits": {"nvidia.com/gpu": 2, "memory": "8Gi"}}}]}
+    job = {"trainer": {"numNodes": 1, "resourcesPerNode": {"limits": {"cpu": 4}}}}
+    on22, on23 = (_node(job, pod, v)["containers"][0]["resources"] for v in ("2.2", "2.3"))
+    assert on22 == {"limits": {"cpu": 4}}
+    assert on23 == {"limits": {"nvidia.com/gpu": 2, "memory": "8Gi", "cpu": 4}}
 
 
 def test_patches_merge_named_lists_and_replace_tolerations() -> None:
-    target = catalog.load().target("2.2")
-    pods = {"node": {"spec": {"tolerations": [{"key": "a"}], "volumes": [{"name": "x"}],
-                              "containers": [{"name": "node"}]}}}
-    job = {"spec": {"trainer": {}, "runtimePatches": [{"manager": "m", "trainingRuntimeSpec": {
+    pod = {"tolerations": [{"key": "a"}], "volumes": [{"name": "x", "emptyDir": {}}],
+           "containers": [{"name": "node", "image": "i"}]}
+    job = {"trainer": {}, "runtimePatches": [{"manager": "m", "trainingRuntimeSpec": {
         "template": {"spec": {"replicatedJobs": [{"name": "node", "template": {"spec": {
             "template": {"spec": {"tolerations": [{"key": "b"}],
-                                  "volumes": [{"name": "y"}]}}}}}]}}}}]}}
-    spec = effective.render(job, pods, "torch", target).templates["node"]["spec"]
-    assert spec["tolerations"] == [{"key": "b"}]
+                                  "volumes": [{"name": "y", "emptyDir": {}}]}}}}}]}}}}]}
+    spec = _node(job, pod, "2.2")
+    assert [t["key"] for t in spec["tolerations"]] == ["b"]
     assert [v["name"] for v in spec["volumes"]] == ["x", "y"]
 
 
@@ -74,11 +96,13 @@ def test_explain_diff_command() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "PyTorchJob/bert-ft → TrainJob/bert-ft" in proc.stdout
     lines = proc.stdout.splitlines()  # per role, one short line per difference (issue 31)
-    role = lines.index("  node (Worker):")
+    role = lines.index("  worker (node-1, node-2):")
     below = lines[role + 1:]
-    assert "    - env WORLD_SIZE=24 (removed)  [C407, F527]" in below
-    assert "    - scheduling spec.priorityClassName: high-priority (removed)  [P301, R205]" \
-        in below
+    assert "    - containers[node].env WORLD_SIZE=24 (removed)  [C407, F527]" in below
+    assert "    - containers[node].env RANK=2 (removed) (only node-2)  [C407, F527]" in below
+    master = lines.index("  master (node-0):")
+    assert any(line.startswith("    - priorityClassName: high-priority (removed)  [")
+               for line in lines[master + 1:role]), lines[master:role]
 
 
 def test_equivalence_runs_on_the_corpus(shared: Path) -> None:
@@ -128,11 +152,12 @@ def test_identical_roles_render_to_the_legacy_pod(pod: dict[str, Any], workers: 
     items = _explain(out.getvalue(), target=target)
     assume(items)  # volumes mounted twice or similar made it fail: nothing to compare
     (item,) = items
-    for difference in item.differences:
-        parts = difference.path.split(".")
-        # the env variable's name (a changed value ends in ".value")
-        key = parts[parts.index("env") + 1] if "env" in parts[:-1] else parts[-1]
-        assert difference.category in ("env", "ports"), difference.describe()
-        assert difference.implicit, difference.describe()  # the documented contract only
-        if difference.category == "env":
-            assert key in TORCH_CONTRACT | {"PYTHONUNBUFFERED"}, difference.describe()
+    assert not item.unnamed, item.unnamed
+    for difference, codes in item.differences:
+        if not difference.identity:
+            continue  # the job's outcomes (retries), named by their findings
+        assert difference.aspect in POD_ASPECTS, difference  # the documented contract only
+        assert "F527" in codes, (difference, codes)
+        if difference.aspect == "env":
+            assert _env_name(difference.path) in TORCH_CONTRACT | {"PYTHONUNBUFFERED"}, \
+                difference

@@ -63,11 +63,13 @@ def test_a_new_kind_and_target_from_data_only(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == (DATA / "mxjob.v2.4.out.yaml").read_text(encoding="utf-8")
     assert "MXJob/mxjob-simple → TrainJob/mxjob-simple" in proc.stderr
-    # the new target's default runtime is the one explain-diff renders
+    # behaviour is simulated from upstream source, which data cannot add: explain-diff says so
     explained = _cli(tmp_path, mappings, "explain-diff", str(DATA / "mxjob.in.yaml"),
                      "--target", "2.4")
     assert explained.returncode == 0, explained.stderr
-    assert "jax-distributed (Trainer 2.4 default)" in explained.stdout
+    assert "MXJob/mxjob-simple → TrainJob/mxjob-simple (runtime: not simulated)" in \
+        explained.stdout
+    assert "note: behaviour not simulated: unknown Trainer version '2.4'" in explained.stdout
     # the cheap text checks (load/detect.py) know the new kind too: an MXJob that does not
     # parse (a template) is still reported as an MXJob, not passed over as unknown text
     (tmp_path / "chart.yaml").write_text(

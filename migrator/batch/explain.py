@@ -1,9 +1,11 @@
-"""BATCH: ``trainjob-migrate explain-diff FILE``: how each converted job's pods will differ.
+"""BATCH: ``trainjob-migrate explain-diff FILE``: how each converted job's pods and outcomes differ.
 
 For every legacy job in a file: convert it (as ``--allow-lossy`` would, to show what would be
-written), render the effective pods Trainer will create from the TrainJob and its runtime (the
-companion runtime, a default runtime of the target, or one given with ``--runtimes``), and
-list the differences from the legacy job's pods (``effective.compare``).
+written), then let the simulator of both controllers (``migrator.simulate``, written from the
+upstream sources) say what the legacy operator created and what Trainer will create from the
+TrainJob and its runtime (the companion runtime, one given with ``--runtimes``, or a default
+runtime of the target), how each lifecycle scenario ends on each side, and which finding of the
+document names each difference.
 
 A batch that writes a review report asks for the same comparison of each file it converts
 (``annotate``, in the process that converts the file): it reuses that conversion, and converts
@@ -14,18 +16,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import click
 from ruamel.yaml.error import YAMLError
 
-from migrator import paths
-from migrator.check import effective, runtimefiles
+from migrator.check import runtimefiles
 from migrator.convert.text import convert_text
-from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
-from migrator.knowledge.specs import KindIndex
 from migrator.load import stream, yamlio
 from migrator.report.safety import neutralise, printable
 from migrator.results import (
@@ -38,116 +38,141 @@ from migrator.results import (
 )
 from migrator.settings import ConvertOptions
 from migrator.simulate import run as simulate
+from migrator.simulate.compare import Difference
+
+# A review report simulates jobs of up to this many pods (legacy side); explain-diff, asked for
+# one file, simulates as many as the simulator builds. Simulating a pod costs about 2 ms.
+REVIEW_PODS = 256
+# Aspects the simulator reports about the job as a whole, not about a pod's spec.
+JOB_ASPECTS = ("pods", "outcome", "selectors", "suspend")
 
 
 @dataclass
 class Explanation:
-    """The effective-pod comparison of one converted document."""
+    """The simulated comparison of one converted document (or why a job has none)."""
 
     line: int
     title: str
     runtime: str
-    differences: list[effective.Difference] = field(default_factory=list)
+    judged: simulate.Judged | None = None
     notes: list[str] = field(default_factory=list)
-    legacy: effective.Pods = field(default_factory=effective.Pods)  # the legacy roles' pods
     refused: list[Any] = field(default_factory=list)  # errors that block ``convert``
     compared: bool = True  # False: not converted even as --allow-lossy would (nothing to show)
 
     @property
-    def unnamed(self) -> list[effective.Difference]:
-        """Differences no finding of the document names (the oracle's failures)."""
-        return [d for d in self.differences if not d.named_by]
+    def differences(self) -> list[tuple[Difference, tuple[str, ...]]]:
+        """Every simulated difference with the codes of the findings that name it."""
+        return list(self.judged.named) if self.judged is not None else []
+
+    @property
+    def unnamed(self) -> list[Difference]:
+        """Differences no finding of the document names (the simulator's verdict)."""
+        return self.judged.unnamed if self.judged is not None else []
 
 
 def explain(text: str, catalog: Catalog, options: ConvertOptions, *,
-            refusals: bool = False) -> list[Explanation]:
-    """Convert ``text`` as ``--allow-lossy`` would and compare each converted job's pods
+            refusals: bool = False, max_pods: int | None = None) -> list[Explanation]:
+    """Convert ``text`` as ``--allow-lossy`` would and simulate each converted job
     (``refusals``: also a job even that does not convert, with its errors)."""
     return compare(text, convert_text(text, options=replace(options, allow_lossy=True)),
-                   catalog, options, refusals=refusals)
+                   catalog, options, refusals=refusals, max_pods=max_pods)
 
 
-def compare(text: str, result: TextResult, catalog: Catalog,
-            options: ConvertOptions, *, refusals: bool = False) -> list[Explanation]:
-    """The effective-pod comparison of each converted legacy job of ``result``, the
-    conversion of ``text`` (rendered, as ``--allow-lossy`` would convert it); ``refusals``:
-    also each legacy job that did not convert even so (``Explanation.compared`` False)."""
+def compare(text: str, result: TextResult, catalog: Catalog, options: ConvertOptions, *,
+            refusals: bool = False, max_pods: int | None = None) -> list[Explanation]:
+    """The simulated comparison of each converted legacy job of ``result``, the conversion of
+    ``text`` (rendered, as ``--allow-lossy`` would convert it); ``refusals``: also each legacy
+    job that did not convert even so (``Explanation.compared`` False); ``max_pods``: a job
+    whose legacy side has more pods is not simulated (a note says so)."""
     target = catalog.target(options.target)
-    kinds = catalog.kinds
-    chunks = stream.split(text)
-    runtimes = runtimefiles.from_files(options.runtime_files)
+    lines = {chunk.line for chunk in stream.split(text)}
+    given = {key: info.doc for key, info in
+             runtimefiles.from_files(options.runtime_files).items() if info.doc is not None}
+    large = _large(text, result, max_pods)
+    judged = {j.line: j for j in simulate.judge(text, _without(result, large), target.version,
+                                                 given.values())}
     explanations = []
-    by_line = {chunk.line: chunk for chunk in chunks}
     for doc in result.documents:
-        chunk = by_line.get(doc.line)
-        if chunk is None:
-            continue  # a document the tool found inside another one (Markdown, templates)
         source = doc.source
-        mapping = catalog.legacy.get((source.get("apiVersion"), source.get("kind")))  # type: ignore[arg-type]
-        if mapping is None:
-            continue
-        if doc.status != "converted":  # refused even as --allow-lossy converts: say why
-            refused = [f for f in doc.findings if f.severity.value == "error" and not f.waived]
-            if refused and refusals:
-                explanations.append(Explanation(
-                    chunk.line, f"{source.get('kind')}/{source.get('name')}", "none",
-                    refused=refused, compared=False))
-            continue
-        try:
-            root = yamlio.load(chunk.body)
-            objects = [o for o in _safe_load_all(doc.text) if isinstance(o, dict)]
-        except (yamlio.DocumentError, YAMLError):
-            continue  # a template (Helm, envsubst): its pods are known only once rendered
-        trainjob = next((o for o in objects if o.get("kind") == target.kind), None)
-        if trainjob is None:
-            continue
-        companion = next((o for o in objects if o.get("kind") == kinds.namespaced_runtime_kind),
-                         None)
-        ref = trainjob["spec"]["runtimeRef"]
-        kind = ref.get("kind") or kinds.cluster_runtime_kind
-        runtime_doc, pods, label, described = _runtime(
-            companion, runtimes.get((kind, ref["name"])), target, ref["name"], kind, kinds)
-        policy = target.frameworks[mapping.framework].policy
-        mpi = paths.get(runtime_doc, ("spec", "mlPolicy", "mpi")) or {}
-        rendered = effective.render(trainjob, pods, policy, target,
-                                    launcher_as_node=bool(mpi.get("runLauncherAsNode")),
-                                    ssh_path=mpi.get("sshAuthMountPath"),
-                                    slots=mpi.get("numProcPerNode"))
-        legacy = effective.legacy_pods(root, mapping)
-        title = (f"{source.get('kind')}/{source.get('name')} → {target.kind}/"
-                 f"{trainjob.get('metadata', {}).get('name')}")
-        notes = legacy.notes + rendered.notes
-        if not described:
-            notes.append(f"runtime {ref['name']} is not described in the catalog; pass it with "
-                         "--runtimes to compare its template too")
-        differences = effective.attribute(effective.compare(legacy, rendered), doc.findings,
-                                          legacy)
+        if doc.line not in lines or catalog.legacy.get(
+                (source.get("apiVersion"), source.get("kind"))) is None:  # type: ignore[arg-type]
+            continue  # a document inside another one (Markdown, templates), or not legacy
+        title = f"{source.get('kind')}/{source.get('name')}"
         refused = [f for f in doc.findings if f.severity.value == "error" and not f.waived]
-        explanations.append(Explanation(chunk.line, title, label, differences, notes, legacy,
-                                        refused))
+        if doc.status != "converted":  # refused even as --allow-lossy converts: say why
+            if refused and refusals:
+                explanations.append(Explanation(doc.line, title, "none", refused=refused,
+                                                compared=False))
+            continue
+        item = judged.get(doc.line)
+        if doc.line in large:
+            explanations.append(Explanation(
+                doc.line, title, "not simulated", refused=refused,
+                notes=[f"{large[doc.line]} pods: review reports simulate jobs of up to "
+                       f"{max_pods} pods; run `explain-diff` on this file"]))
+        elif item is not None:
+            explanations.append(_explanation(item, doc.text, given, target.version, refused))
     return explanations
 
 
-def _runtime(companion: Any, info: runtimeindex.RuntimeInfo | None, target: Any, name: str,
-             kind: str, kinds: KindIndex) -> tuple[Any, dict[str, Any], str, bool]:
-    """The runtime document, its pods, a label, and whether its template is known."""
-    if companion is not None:
-        return (companion, effective.runtime_pods(companion),
-                f"companion {kinds.namespaced_runtime_kind} {name}", True)
-    if info is not None and info.doc is not None:
-        return info.doc, effective.runtime_pods(info.doc), f"{kind} {name} ({info.source})", True
-    pods = effective.default_runtime(target, name) if kind == kinds.cluster_runtime_kind \
-        else None
-    if pods is not None:
-        return None, pods, f"{kind} {name} (Trainer {target.version} default)", True
-    unknown = {"node": {"spec": {"containers": [{"name": "node"}]}}}
-    return None, unknown, f"{kind} {name} (unknown template)", False
+def _large(text: str, result: TextResult, max_pods: int | None) -> dict[int, int]:
+    """The lines of converted documents whose legacy job has more than ``max_pods`` pods
+    (the replicas of its roles, as written; a role without a count is one pod)."""
+    if max_pods is None:
+        return {}
+    converted = {doc.line for doc in result.documents if doc.status == "converted"}
+    out = {}
+    for chunk in stream.split(text):
+        if chunk.line not in converted:
+            continue
+        try:
+            spec = yamlio.plain(yamlio.load(chunk.body)).get("spec")
+        except (yamlio.DocumentError, YAMLError, AttributeError):
+            continue
+        roles = [replica for key, holder in (spec.items() if isinstance(spec, dict) else ())
+                 if str(key).endswith("ReplicaSpecs") and isinstance(holder, dict)
+                 for replica in holder.values()]
+        pods = sum(r.get("replicas", 1) if isinstance(r, dict) and isinstance(
+            r.get("replicas", 1), int) else 1 for r in roles)
+        if pods > max_pods:
+            out[chunk.line] = pods
+    return out
 
 
-def _safe_load_all(text: str) -> list[Any]:
+def _without(result: TextResult, lines: dict[int, int]) -> TextResult:
+    if not lines:
+        return result
+    return replace(result, documents=[d for d in result.documents if d.line not in lines])
+
+
+def _explanation(item: simulate.Judged, written: str, given: dict[tuple[str, str], Any],
+                 version: str, refused: list[Any]) -> Explanation:
+    """An explanation of a judged document: its title with the TrainJob's, the runtime it
+    was simulated with and where that runtime comes from."""
+    outputs = _outputs(written)
+    name = next((o.get("metadata", {}).get("name") for o in outputs
+                 if o.get("kind") == "TrainJob"), None)
+    title = f"{item.title} → TrainJob/{name}"
+    sim = item.simulation
+    if sim is None:
+        return Explanation(item.line, title, "not simulated", item, refused=refused,
+                           notes=[f"behaviour not simulated: {item.why_not}"])
+    kind, _, runtime = sim.runtime.partition("/")
+    if any(o.get("kind") == kind and o.get("metadata", {}).get("name") == runtime
+           for o in outputs):
+        label = f"companion {kind} {runtime}"
+    elif (kind, runtime) in given:
+        label = f"{kind} {runtime} (--runtimes)"
+    else:
+        label = f"{kind} {runtime} (Trainer {version} default)"
+    notes = [*sim.notes, *(str(n) for n in sim.trainer.extras.get("notes") or ())]
+    return Explanation(item.line, title, label, item, list(dict.fromkeys(notes)), refused)
+
+
+def _outputs(text: str) -> list[dict[str, Any]]:
     from ruamel.yaml import YAML
 
-    return list(YAML(typ="safe", pure=True).load_all(text))
+    return [o for o in YAML(typ="safe", pure=True).load_all(text) if isinstance(o, dict)]
 
 
 _MEMO: dict[bytes, dict[int, PodComparison]] = {}  # by file text, within one run
@@ -190,13 +215,14 @@ def _comparisons(text: str, converted: TextResult | None,
     try:
         loaded = catalog.load()
         lossy = _as_lossy(text, converted, loaded, options) if converted is not None else None
-        items = explain(text, loaded, options) if lossy is None else \
-            compare(text, lossy, loaded, options)
-    except Exception:  # the semantic diff is an aid; never lose a report over it
+        items = explain(text, loaded, options, max_pods=REVIEW_PODS) if lossy is None else \
+            compare(text, lossy, loaded, options, max_pods=REVIEW_PODS)
+    except Exception:  # the comparison is an aid; never lose a report over it
         return {}
     return {item.line: PodComparison(
-        tuple(PodDifference(d.category, d.describe(), tuple(d.named_by))
-              for d in item.differences), tuple(item.notes)) for item in items}
+        tuple(PodDifference(group, f"[{group}] {change}", codes)
+              for group, change, codes in _lines(item)),
+        tuple(item.notes)) for item in items}
 
 
 def _as_lossy(text: str, converted: TextResult, catalog: Catalog,
@@ -238,45 +264,102 @@ def run(files: tuple[str, ...], options: ConvertOptions) -> int:
             unreadable.append(FileResult(name, name, unreadable=read))
             continue
         result = convert_text(read.text, options=replace(options, allow_lossy=True))
-        judged = {j.line: j for j in simulate.judge(read.text, result, options.target)}
         for item in compare(read.text, result, catalog.load(), options, refusals=True):
-            for line in describe(name, item) + behaviour(judged.get(item.line)):
+            for line in describe(name, item):
                 say(line)
     return exit_code(unreadable)
 
 
-def behaviour(judged: simulate.Judged | None) -> list[str]:
-    """What the simulator of both controllers says beyond the pods' specs: how many pods of
-    each kind start, how each lifecycle scenario ends on each side, which pods a selector
-    reaches; and any difference no finding names (``NOT NAMED``)."""
-    if judged is None:
+def describe(name: str, item: Explanation) -> list[str]:
+    """The lines of one job's comparison: its title and runtime, whether ``convert`` would
+    refuse it, the notes, then per role one short line per difference (``+`` added, ``-``
+    removed, ``~`` changed), pod counts, how each scenario ends on each side and which pods a
+    selector reaches, each with the codes of the findings that name it."""
+    if not item.compared:
+        first = item.refused[0]
+        return [f"{name}:{item.line}: {item.title}: convert refuses this job ({first.code}: "
+                f"{first.message}); there are no pods to compare"]
+    lines = [f"{name}:{item.line}: {item.title} (runtime: {item.runtime})"]
+    if item.refused:
+        first = item.refused[0]
+        refusing = ", ".join(dict.fromkeys(f.code for f in item.refused))
+        from migrator import waivers
+
+        choices = waivers.CHOICES.get(first.code)
+        allow = f"{first.code}={'|'.join(choices)}" if choices else first.code
+        lines.append(f"  convert would refuse this job ({refusing}: {first.message}); shown as "
+                     f"--allow-lossy (or --allow {allow}) would convert it")
+    lines += [f"  note: {note}" for note in item.notes]
+    if item.judged is None or item.judged.simulation is None:
+        return lines
+    heading = None
+    for group, change, codes in _lines(item):
+        if group != heading:
+            heading = group
+            lines.append(f"  {group}:")
+        lines.append(f"    {change}  [{_codes(codes)}]")
+    if heading is None:
+        lines.append("  no difference in pods or outcomes (simulated from the upstream "
+                     "controllers)")
+    return lines
+
+
+def _lines(item: Explanation) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(group, line, codes) of every difference of a simulated job: the pods' differences per
+    role (a difference shared by several pods of the role once, naming the pods when not all
+    of them), then pod counts, each scenario's ending, selectors and suspension."""
+    judged = item.judged
+    if judged is None or judged.simulation is None:
         return []
-    if judged.simulation is None:
-        return [f"  behaviour: not simulated ({judged.why_not})"]
     sim = judged.simulation
-    codes = {id(d): named for d, named in judged.named}
-    lines: list[str] = []
+    roles = {pod.identity: pod.group for pod in sim.trainer.pods}
+    roles.update({pod.identity: pod.group for pod in sim.legacy.pods})
+    members: dict[str, list[str]] = {}
+    for identity, role in roles.items():
+        members.setdefault(role, []).append(identity)
+    shared: dict[tuple[str, str, str, str | None, str | None, tuple[str, ...]],
+                 list[str]] = {}
+    for difference, codes in judged.named:
+        if difference.aspect in JOB_ASPECTS:
+            continue
+        role = roles.get(difference.identity, difference.identity)
+        last = _last_key(difference.path)
+        key = (role, difference.aspect, difference.path, _value(difference.legacy, last),
+               _value(difference.trainer, last), codes)
+        shared.setdefault(key, []).append(difference.identity)
+    out: list[tuple[str, str, tuple[str, ...]]] = []
+    for (role, _, path, before, after, codes), identities in shared.items():
+        pods = members.get(role, identities)
+        group = f"{role} ({_span(pods)})"
+        text = _change(path, before, after)
+        if len(identities) < len(pods):
+            text += f" (only {_span(identities)})"
+        out.append((group, text, codes))
+    out.sort(key=lambda line: line[0])
+    return out + _job_lines(judged)
+
+
+def _job_lines(judged: simulate.Judged) -> list[tuple[str, str, tuple[str, ...]]]:
+    sim = judged.simulation
+    assert sim is not None
+    named = list(judged.named)
+    out: list[tuple[str, str, tuple[str, ...]]] = []
     counts = (_counts(sim.legacy.pods), _counts(sim.trainer.pods))
     if counts[0] != counts[1]:
-        lines.append(f"    pods: {_tally(counts[0])} -> {_tally(counts[1])}"
-                     f"  [{_names((d for d in sim.differences if d.aspect == 'pods'), codes)}]")
+        out.append(("pods", f"{_tally(counts[0])} -> {_tally(counts[1])}",
+                    _union(codes for d, codes in named if d.aspect == "pods")))
     for before, after in sim.outcomes:
-        mine = [d for d in sim.differences
+        mine = [codes for d, codes in named
                 if d.aspect == "outcome" and d.path.startswith(f"{before.scenario}: ")]
         if mine:
-            lines.append(f"    {before.scenario}: legacy {_ends(before)}; Trainer {_ends(after)}"
-                         f"  [{_names(mine, codes)}]")
-    lines += [f"    {difference}  [{_names([difference], codes)}]" for difference in
-              sim.differences if difference.aspect in ("selectors", "suspend")]
-    unnamed = [d for d in judged.unnamed if d.aspect not in ("pods", "outcome", "selectors",
-                                                             "suspend")]
-    lines += [f"    ~ {d}  [NOT NAMED by any finding]" for d in unnamed]
-    if not lines:
-        return ["  behaviour (simulated from the upstream controllers): the same"]
-    return ["  behaviour (simulated from the upstream controllers):", *lines]
+            out.append(("outcomes", f"{before.scenario}: legacy {_ends(before)}; Trainer "
+                        f"{_ends(after)}", _union(mine)))
+    out += [(d.aspect, str(d), codes) for d, codes in named
+            if d.aspect in ("selectors", "suspend")]
+    return out
 
 
-def _counts(pods: Any) -> dict[str, int]:
+def _counts(pods: Iterable[Any]) -> dict[str, int]:
     out: dict[str, int] = {}
     for pod in pods:
         role = pod.identity.rsplit("-", 1)[0]
@@ -298,70 +381,59 @@ def _ends(outcome: Any) -> str:
     return f"{state}{where}{did}"
 
 
-def _names(differences: Any, codes: dict[int, tuple[str, ...]] | None = None) -> str:
-    found = sorted({code for d in differences for code in (codes or {}).get(id(d), ())})
-    return ", ".join(found) if found else "NOT NAMED by any finding"
+def _union(groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    return tuple(sorted({code for codes in groups for code in codes}))
 
 
-def describe(name: str, item: Explanation) -> list[str]:
-    """The lines of one job's comparison: its title, whether ``convert`` would refuse it, the
-    notes, then per role one short line per difference (``+`` added, ``-`` removed, ``~``
-    changed) with the codes of the findings that name it."""
-    if not item.compared:
-        first = item.refused[0]
-        return [f"{name}:{item.line}: {item.title}: convert refuses this job ({first.code}: "
-                f"{first.message}); there are no pods to compare"]
-    lines = [f"{name}:{item.line}: {item.title} (runtime: {item.runtime})"]
-    if item.refused:
-        first = item.refused[0]
-        codes = ", ".join(dict.fromkeys(f.code for f in item.refused))
-        from migrator import waivers
-
-        choices = waivers.CHOICES.get(first.code)
-        allow = f"{first.code}={'|'.join(choices)}" if choices else first.code
-        lines.append(f"  convert would refuse this job ({codes}: {first.message}); shown as "
-                     f"--allow-lossy (or --allow {allow}) would convert it")
-    lines += [f"  note: {note}" for note in item.notes]
-    roles: dict[str, list[effective.Difference]] = {}
-    for difference in item.differences:
-        roles.setdefault(difference.job, []).append(difference)
-    for role, differences in roles.items():
-        lines.append(f"  {role}:")
-        lines += [f"    {_brief(difference)}" for difference in differences]
-    if not item.differences:
-        lines.append("  no difference in the effective pods")
-    return lines
+def _codes(codes: tuple[str, ...]) -> str:
+    return ", ".join(codes) if codes else "NOT NAMED by any finding"
 
 
-_ABSENT = effective._MISSING  # a side of a difference that has no value (added, removed)
+def _span(identities: list[str]) -> str:
+    """``node-0..3`` for consecutive pods of one role, else the names."""
+    indices = [i.rpartition("-") for i in identities]
+    if len(identities) > 2 and len({role for role, _, _ in indices}) == 1 and \
+            all(index.isdigit() for _, _, index in indices):
+        numbers = sorted(int(index) for _, _, index in indices)
+        if numbers == list(range(numbers[0], numbers[-1] + 1)):
+            return f"{indices[0][0]}-{numbers[0]}..{numbers[-1]}"
+    return ", ".join(identities)
 
 
-def _brief(difference: effective.Difference) -> str:
-    """One difference in a few words: ``+ env PET_NODE_RANK=<rank>  [C407]``."""
-    key = difference.path.rsplit(f".{difference.category}.", 1)[-1]
-    if difference.after is _ABSENT:
-        text = f"- {_keyed(difference.category, key, difference.before)} (removed)"
-    elif difference.before is _ABSENT:
-        text = f"+ {_keyed(difference.category, key, difference.after)}"
-    else:
-        text = (f"~ {difference.category} {key}: {_value(difference.before)} -> "
-                f"{_value(difference.after)}")
-    named = ", ".join(difference.named_by) if difference.named_by else \
-        "NOT NAMED by any finding"
-    return f"{text}  [{named}]"
+def _change(path: str, before: str | None, after: str | None) -> str:
+    """One difference in a few words: ``+ containers[node].env PET_NODE_RANK=...``."""
+    if after is None:
+        return f"- {_keyed(path, before)} (removed)"
+    if before is None:
+        return f"+ {_keyed(path, after)}"
+    return f"~ {path}: {before} -> {after}"
 
 
-def _keyed(category: str, key: str, value: Any) -> str:
-    """``category key: value``, or ``category value`` when the value names its key."""
-    shown = _value(value)
-    if shown == key or shown.startswith((f"{key}=", f"{key} ")):
-        return f"{category} {shown}"
-    return f"{category} {key}: {shown}"
+def _last_key(path: str) -> str | None:
+    """The name in a path's last brackets (``env[RANK]``: ``RANK``), if it ends with one."""
+    _, bracket, key = path.rpartition("[")
+    return key[:-1] if bracket and key.endswith("]") else None
 
 
-def _value(value: Any) -> str:
-    """A value as a person writes it: ``NAME=value`` for an env entry, a port's number, the
-    fields of a mapping without braces and quotes; long values shortened."""
+def _keyed(path: str, shown: str | None) -> str:
+    """``path: value``, or ``holder value`` when the value names the path's last key."""
+    key = _last_key(path)
+    holder = path.rpartition("[")[0]
+    if key is not None and shown is not None and (shown == key or shown.startswith((f"{key}=",
+                                                                            f"{key} "))):
+        return f"{holder} {shown}"
+    return f"{path}: {shown}"
+
+
+def _value(value: Any, key: str | None = None) -> str | None:
+    """A value as a person writes it (None: absent): ``NAME=value`` for an env entry, a
+    port's number, the fields of a mapping without braces and quotes (without the name the
+    path already gives, ``key``); long values shortened."""
+    if value is None:
+        return None
+    if isinstance(value, dict) and key is not None and value.get("name") == key and \
+            not set(value) <= {"name", "value"}:
+        value = {k: v for k, v in value.items() if k != "name"}
     if isinstance(value, dict):
         if set(value) <= {"name", "value"} and "name" in value:
             text = f"{value['name']}={value.get('value', '')}"
@@ -371,7 +443,7 @@ def _value(value: Any) -> str:
         else:
             text = ", ".join(f"{k}: {_value(v)}" for k, v in value.items())
     elif isinstance(value, list):
-        text = "[" + ", ".join(_value(v) for v in value) + "]"
+        text = "[" + ", ".join(str(_value(v)) for v in value) + "]"
     else:
         text = str(value)
     return text if len(text) <= 120 else text[:117] + "..."

@@ -1,9 +1,9 @@
-"""The oracle's work grows linearly with the input: counted in executed lines, never timed.
+"""The simulator's verdict grows linearly with the input: counted in executed lines, never timed.
 
-Attribution indexes the findings by path (a trie of path steps) instead of testing every
-finding against every difference (attack note 12: 5,000 unknown fields took 90 s in every
-review report); the legacy pods are copied without ruamel's per-node comment records, and
-the contract marks are looked up by path (a job with 800 sidecars took 11 s).
+Attribution indexes the findings by path (a trie of path steps, ``effective.PathIndex``)
+instead of testing every finding against every difference (attack note 12: 5,000 unknown
+fields took 90 s in every review report); the comparison pairs pods, containers and named
+lists by name (a job with 800 sidecars took 11 s).
 """
 
 from __future__ import annotations
@@ -19,19 +19,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from migrator import convert_text
-from migrator.batch import explain
 from migrator.check import effective
-from migrator.knowledge import catalog
+from migrator.load import yamlio
 from migrator.results import Finding, Severity
-from migrator.settings import ConvertOptions
+from migrator.simulate import attribute, compare, run
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _executed(call: Callable[[], Any], *, everywhere: bool = False) -> int:
-    """How many lines ``call`` executes (in check/effective.py, or in every module)."""
+def _executed(call: Callable[[], Any], *modules: Any) -> int:
+    """How many lines ``call`` executes in ``modules`` (in every module when none)."""
     count = 0
-    module = effective.__file__
+    files = {module.__file__ for module in modules}
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:
         nonlocal count
@@ -40,7 +39,7 @@ def _executed(call: Callable[[], Any], *, everywhere: bool = False) -> int:
         return local
 
     def tracer(frame: FrameType, event: str, arg: Any) -> Any:
-        if everywhere or frame.f_code.co_filename == module:
+        if not files or frame.f_code.co_filename in files:
             return local
         return None
 
@@ -63,11 +62,12 @@ def _unknown_fields(n: int) -> str:
 def _attribution_work(n: int) -> int:
     text = _unknown_fields(n)
     (document,) = convert_text(text, allow_lossy=True).documents
-    (item,) = explain.explain(text, catalog.load(), ConvertOptions())
+    job = yamlio.plain(yamlio.load(text))
+    simulation = run.simulate(job, list(yamlio.safe_documents(document.text)), "2.2")
     assert len(document.findings) >= n  # the quadratic shape: n findings x n differences
-    assert len(item.differences) >= n
-    return _executed(lambda: effective.attribute(item.differences, document.findings,
-                                                 item.legacy))
+    assert len(simulation.differences) >= n
+    return _executed(lambda: attribute.attribute(simulation.differences, document.findings, job,
+                                                 simulation.legacy), attribute, effective)
 
 
 def test_attribution_is_linear_in_findings_and_differences() -> None:
@@ -76,7 +76,7 @@ def test_attribution_is_linear_in_findings_and_differences() -> None:
     assert large <= 5 * small, (small, large)
 
 
-def _sidecars(n: int) -> Any:
+def _sidecars(n: int) -> str:
     containers = [{"name": "pytorch", "image": "img"}]
     containers += [{"name": f"s{i}", "image": "envoy"} for i in range(n)]
     return json.dumps({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
@@ -85,25 +85,32 @@ def _sidecars(n: int) -> Any:
 
 
 def _comparison_work(n: int) -> int:
-    from migrator.load import yamlio
-
     text = _sidecars(n)
-    loaded = catalog.load()
-    spec = loaded.legacy[("kubeflow.org/v1", "PyTorchJob")]
-    root = yamlio.load(text)
-    legacy = effective.legacy_pods(root, spec)
-    rendered = effective.render(
-        {"spec": {"trainer": {"numNodes": 2}}},
-        effective.default_runtime(loaded.target("2.2"), "torch-distributed") or {},
-        "torch", loaded.target("2.2"))
-    work = _executed(lambda: effective.legacy_pods(root, spec), everywhere=True)
-    differences = effective.compare(legacy, rendered)
-    assert len(differences) >= n
-    return work + _executed(lambda: effective.compare(legacy, rendered))
+    (document,) = convert_text(text, allow_lossy=True).documents
+    job = json.loads(text)
+    outputs = list(yamlio.safe_documents(document.text))
+    simulation = run.simulate(job, outputs, "2.2")
+    assert len(simulation.differences) >= n  # every sidecar is gone from the built-in runtime
+    return _executed(lambda: compare.pods(simulation.legacy, simulation.trainer))
 
 
-def test_legacy_pods_and_comparison_are_linear_in_containers() -> None:
+def test_the_comparison_is_linear_in_containers() -> None:
     small, large = _comparison_work(50), _comparison_work(200)
+    assert large <= 5 * small, (small, large)
+
+
+def _pods_work(n: int) -> int:
+    text = json.dumps({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+                       "metadata": {"name": "a"}, "spec": {"pytorchReplicaSpecs": {"Worker": {
+                           "replicas": n, "template": {"spec": {"containers": [
+                               {"name": "pytorch", "image": "img"}]}}}}}})
+    result = convert_text(text, allow_lossy=True)
+    return _executed(lambda: run.judge(text, result, "2.2"))
+
+
+def test_a_simulation_is_linear_in_pods() -> None:
+    """A review report simulates jobs of up to ``explain.REVIEW_PODS`` pods."""
+    small, large = _pods_work(16), _pods_work(64)
     assert large <= 5 * small, (small, large)
 
 

@@ -1,77 +1,24 @@
-"""The effective-pod oracle: every difference between the legacy pods and the Trainer pods of a
-converted document is named by a finding of that document (by path or code).
+"""Generated legacy jobs of every kind (the simulator's verdict, the shared-runtime catalog and
+the written objects run them), and the oracle's own cases.
 
-Runs over every fixture, every corpus document (skipped without ../shared) and generated jobs
-(hypothesis: a few examples in the ci profile, thousands in the ``fuzz`` profile), in the
-builtin-runtime and companion-runtime modes and on both targets.
+The verdict itself, that every simulated difference between the legacy pods and outcomes and
+those of a conversion is named by a finding of the document, runs over every fixture, the
+corpus and these generated jobs in ``tests/simulate/test_property.py``.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-import pytest
-from hypothesis import given, settings
+from hypothesis import settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from migrator.batch import explain
-from migrator.check import effective
-from migrator.knowledge import catalog
-from migrator.settings import ConvertOptions
-from tests import corpus, goldens
-from tests.fidelity.helpers import MODES, check_everywhere
+from migrator import convert_text
+from migrator.simulate import run
 
 YAML_DUMP = YAML(typ="safe", pure=True)
-
-
-def _unnamed(text: str, target: str, **options: Any) -> list[str]:
-    """Differences of every converted document of ``text`` that no finding names."""
-    loaded = catalog.load()
-    out = []
-    for item in explain.explain(text, loaded, ConvertOptions(target=target, **options)):
-        out += [f"{item.title}: {d.describe()}" for d in item.unnamed]
-    return out
-
-
-def _check(text: str, where: str) -> None:
-    check_everywhere(text, where, _unnamed)
-
-
-@pytest.mark.parametrize("case", goldens.cases(), ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_every_fixture_difference_is_named(case: Path) -> None:
-    text = case.read_text(encoding="utf-8")
-    first = text.split("\n", 1)[0]
-    if first.startswith("# options:"):
-        text = text.split("\n", 1)[1]  # both modes are run below
-    _check(text, case.name)
-
-
-def test_the_oracle_can_fail() -> None:
-    """A difference nobody reports is caught: the oracle is not vacuous."""
-    text = (goldens.FIXTURES / "pytorchjob" / "minimal.in.yaml").read_text(encoding="utf-8")
-    loaded = catalog.load()
-    (item,) = explain.explain(text, loaded, ConvertOptions())
-    assert item.differences, "the minimal PyTorchJob has a documented env contract change"
-    assert all(d.named_by for d in item.differences)
-    stripped = effective.attribute(item.differences, [], item.legacy)
-    assert any(not d.named_by for d in stripped)
-
-
-@pytest.mark.parametrize("target", goldens.TARGETS)
-@pytest.mark.parametrize("mode", sorted(MODES))
-def test_every_corpus_difference_is_named(shared: Path, target: str, mode: str) -> None:
-    """Every corpus legacy file with ``TRAINJOB_FULL_CORPUS=1``; CI runs the fixed sample."""
-    problems = []
-    for path in corpus.sample(corpus.legacy_files(shared)):
-        if not path.is_file():
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        problems += [f"{path.relative_to(shared)}: {line}"
-                     for line in _unnamed(text, target, **MODES[mode])]
-    assert not problems, "\n".join(problems[:40])
 
 
 # --- generated jobs ------------------------------------------------------------------------
@@ -194,36 +141,31 @@ def jobs(draw: st.DrawFn, kind: str) -> str:
 EXAMPLES = max(6, settings().max_examples // 10)  # settings(): the loaded profile's
 
 
-@pytest.mark.parametrize("mode", sorted(MODES))
-@pytest.mark.parametrize("kind", sorted(KINDS))
-@settings(database=None, max_examples=EXAMPLES)
-@given(data=st.data())
-def test_every_generated_difference_is_named(kind: str, mode: str, data: st.DataObject) -> None:
-    text = data.draw(jobs(kind), label="job")
-    target = data.draw(st.sampled_from(goldens.TARGETS), label="target")
-    unnamed = _unnamed(text, target, **MODES[mode])
-    assert not unnamed, "\n".join([text, *unnamed])
+def _unnamed(text: str, **options: Any) -> list[str]:
+    result = convert_text(text, allow_lossy=True, **options)
+    return [str(d) for judged in run.judge(text, result, "2.2") for d in judged.unnamed]
 
 
 def test_the_oracle_catches_a_lost_mpi_worker_command() -> None:
-    """Had the companion runtime's workers no command (defect 1), the oracle would fail."""
-    from migrator import convert_text
-    from migrator.load import yamlio
+    """Had the companion runtime's workers no command (defect 1), the simulator's verdict would
+    fail: mpi-operator's workers ran sshd, a worker without a command runs its image's."""
     from tests.fidelity.test_defects import MPI_V2
 
-    loaded = catalog.load()
-    target = loaded.target("2.2")
-    spec = loaded.legacy[("kubeflow.org/v2beta1", "MPIJob")]
     (doc,) = convert_text(MPI_V2, companion_runtimes=True).documents
-    objects = {o["kind"]: o for o in YAML_DUMP.load_all(doc.text)}
-    pods = effective.runtime_pods(objects["TrainingRuntime"])
-    del pods["node"]["spec"]["containers"][0]["command"]  # the defect, re-introduced
-    rendered = effective.render(objects["TrainJob"], pods, "mpi", target)
-    legacy = effective.legacy_pods(yamlio.load(MPI_V2), spec)
+    objects = list(YAML_DUMP.load_all(doc.text))
+    runtime = next(o for o in objects if o["kind"] == "TrainingRuntime")
+    node = next(j for j in runtime["spec"]["template"]["spec"]["replicatedJobs"]
+                if j["name"] == "node")
+    del node["template"]["spec"]["template"]["spec"]["containers"][0]["command"]  # the defect
+    legacy = YAML_DUMP.load(MPI_V2)
+    simulation = run.simulate(legacy, objects, "2.2")
+    from migrator.simulate import attribute
+
     findings = [f for f in doc.findings if f.code != "F524"]
-    unnamed = [d for d in effective.attribute(effective.compare(legacy, rendered), findings,
-                                              legacy) if not d.named_by]
-    assert [(d.job, d.path) for d in unnamed] == [("node (Worker)", "spec.containers.node.command")]
+    unnamed = [d for d, codes in attribute.attribute(simulation.differences, findings, legacy,
+                                                     simulation.legacy) if not codes]
+    assert {(d.identity, d.path) for d in unnamed} == {
+        ("node-0", "containers[node].command"), ("node-1", "containers[node].command")}
 
 
 def test_empty_resources_are_no_difference() -> None:
@@ -234,4 +176,5 @@ def test_empty_resources_are_no_difference() -> None:
                    {"name": "pytorch", "image": "img:1", "resources": {"limits": {}}}]}}},
                "Worker": {"replicas": 2, "template": {"spec": {"containers": [
                    {"name": "pytorch", "image": "img:1"}]}}}}}}
-    _check(json.dumps(job), "empty-resources")
+    for options in ({}, {"companion_runtimes": True}):
+        assert not _unnamed(json.dumps(job), **options)

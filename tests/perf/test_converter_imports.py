@@ -22,7 +22,6 @@ import pytest
 
 from migrator.check.audit import TrainerObjects
 from migrator.check.crdschema import CRD
-from migrator.check.effective import Difference, Pods, Source
 from migrator.convert.argo import Requirement, Rewrite
 from migrator.convert.classify import Classification
 from migrator.convert.draft import Companion, Draft, PodPatch
@@ -118,22 +117,6 @@ CLASSES: list[tuple[type, bool, dict[str, Any], dict[str, Any]]] = [
      {"path": REQUIRED, "kind": REQUIRED, "group": REQUIRED, "validators": REQUIRED},
      {"path": "crd.yaml", "kind": "TrainJob", "group": "trainer.kubeflow.org",
       "validators": {"v1alpha1": "validator"}}),
-    (Difference, True,
-     {"job": REQUIRED, "category": REQUIRED, "path": REQUIRED, "before": REQUIRED,
-      "after": REQUIRED, "implicit": "", "named_by": ()},
-     {"job": "node", "category": "env", "path": "env[A]", "before": 1, "after": [2],
-      "implicit": "env", "named_by": ("F501",)}),
-    (Source, True,
-     {"job": REQUIRED, "role": REQUIRED, "path": REQUIRED, "main": REQUIRED,
-      "unsupported": None},
-     {"job": "node", "role": "Worker", "path": "spec.x.Worker", "main": "pytorch",
-      "unsupported": "R201"}),
-    (Pods, False,
-     {"templates": Factory({}), "counts": Factory({}), "notes": Factory([]),
-      "sources": Factory({}), "implicit": Factory({})},
-     {"templates": {"node": {"spec": {}}}, "counts": {"node": 2}, "notes": ["n"],
-      "sources": {"node": Source("node", "Worker", "p", None)},
-      "implicit": {"node": {"env[A]": "env"}}}),
     (TrainerObjects, True,
      {"kinds": REQUIRED, "groups": REQUIRED, "prototypes": REQUIRED},
      {"kinds": frozenset({"TrainJob"}), "groups": ("trainer.kubeflow.org/",),

@@ -105,7 +105,8 @@ def test_comparison_from_the_conversion_equals_a_second_lossy_conversion(path: P
     plain = convert_text(text, options=options, render=False)
     assert reviewed.text == plain.text
     assert [replace(d, effective=None) for d in reviewed.documents] == plain.documents
-    again = {item.line: item for item in explain.explain(text, loaded, options)}
+    again = {item.line: item for item in explain.explain(text, loaded, options,
+                                                        max_pods=explain.REVIEW_PODS)}
     if not plain.changed:
         assert all(d.effective is None for d in reviewed.documents)
         return
@@ -115,11 +116,30 @@ def test_comparison_from_the_conversion_equals_a_second_lossy_conversion(path: P
             assert doc.effective is None
             continue
         assert doc.effective is not None
+        lines = explain._lines(item)
         assert [d.describe() for d in doc.effective.differences] == \
-            [d.describe() for d in item.differences]
-        assert [d.category for d in doc.effective.differences] == \
-            [d.category for d in item.differences]
+            [f"[{group}] {change}" for group, change, _ in lines]
+        assert [d.named_by for d in doc.effective.differences] == [c for _, _, c in lines]
         assert list(doc.effective.notes) == item.notes
+
+
+def test_a_large_job_is_not_simulated_for_a_review_report() -> None:
+    """A review report simulates jobs of up to REVIEW_PODS pods (a hostile ``replicas`` would
+    otherwise cost minutes per document); it says so, and explain-diff still simulates."""
+    text = (FIXTURES / "pytorchjob" / "minimal.in.yaml").read_text(encoding="utf-8")
+    text = text.replace("replicas: 2", f"replicas: {explain.REVIEW_PODS + 1}")
+    assert f"replicas: {explain.REVIEW_PODS + 1}" in text
+    explain.forget()
+    result = explain.annotate(text, convert_text(text, options=ConvertOptions()),
+                              ConvertOptions(), plain=True)
+    (doc,) = result.documents
+    assert doc.effective is not None
+    assert doc.effective.differences == ()
+    assert doc.effective.notes == (f"{explain.REVIEW_PODS + 1} pods: review reports simulate "
+                                   f"jobs of up to {explain.REVIEW_PODS} pods; run "
+                                   "`explain-diff` on this file",)
+    (item,) = explain.explain(text, catalog.load(), ConvertOptions())
+    assert item.differences
 
 
 def test_the_comparison_is_a_plain_immutable_value() -> None:
