@@ -57,7 +57,7 @@ def test_all_formats_in_one_run(tmp_path: Path) -> None:
     assert "**Provenance**" in markdown
     assert "| `spec.pytorchReplicaSpecs.Worker.replicas` | `spec.trainer.numNodes` | `2` |" \
         in markdown
-    assert "**Effective pods" in markdown
+    assert "**Simulated pods and outcomes" in markdown
     assert "```diff" in markdown
     assert len(markdown) <= 65_536  # GitHub counts characters
     suites = ET.fromstring(reports["r.xml"])

@@ -220,7 +220,7 @@ def _comparisons(text: str, converted: TextResult | None,
     except Exception:  # the comparison is an aid; never lose a report over it
         return {}
     return {item.line: PodComparison(
-        tuple(PodDifference(group, f"[{group}] {change}", codes)
+        tuple(PodDifference(group, f"[{group}] {change}  [{_codes(codes)}]", codes)
               for group, change, codes in _lines(item)),
         tuple(item.notes)) for item in items}
 

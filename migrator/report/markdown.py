@@ -64,7 +64,7 @@ def _left_out(documents: Sequence[ReviewDocument]) -> str:
     counted = ((sum(1 for doc in converted if doc.before != doc.after), "{}"),
                (sum(1 for doc in converted if doc.mappings), "the provenance of {}"),
                (sum(1 for doc in documents if doc.differences),
-                "the effective-pod differences of {}"),
+                "the simulated differences of {}"),
                (sum(doc.counts()["info"] for doc in documents), "{}"))
     words = ("diff", "document", "document", "info finding")
     parts = [form.format(plural(count, word))
@@ -267,7 +267,7 @@ def _document(doc: ReviewDocument, level: str, root: str) -> list[str]:
                          f"{code_span(target, in_table=True)} | {shown} |")
         lines.append("")
     if level == "full" and doc.differences:
-        lines += ["**Effective pods (what Trainer will run vs the legacy pods)**", ""]
+        lines += ["**Simulated pods and outcomes (Trainer against the legacy operator)**", ""]
         counter = Counter(d.category for d in doc.differences)
         lines.append(markdown_text(", ".join(f"{category}: {n}"
                                              for category, n in sorted(counter.items()))))

@@ -1,4 +1,4 @@
-"""Issue 13: the effective-pod differences of the review reports are computed once, where a file
+"""Issue 13: the simulated differences of the review reports are computed once, where a file
 is converted (on the worker under ``-j N``), and travel on the document results
 (``DocumentResult.effective``); the reports read them there and convert nothing."""
 
@@ -118,7 +118,7 @@ def test_comparison_from_the_conversion_equals_a_second_lossy_conversion(path: P
         assert doc.effective is not None
         lines = explain._lines(item)
         assert [d.describe() for d in doc.effective.differences] == \
-            [f"[{group}] {change}" for group, change, _ in lines]
+            [f"[{group}] {change}  [{explain._codes(codes)}]" for group, change, codes in lines]
         assert [d.named_by for d in doc.effective.differences] == [c for _, _, c in lines]
         assert list(doc.effective.notes) == item.notes
 
