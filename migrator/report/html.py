@@ -151,7 +151,7 @@ function provenance(box,d){
 }
 function differences(box,d){
   if(!d.x||!d.x.length)return;
-  box.appendChild(el('h4',null,'Simulated: pods and outcomes under Trainer vs the legacy operator'));
+  box.appendChild(el('h4',null,'Simulated: pods and outcomes under Trainer vs the legacy one'));
   var ul=el('ul');d.x.forEach(function(i){var li=el('li');li.appendChild(el('code',null,S[i]));
     ul.appendChild(li);});box.appendChild(ul);
 }
