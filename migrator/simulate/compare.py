@@ -232,7 +232,8 @@ def _diff(before: Any, after: Any, path: str) -> Iterator[tuple[str, Any, Any]]:
 
 
 def _diff_named(before: list[Any], after: list[Any], path: str) -> Iterator[tuple[str, Any, Any]]:
-    left, right = _by_name(before), _by_name(after)
+    last = path.endswith(".env") or path == "env"
+    left, right = _by_name(before, last=last), _by_name(after, last=last)
     for name in sorted(set(left) | set(right)):
         yield from _diff(left.get(name, _MISSING), right.get(name, _MISSING), f"{path}[{name}]")
 
@@ -243,11 +244,19 @@ def _named(items: Any) -> bool:
                                               (str, int)) for item in items))
 
 
-def _by_name(items: Iterable[Any]) -> dict[str, Any]:
+def _by_name(items: Iterable[Any], *, last: bool = False) -> dict[str, Any]:
+    """The items by name. With ``last`` (a container's ``env``), the last item of a name wins:
+    the kubelet builds the environment in order, a later variable replacing an earlier one of
+    the same name (as ``legacy_common.env_value`` reads it), so an operator's variable appended
+    after the user's own of that name is the one the process sees. Elsewhere a name is unique
+    (the API server refuses duplicate containers, volumes and port names); the first is kept."""
     out: dict[str, Any] = {}
     for item in items:
         key = str(item.get("name", item.get("containerPort")))
-        out.setdefault(key, item)
+        if last:
+            out[key] = item
+        else:
+            out.setdefault(key, item)
     return out
 
 
