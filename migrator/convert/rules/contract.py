@@ -52,8 +52,10 @@ def apply(ctx: RuleContext, draft: Draft) -> None:
 def _legacy_env(ctx: RuleContext) -> dict[str, set[str]]:
     """The env the legacy operator set in this job, by where: ``main`` (the trainer's main
     container), ``all`` (every container), ``carried`` (set literally by a companion runtime
-    too). From mappings/common/legacy-operators.yaml and the job's facts."""
-    found: dict[str, set[str]] = {"main": set(), "all": set(), "carried": set()}
+    too), ``primary`` (the main container of the role whose container became the trainer's).
+    From mappings/common/legacy-operators.yaml and the job's facts."""
+    found: dict[str, set[str]] = {"main": set(), "all": set(), "carried": set(),
+                                  "primary": set()}
     operator = operators.load().get(ctx.spec.id)
     if operator is None:
         return found
@@ -63,6 +65,8 @@ def _legacy_env(ctx: RuleContext) -> dict[str, set[str]]:
         for item in additions.env if additions is not None else []:
             if facts.holds(item.when):
                 found["main"].add(item.name)
+                if tuple(ctx.main.path[:len(replica.path)]) == tuple(replica.path):
+                    found["primary"].add(item.name)
                 if additions is not None and additions.containers == "all":
                     found["all"].add(item.name)
                 if item.carry:
@@ -73,14 +77,14 @@ def _legacy_env(ctx: RuleContext) -> dict[str, set[str]]:
 def apply_contract(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
                    runtime: RuntimeSpec, legacy: dict[str, set[str]]) -> None:
     """Adjust ``draft.trainer`` for the target runtime and report contract changes."""
-    _env(main, draft, ledger, spec, runtime)
+    _env(main, draft, ledger, spec, runtime, legacy.get("primary", set()))
     _launcher(main, draft, ledger, spec, legacy["main"])
     _legacy_references(main, draft, ledger, spec, _provided(draft, spec, legacy))
     _accelerators(main, draft, ledger)
 
 
 def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
-         runtime: RuntimeSpec) -> None:
+         runtime: RuntimeSpec, overridden: set[str]) -> None:
     env = draft.trainer.get("env")
     source = main.node.get("env") or []
     index_of = _SourceIndex(source)
@@ -88,7 +92,15 @@ def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
         for index in reversed(range(len(env))):
             item = env[index]
             name = item.get("name") if isinstance(item, dict) else None
-            if name in runtime.reserved_env:
+            if isinstance(name, str) and name in overridden and name not in spec.injected_env \
+                    and name not in runtime.reserved_env:
+                del env[index]
+                origin = index_of(name)
+                where = (*main.path, "env", origin) if origin is not None else main.path
+                ledger.report("C417", where, f"env {name} was dropped: the legacy operator "
+                              "appended its own after it, so the container never saw this "
+                              "value", consume=False)
+            elif name in runtime.reserved_env:
                 del env[index]
                 origin = index_of(name)
                 where = (*main.path, "env", origin) if origin is not None else main.path
@@ -103,10 +115,27 @@ def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
         if env is None:
             env = yamlio.new_seq()
             draft.set_trainer("env", env)
-        if not any(isinstance(e, dict) and e.get("name") == name for e in env):
+        own = [index for index, e in enumerate(env)
+               if isinstance(e, dict) and e.get("name") == name]
+        if not own:
             env.append(yamlio.new_map([("name", name), ("value", yamlio.quoted(value))]))
             ledger.report("C407", main.path, f"{name}={value} added to trainer.env (the legacy "
                           "operator injected it)", consume=False)
+            continue
+        # The operator APPENDED its value after the container's own (e.g. kubeflow/trainer@v1.9.2
+        # pkg/controller.v1/pytorch/envvar.go:55-59), and the kubelet gives a container the last
+        # variable of a name: the process saw the operator's value. Keep it, at the user's place.
+        first = env[own[0]]
+        if first.get("value") != value or "valueFrom" in first or len(own) > 1:
+            for index in reversed(own[1:]):
+                del env[index]
+            first.pop("valueFrom", None)
+            first["value"] = yamlio.quoted(value)
+            origin = index_of(name)
+            where = (*main.path, "env", origin) if origin is not None else main.path
+            ledger.report("C407", where, f"{name} is {value} in trainer.env: the legacy operator "
+                          "appended its own value after the container's, and the last variable "
+                          "of a name is the one the process sees", consume=False)
     if env is not None and not env:
         del draft.trainer["env"]
 
