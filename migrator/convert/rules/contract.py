@@ -333,7 +333,12 @@ def _other_containers(ctx: RuleContext, draft: Draft, legacy: dict[str, set[str]
                         index == ctx.main.index) or item.get("name") in seen:
                     continue
                 seen.add(str(item.get("name")))
-                _other_container(ctx, item, (*replica.template.spec.path, kind, index), names)
+                # The operators append their env to spec.containers only, never to init
+                # containers (kubeflow/trainer@v1.9.2 pkg/controller.v1/pytorch/envvar.go:49,
+                # xgboost/xgboost.go:72, jax/envvar.go:48): an init container read none of it
+                # and loses nothing; only the legacy host names it names matter.
+                _other_container(ctx, item, (*replica.template.spec.path, kind, index),
+                                 names if kind == "containers" else set())
 
 
 def _other_container(ctx: RuleContext, item: dict[str, Any], path: FieldPath,
