@@ -111,7 +111,7 @@ def scenarios(world: World) -> list[Scenario]:
     """The lifecycle scenarios every job is put through, addressed by the identities of
     ``world`` (the legacy one): the rank-0 node finishes first; everyone succeeds; the last
     node fails once, and more often than any default retry limit; the rank-0 node is OOM-killed
-    three times; the rank-0 node is evicted; the launcher fails (MPI)."""
+    three times; the rank-0 node is evicted; the launcher fails, and is evicted (MPI)."""
     identities = [pod.identity for pod in world.pods]
     nodes = sorted((i for i in identities if i.startswith("node-")), key=_identity_order)
     launchers = sorted(i for i in identities if i.startswith("launcher-"))
@@ -134,6 +134,7 @@ def scenarios(world: World) -> list[Scenario]:
         out.append(Scenario("rank 0 is evicted", (Event(first, "evict"),)))
     if launchers:
         out.append(Scenario("the launcher fails", (Event(launchers[0], "exit", 1),)))
+        out.append(Scenario("the launcher is evicted", (Event(launchers[0], "evict"),)))
     return out
 
 

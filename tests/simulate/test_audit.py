@@ -431,6 +431,18 @@ def test_mpi_v2_launcher_env(name: str, expected: dict[str, str | None]) -> None
                 if f.severity.value == "error" and f.path == "spec.mpiImplementation"]
 
 
+def test_an_evicted_v1_launcher_failed_the_job() -> None:
+    """mpijob_controller.go:600-601 at v1.9.2: a failed pod of a replica whose restartPolicy is
+    not ExitCode (here the OnFailure launcher, evicted) fails the MPIJob; the companion's
+    launcher Job replaces it (its backoffLimit is unlimited), and F536 says so."""
+    assert _outcome("mpi-v1-intel-bootstrap.yaml", Event("launcher-0", "evict")).phase == \
+        "Failed"
+    judged = _converted("mpi-v1-intel-bootstrap.yaml", companion_runtimes=True)
+    evicted = [(d.legacy, d.trainer, codes) for d, codes in judged.named
+               if d.path == "the launcher is evicted: phase"]
+    assert evicted == [("Failed", "Running", ("F536",))]
+
+
 def test_mpi_v2_launcher_job_and_ssh() -> None:
     """:1543 (the launcher Job's backoffLimit is runPolicy.backoffLimit, else the Job default
     of 6), :678 (launcherCreationPolicy), :1766-1785 (the SSH secret at sshAuthMountPath),
