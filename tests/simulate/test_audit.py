@@ -139,6 +139,8 @@ def test_pytorch_worker_only_never_fails_at_the_first_failure() -> None:
     assert [_env(world, "node-2", name) for name in (
         "MASTER_ADDR", "RANK", "WORLD_SIZE", "PET_NNODES", "PET_NPROC_PER_NODE")] == [
         None, None, None, "3", "auto"]
+    # initcontainer.go:116-120: no Master, no init container waiting for it
+    assert not [c for p in world.pods for c in p.spec.get("initContainers") or []]
     assert _outcome("pytorch-worker-only-never.yaml", Event("node-2", "exit", 1)).phase == \
         "Failed"
     # Trainer, companion runtime: the node Job carries backoffLimit 0 with restartPolicy Never,
