@@ -13,7 +13,9 @@ cited lines, never from this project's output.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -471,3 +473,39 @@ def test_mpi_operator_refuses_other_restart_policies(name: str) -> None:
         assert [f for f in _findings(name, **options)
                 if f.severity.value == "error" and f.path.endswith(".restartPolicy")]
 
+
+
+# --- the cases' own citations ----------------------------------------------------------------
+
+CITED = re.compile(r"((?:kubeflow|kubernetes-sigs|kubernetes)/[\w-]+)@(v[\d.]+) (\S+?):(\d+)")
+
+
+def _cited(case: Path) -> list[tuple[str, str, str, int]]:
+    """(repo, tag, path, line) of every citation in the case's leading comment; a citation
+    without a repository (``pod.go:424``) is of the last repository named before it."""
+    head = []
+    for line in case.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        head.append(line)
+    return [(repo, tag, path, int(line)) for repo, tag, path, line in
+            CITED.findall(" ".join(head))]
+
+
+def test_every_case_citation_names_a_line_of_that_file_at_that_tag() -> None:
+    """With TRAINJOB_UPSTREAM_MIRRORS (bare clones as <owner>+<name>/repo), each cited file
+    exists at its tag and has the cited line."""
+    root = os.environ.get("TRAINJOB_UPSTREAM_MIRRORS")
+    if not root:
+        pytest.skip("no upstream mirror (TRAINJOB_UPSTREAM_MIRRORS) at hand")
+    wrong = []
+    for case in CASES:
+        cited = _cited(case)
+        assert cited, case.name
+        for repo, tag, path, line in cited:
+            git_dir = Path(root) / repo.replace("/", "+") / "repo"
+            shown = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{tag}:{path}"],
+                                   capture_output=True, text=True, check=False)
+            if shown.returncode != 0 or len(shown.stdout.splitlines()) < line:
+                wrong.append(f"{case.name}: {repo}@{tag} {path}:{line}")
+    assert not wrong, "\n".join(wrong)
