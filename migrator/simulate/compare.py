@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from migrator.check import quantity
@@ -70,6 +70,26 @@ class Difference:
     def __str__(self) -> str:
         where = f"{self.identity}: " if self.identity else ""
         return f"{where}{self.path}: {_short(self.legacy)} -> {_short(self.trainer)}"
+
+
+def with_config_maps(world: World, maps: Mapping[str, Mapping[str, Any]]) -> World:
+    """``world`` with the data of every ConfigMap of ``maps`` (by name) a pod mounts written
+    into that volume (``configMap.data``): what a container reads from the file is compared
+    like its env, the world's addresses normalised (a legacy host name listed in the file reads
+    as the pod it reached; carried into the TrainJob, it stays literal)."""
+    if not maps:
+        return world
+
+    def volume(item: Any) -> Any:
+        source = item.get("configMap") if isinstance(item, Mapping) else None
+        if not isinstance(source, Mapping) or str(source.get("name")) not in maps:
+            return item
+        return {**item, "configMap": {**source, "data": dict(maps[str(source.get("name"))])}}
+
+    pods = tuple(replace(pod, spec={**pod.spec, "volumes": [
+        volume(item) for item in pod.spec.get("volumes") or []]})
+        if pod.spec.get("volumes") else pod for pod in world.pods)
+    return replace(world, pods=pods)
 
 
 def pods(legacy: World, trainer: World) -> list[Difference]:
