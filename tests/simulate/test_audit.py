@@ -392,6 +392,22 @@ def test_paddle_env() -> None:
     assert _env(ps, workers[0], "PADDLE_MASTER") == "pd-ps-master-0:36543"
 
 
+def test_jax_and_paddle_success_and_failure_rules() -> None:
+    """jaxjob_controller.go:331-410 at v1.9.2: a JAXJob succeeds when every worker has, a
+    failed pod of a Never replica fails it, any other policy restarts (an evicted OnFailure pod
+    is recreated, common/pod.go:352). paddlepaddle_controller.go UpdateJobStatus: with a Master
+    (parameter-server mode) the Master's success is the job's; collective mode waits for every
+    worker."""
+    assert _outcome("jax-multi-process.yaml", Event("node-0", "exit", 0)).phase == "Running"
+    assert _outcome("jax-multi-process.yaml", Event("node-3", "exit", 1)).phase == "Failed"
+    evicted = _outcome("jax-onfailure-port.yaml", Event("node-0", "evict"))
+    assert (evicted.phase, [s.reaction for s in evicted.steps]) == ("Running", ["recreated"])
+    ps = _world("paddle-ps.yaml")
+    [master] = [p.identity for p in ps.pods if p.group == "master"]
+    assert _outcome("paddle-ps.yaml", Event(master, "exit", 0)).phase == "Succeeded"
+    assert _outcome("paddle-collective-gpu.yaml", Event("node-0", "exit", 0)).phase == "Running"
+
+
 def test_jax_env() -> None:
     """jax/envvar.go:48-73 and jax_types.go:27: every container, coordinator worker-0:6666."""
     world = _world("jax-multi-process.yaml")
