@@ -355,6 +355,24 @@ def test_xgboost_env_in_every_container() -> None:
     assert _env(world, "node-0", "WORKER_ADDRS") == "xgb-env-worker-0,xgb-env-worker-1"
 
 
+def test_the_operators_appended_env_wins_over_the_containers_own() -> None:
+    """xgboost.go:72-96: the operator appends after the template's env and the last of a name
+    is what the process sees: MASTER_ADDR is the master's service, PYTHONUNBUFFERED 1. The
+    TrainJob does not bring the values the process never saw back to life."""
+    world = _world("xgboost-user-env-collide.yaml")
+    assert (_env(world, "node-1", "MASTER_ADDR"), _env(world, "node-1", "PYTHONUNBUFFERED"),
+            _env(world, "node-1", "DATA")) == ("xgb-col-master-0", "1", "/data")
+    for options in MODES.values():
+        judged = _converted("xgboost-user-env-collide.yaml", **options)
+        assert judged.simulation is not None
+        after = judged.simulation.trainer
+        assert (_env(after, "node-1", "MASTER_ADDR"), _env(after, "node-1", "PYTHONUNBUFFERED"),
+                _env(after, "node-1", "DATA")) == (None, "1", "/data")
+    # an env the operator adds only when the container has none (mpijob_controller.go:1110-
+    # 1127 at v1.9.2) is the container's own: it is not dropped as overridden
+    assert not [f for f in _findings("mpi-v1-intel-bootstrap.yaml") if f.code == "C417"]
+
+
 def test_xgboost_backoff_limit_counts_restarts() -> None:
     """common/job.go:192-206 and core/job.go:132: with OnFailure and backoffLimit 2 the second
     restart fails the job."""

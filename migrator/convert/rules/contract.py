@@ -38,12 +38,17 @@ OTHER_CONTAINER_READS, OTHER_CONTAINER_ENTRYPOINT = "C412", "C413"
 SELECTOR_STALE, SELECTOR_NEVER = "P313", "P314"
 LEGACY_NAMES = "C416"
 NPROC_FLAG = re.compile(r"--nproc[-_]per[-_]node\b")
+# Env a legacy operator adds only when the container has none of that name: the container's own
+# is what ran (kubeflow/trainer@v1.9.2 pkg/controller.v1/mpi/mpijob_controller.go:1110-1127,
+# hasIntelMPIBootstrapValues), so it is never "overridden".
+ADDED_WHEN_ABSENT = frozenset({"I_MPI_HYDRA_BOOTSTRAP", "I_MPI_HYDRA_BOOTSTRAP_EXEC"})
 ACCELERATOR = re.compile(r"neuron|habana|gaudi|google\.com/tpu|/mig-", re.IGNORECASE)
 
 
 def apply(ctx: RuleContext, draft: Draft) -> None:
     legacy = _legacy_env(ctx)
-    apply_contract(ctx.main, draft, ctx.ledger, ctx.spec, ctx.runtime, legacy)
+    dropped = apply_contract(ctx.main, draft, ctx.ledger, ctx.spec, ctx.runtime, legacy)
+    _drop_from_companion(ctx, draft, dropped)
     _cpu_processes(ctx, draft)
     _other_containers(ctx, draft, legacy)
     _legacy_selectors(ctx)
@@ -75,16 +80,44 @@ def _legacy_env(ctx: RuleContext) -> dict[str, set[str]]:
 
 
 def apply_contract(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
-                   runtime: RuntimeSpec, legacy: dict[str, set[str]]) -> None:
-    """Adjust ``draft.trainer`` for the target runtime and report contract changes."""
-    _env(main, draft, ledger, spec, runtime, legacy.get("primary", set()))
+                   runtime: RuntimeSpec, legacy: dict[str, set[str]]) -> set[str]:
+    """Adjust ``draft.trainer`` for the target runtime and report contract changes; the names
+    of the env dropped because the legacy operator overrode them (C417)."""
+    dropped = _env(main, draft, ledger, spec, runtime,
+                   legacy.get("primary", set()) - ADDED_WHEN_ABSENT)
     _launcher(main, draft, ledger, spec, legacy["main"])
     _legacy_references(main, draft, ledger, spec, _provided(draft, spec, legacy))
     _accelerators(main, draft, ledger)
+    return dropped
+
+
+def _drop_from_companion(ctx: RuleContext, draft: Draft, names: set[str]) -> None:
+    """The env C417 dropped from trainer.env, dropped from the companion template of the same
+    container too (the template keeps the container's own env; Trainer merges trainer.env over
+    it, so a value left there would still reach the process)."""
+    if not names or draft.companion is None:
+        return
+    for replica in ctx.job.replicas:
+        if tuple(ctx.main.path[:len(replica.path)]) != tuple(replica.path):
+            continue
+        template = draft.companion.templates.get(replica.job)
+        spec = template.get("spec") if isinstance(template, dict) else None
+        containers = spec.get("containers") if isinstance(spec, dict) else None
+        if not isinstance(containers, list) or ctx.main.index >= len(containers):
+            return
+        env = containers[ctx.main.index].get("env")
+        if isinstance(env, list):
+            for index in reversed(range(len(env))):
+                if isinstance(env[index], dict) and env[index].get("name") in names:
+                    del env[index]
+            if not env:
+                del containers[ctx.main.index]["env"]
+        return
 
 
 def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
-         runtime: RuntimeSpec, overridden: set[str]) -> None:
+         runtime: RuntimeSpec, overridden: set[str]) -> set[str]:
+    dropped: set[str] = set()
     env = draft.trainer.get("env")
     source = main.node.get("env") or []
     index_of = _SourceIndex(source)
@@ -95,6 +128,7 @@ def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
             if isinstance(name, str) and name in overridden and name not in spec.injected_env \
                     and name not in runtime.reserved_env:
                 del env[index]
+                dropped.add(name)
                 origin = index_of(name)
                 where = (*main.path, "env", origin) if origin is not None else main.path
                 ledger.report("C417", where, f"env {name} was dropped: the legacy operator "
@@ -138,6 +172,7 @@ def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
                           "of a name is the one the process sees", consume=False)
     if env is not None and not env:
         del draft.trainer["env"]
+    return dropped
 
 
 def report_quoted_env(ledger: Ledger, path: FieldPath) -> None:
