@@ -426,6 +426,32 @@ def test_jax_and_paddle_success_and_failure_rules() -> None:
     assert _outcome("paddle-collective-gpu.yaml", Event("node-0", "exit", 0)).phase == "Running"
 
 
+def test_jax_exit_code_and_paddle_default_policy() -> None:
+    """core/pod.go:84 and common/pod.go:352,367: ExitCode on a JAXJob; paddlepaddle_types.go:31
+    and common/job.go:192: a PaddleJob restarts in place without a limit by default."""
+    world = _world("jax-exitcode-backoff.yaml")
+    assert {p.spec["restartPolicy"] for p in world.pods} == {"Never"}
+    assert _outcome("jax-exitcode-backoff.yaml", Event("node-1", "exit", 3)).phase == "Failed"
+    retried = _outcome("jax-exitcode-backoff.yaml", Event("node-1", "exit", 137))
+    assert [s.reaction for s in retried.steps] == ["recreated"]
+    paddle = _world("paddle-defaulted-onfailure.yaml")
+    assert {p.spec["restartPolicy"] for p in paddle.pods} == {"OnFailure"}
+    assert _outcome("paddle-defaulted-onfailure.yaml", Event("node-2", "exit", 1, 8)).phase == \
+        "Running"
+
+
+def test_mpi_v1_launcher_env_goes_to_the_first_container() -> None:
+    """mpijob_controller.go:1084,1138 at v1.9.2: the launcher's env and mounts go to
+    Containers[0] whatever mainContainer says."""
+    launcher = _world("mpi-v1-main-container.yaml").pod("launcher-0")
+    assert launcher is not None
+    first, second = launcher.spec["containers"]
+    assert (first["name"], second["name"]) == ("logs", "trainer")
+    assert env_value(first.get("env") or [], "OMPI_MCA_orte_default_hostfile") == \
+        "/etc/mpi/hostfile"
+    assert env_value(second.get("env") or [], "OMPI_MCA_orte_default_hostfile") is None
+
+
 def test_jax_env() -> None:
     """jax/envvar.go:48-73 and jax_types.go:27: every container, coordinator worker-0:6666."""
     world = _world("jax-multi-process.yaml")
