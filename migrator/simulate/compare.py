@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from migrator.check import quantity
@@ -72,6 +72,26 @@ class Difference:
         return f"{where}{self.path}: {_short(self.legacy)} -> {_short(self.trainer)}"
 
 
+def with_config_maps(world: World, maps: Mapping[str, Mapping[str, Any]]) -> World:
+    """``world`` with the data of every ConfigMap of ``maps`` (by name) a pod mounts written
+    into that volume (``configMap.data``): what a container reads from the file is compared
+    like its env, the world's addresses normalised (a legacy host name listed in the file reads
+    as the pod it reached; carried into the TrainJob, it stays literal)."""
+    if not maps:
+        return world
+
+    def volume(item: Any) -> Any:
+        source = item.get("configMap") if isinstance(item, Mapping) else None
+        if not isinstance(source, Mapping) or str(source.get("name")) not in maps:
+            return item
+        return {**item, "configMap": {**source, "data": dict(maps[str(source.get("name"))])}}
+
+    pods = tuple(replace(pod, spec={**pod.spec, "volumes": [
+        volume(item) for item in pod.spec.get("volumes") or []]})
+        if pod.spec.get("volumes") else pod for pod in world.pods)
+    return replace(world, pods=pods)
+
+
 def pods(legacy: World, trainer: World) -> list[Difference]:
     """Every difference between the pods the two worlds create, paired by identity."""
     left, right = _normalised(legacy), _normalised(trainer)
@@ -111,7 +131,7 @@ def scenarios(world: World) -> list[Scenario]:
     """The lifecycle scenarios every job is put through, addressed by the identities of
     ``world`` (the legacy one): the rank-0 node finishes first; everyone succeeds; the last
     node fails once, and more often than any default retry limit; the rank-0 node is OOM-killed
-    three times; the rank-0 node is evicted; the launcher fails (MPI)."""
+    three times; the rank-0 node is evicted; the launcher fails, and is evicted (MPI)."""
     identities = [pod.identity for pod in world.pods]
     nodes = sorted((i for i in identities if i.startswith("node-")), key=_identity_order)
     launchers = sorted(i for i in identities if i.startswith("launcher-"))
@@ -134,6 +154,7 @@ def scenarios(world: World) -> list[Scenario]:
         out.append(Scenario("rank 0 is evicted", (Event(first, "evict"),)))
     if launchers:
         out.append(Scenario("the launcher fails", (Event(launchers[0], "exit", 1),)))
+        out.append(Scenario("the launcher is evicted", (Event(launchers[0], "evict"),)))
     return out
 
 
@@ -232,7 +253,8 @@ def _diff(before: Any, after: Any, path: str) -> Iterator[tuple[str, Any, Any]]:
 
 
 def _diff_named(before: list[Any], after: list[Any], path: str) -> Iterator[tuple[str, Any, Any]]:
-    left, right = _by_name(before), _by_name(after)
+    last = path.endswith(".env") or path == "env"
+    left, right = _by_name(before, last=last), _by_name(after, last=last)
     for name in sorted(set(left) | set(right)):
         yield from _diff(left.get(name, _MISSING), right.get(name, _MISSING), f"{path}[{name}]")
 
@@ -243,11 +265,19 @@ def _named(items: Any) -> bool:
                                               (str, int)) for item in items))
 
 
-def _by_name(items: Iterable[Any]) -> dict[str, Any]:
+def _by_name(items: Iterable[Any], *, last: bool = False) -> dict[str, Any]:
+    """The items by name. With ``last`` (a container's ``env``), the last item of a name wins:
+    the kubelet builds the environment in order, a later variable replacing an earlier one of
+    the same name (as ``legacy_common.env_value`` reads it), so an operator's variable appended
+    after the user's own of that name is the one the process sees. Elsewhere a name is unique
+    (the API server refuses duplicate containers, volumes and port names); the first is kept."""
     out: dict[str, Any] = {}
     for item in items:
         key = str(item.get("name", item.get("containerPort")))
-        out.setdefault(key, item)
+        if last:
+            out[key] = item
+        else:
+            out.setdefault(key, item)
     return out
 
 

@@ -21,7 +21,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from migrator.simulate import legacy_mpi, legacy_training
-from migrator.simulate.legacy_common import Cleanup, React, Rejected, as_str, play
+from migrator.simulate.legacy_common import (
+    C_REQUESTS_LIMITS,
+    Cleanup,
+    React,
+    Rejected,
+    as_str,
+    play,
+    refused_resources,
+)
 from migrator.simulate.model import Outcome, Phase, Scenario, World
 
 __all__ = ["Rejected", "outcome", "world"]
@@ -46,9 +54,13 @@ def outcome(job: Mapping[str, Any], scenario: Scenario, *,
 def _simulation(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[
         World, React, str, Cleanup]:
     try:
-        return _route(job, gang_scheduler)
+        built = _route(job, gang_scheduler)
     except RecursionError:
         raise Rejected(["the job nests too deeply to simulate"]) from None
+    refused = refused_resources(built[0])
+    if refused:
+        raise Rejected(refused, [C_REQUESTS_LIMITS])
+    return built
 
 
 def _route(job: Mapping[str, Any], gang_scheduler: str | None) -> tuple[

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from migrator.simulate.model import Citation, Event, Outcome, Phase, Scenario, Step, World
+from migrator.simulate.trainer_values import quantity
 
 TRAINING_OPERATOR = ("kubeflow/trainer", "v1.9.2")  # the training-operator history, tag v1.9.2
 MPI_OPERATOR = ("kubeflow/mpi-operator", "v0.8.0")
@@ -39,6 +40,34 @@ def cite(where: tuple[str, str], path: str, line: int, says: str, token: str) ->
     citation = Citation(where[0], where[1], path, line, says)
     CITED[citation] = token
     return citation
+
+
+C_REQUESTS_LIMITS = cite(K8S_API, "core/v1/types.go", 2840,
+                         "a request above its limit: the API server refuses the pod",
+                         "Requests cannot exceed Limits.")
+
+
+def refused_resources(world: World) -> list[str]:
+    """Why the API server refuses pods of ``world``: a container requesting more of a resource
+    than its limit (the operator's pod creation fails; the job never runs)."""
+    out = []
+    for pod in world.pods:
+        for kind in ("initContainers", "containers"):
+            for item in pod.spec.get(kind) or []:
+                resources = item.get("resources") if isinstance(item, Mapping) else None
+                if not isinstance(resources, Mapping):
+                    continue
+                limits = resources.get("limits")
+                requests = resources.get("requests")
+                if not isinstance(limits, Mapping) or not isinstance(requests, Mapping):
+                    continue
+                for key, value in requests.items():
+                    asked, cap = quantity(value), quantity(limits.get(key))
+                    if asked is not None and cap is not None and asked > cap:
+                        out.append(f"{pod.identity}: container {item.get('name')} requests "
+                                   f"{key} {value} above its limit {limits.get(key)}: the API "
+                                   "server refuses the pod")
+    return out
 
 
 class Rejected(ValueError):

@@ -57,9 +57,12 @@ class CannotSimulate(ValueError):
 
 
 def simulate(job: Mapping[str, Any], outputs: Iterable[Mapping[str, Any]], version: str,
-             runtimes: Iterable[Mapping[str, Any]] = ()) -> Simulation:
+             runtimes: Iterable[Mapping[str, Any]] = (),
+             config_maps: Mapping[str, Mapping[str, Any]] | None = None) -> Simulation:
     """Simulate ``job`` under its legacy operator and its conversion ``outputs`` under Trainer
-    ``version`` ("2.2", "2.3"); ``runtimes`` are more runtimes the TrainJob may reference."""
+    ``version`` ("2.2", "2.3"); ``runtimes`` are more runtimes the TrainJob may reference,
+    ``config_maps`` the data of ConfigMaps beside the job (by name), which both sides' pods
+    read alike from the volumes that mount them."""
     written = [obj for obj in outputs if isinstance(obj, Mapping)]
     trainjob = next((obj for obj in written if obj.get("kind") == "TrainJob"), None)
     if trainjob is None:
@@ -76,7 +79,8 @@ def simulate(job: Mapping[str, Any], outputs: Iterable[Mapping[str, Any]], versi
     trainjob = _resumed(trainjob, ("spec", "suspend"))
     before = legacy.world(job)
     after = trainer.world(trainjob, runtime, version)
-    differences += compare.pods(before, after)
+    differences += compare.pods(compare.with_config_maps(before, config_maps or {}),
+                                compare.with_config_maps(after, config_maps or {}))
     outcomes = []
     for scenario in compare.scenarios(before):
         pair = (legacy.outcome(job, scenario),
@@ -131,6 +135,7 @@ def judge(text: str, result: TextResult, version: str,
     documents of the stream; templates and embedded jobs are known only once rendered)."""
     chunks = {chunk.line: chunk for chunk in stream.split(text)}
     known = list(runtimes)
+    config_maps = _config_maps(chunks.values())
     out = []
     for doc in result.documents:
         chunk = chunks.get(doc.line)
@@ -142,13 +147,30 @@ def judge(text: str, result: TextResult, version: str,
         try:
             job = yamlio.plain(yamlio.load(chunk.body))
             outputs = _load_all(doc.text)
-            simulation = simulate(job, outputs, version, known)
+            simulation = simulate(job, outputs, version, known, config_maps)
         except (ValueError, yamlio.DocumentError, YAMLError) as exc:  # CannotSimulate too
             out.append(Judged(doc.line, title, None, why_not=str(exc)))
             continue
         named = attribute.attribute(simulation.differences, doc.findings, job,
                                     simulation.legacy)
         out.append(Judged(doc.line, title, simulation, tuple(named)))
+    return out
+
+
+def _config_maps(chunks: Iterable[stream.Chunk]) -> dict[str, Mapping[str, Any]]:
+    """The data of every ConfigMap of the stream, by name."""
+    out: dict[str, Mapping[str, Any]] = {}
+    for chunk in chunks:
+        if "ConfigMap" not in chunk.body:
+            continue
+        try:
+            node = yamlio.plain(yamlio.load(chunk.body))
+        except (ValueError, yamlio.DocumentError, YAMLError, RecursionError):
+            continue
+        if isinstance(node, Mapping) and node.get("kind") == "ConfigMap":
+            metadata, data = node.get("metadata"), node.get("data")
+            if isinstance(metadata, Mapping) and isinstance(data, Mapping):
+                out[str(metadata.get("name"))] = data
     return out
 
 

@@ -51,6 +51,7 @@ from migrator.simulate.trainer_values import (
     integer,
     mapping,
     plain,
+    quantity,
     seq,
     strategic_merge,
     strings,
@@ -156,6 +157,7 @@ def _finish(build: Build, trainjob: Mapping[str, Any], runtime: Mapping[str, Any
     _patch(build, spec, jobset_spec, labels, annotations)
     _count(build)
     _resources(build)
+    _refused_resources(build)
     policy = mapping(build.ml_policy)
     if policy.get("torch") is not None:
         enforce_torch(build)
@@ -276,6 +278,27 @@ def _count(build: Build) -> None:
             build.cite("count_trainer_mlpolicy")
         build.counts[index] = max(count if count is not None else 1, 1)
     build.cite("count_parallelism", "count_min_one")
+
+
+def _refused_resources(build: Build) -> None:
+    """A container whose request of a resource exceeds its limit (after resourcesPerNode was
+    applied) is refused by the API server: the Job controller creates none of its job's pods, and
+    the TrainJob never runs."""
+    for job in build.jobs:
+        pod = mapping(mapping(mapping(job.get("template")).get("spec")).get("template"))
+        for kind in ("initContainers", "containers"):
+            for item in seq(mapping(pod.get("spec")).get(kind)):
+                resources = mapping(mapping(item).get("resources"))
+                limits, requests = mapping(resources.get("limits")), mapping(
+                    resources.get("requests"))
+                for key, value in requests.items():
+                    asked, cap = quantity(value), quantity(limits.get(key))
+                    if asked is not None and cap is not None and asked > cap:
+                        build.cite("k_requests_limits")
+                        raise BuildError(
+                            f"job {job.get('name')}: container {mapping(item).get('name')} "
+                            f"requests {key} {value} above its limit {limits.get(key)}: the API "
+                            "server refuses the pods, none runs")
 
 
 def _resources(build: Build) -> None:

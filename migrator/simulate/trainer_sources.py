@@ -977,6 +977,16 @@ ROWS: dict[str, dict[str, Row]] = {
             'DependsOn []DependsOn `json:"dependsOn,omitempty"',
             'dependsOn: a job starts once the named job is Ready or Complete'),
     },
+    'k_requests_limits': {
+        '2.2': Row(
+            'kubernetes/api', 'v0.35.2', 'core/v1/types.go', 2840,
+            'otherwise to an implementation-defined value. Requests cannot exceed Limits.',
+            'a request above its limit: the API server refuses the pod'),
+        '2.3': Row(
+            'kubernetes/api', 'v0.36.2', 'core/v1/types.go', 2848,
+            'otherwise to an implementation-defined value. Requests cannot exceed Limits.',
+            'a request above its limit: the API server refuses the pod'),
+    },
     'k_backoff': {
         '2.2': Row(
             'kubernetes/api', 'v0.35.2', 'batch/v1/types.go', 351,

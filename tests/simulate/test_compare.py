@@ -104,6 +104,7 @@ def test_scenarios_address_the_legacy_identities() -> None:
     named = {s.name: s.events for s in compare.scenarios(world)}
     assert named["a node fails once"] == (Event("node-10", "exit", 1),)
     assert named["the launcher fails"] == (Event("launcher-0", "exit", 1),)
+    assert named["the launcher is evicted"] == (Event("launcher-0", "evict"),)
     assert [e.identity for e in named["every pod succeeds"]] == [
         "node-1", "node-2", "node-10", "node-0", "launcher-0"]
 

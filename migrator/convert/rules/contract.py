@@ -38,12 +38,17 @@ OTHER_CONTAINER_READS, OTHER_CONTAINER_ENTRYPOINT = "C412", "C413"
 SELECTOR_STALE, SELECTOR_NEVER = "P313", "P314"
 LEGACY_NAMES = "C416"
 NPROC_FLAG = re.compile(r"--nproc[-_]per[-_]node\b")
+# Env a legacy operator adds only when the container has none of that name: the container's own
+# is what ran (kubeflow/trainer@v1.9.2 pkg/controller.v1/mpi/mpijob_controller.go:1110-1127,
+# hasIntelMPIBootstrapValues), so it is never "overridden".
+ADDED_WHEN_ABSENT = frozenset({"I_MPI_HYDRA_BOOTSTRAP", "I_MPI_HYDRA_BOOTSTRAP_EXEC"})
 ACCELERATOR = re.compile(r"neuron|habana|gaudi|google\.com/tpu|/mig-", re.IGNORECASE)
 
 
 def apply(ctx: RuleContext, draft: Draft) -> None:
     legacy = _legacy_env(ctx)
-    apply_contract(ctx.main, draft, ctx.ledger, ctx.spec, ctx.runtime, legacy)
+    dropped = apply_contract(ctx.main, draft, ctx.ledger, ctx.spec, ctx.runtime, legacy)
+    _drop_from_companion(ctx, draft, dropped)
     _cpu_processes(ctx, draft)
     _other_containers(ctx, draft, legacy)
     _legacy_selectors(ctx)
@@ -52,8 +57,10 @@ def apply(ctx: RuleContext, draft: Draft) -> None:
 def _legacy_env(ctx: RuleContext) -> dict[str, set[str]]:
     """The env the legacy operator set in this job, by where: ``main`` (the trainer's main
     container), ``all`` (every container), ``carried`` (set literally by a companion runtime
-    too). From mappings/common/legacy-operators.yaml and the job's facts."""
-    found: dict[str, set[str]] = {"main": set(), "all": set(), "carried": set()}
+    too), ``primary`` (the main container of the role whose container became the trainer's).
+    From mappings/common/legacy-operators.yaml and the job's facts."""
+    found: dict[str, set[str]] = {"main": set(), "all": set(), "carried": set(),
+                                  "primary": set()}
     operator = operators.load().get(ctx.spec.id)
     if operator is None:
         return found
@@ -63,6 +70,8 @@ def _legacy_env(ctx: RuleContext) -> dict[str, set[str]]:
         for item in additions.env if additions is not None else []:
             if facts.holds(item.when):
                 found["main"].add(item.name)
+                if tuple(ctx.main.path[:len(replica.path)]) == tuple(replica.path):
+                    found["primary"].add(item.name)
                 if additions is not None and additions.containers == "all":
                     found["all"].add(item.name)
                 if item.carry:
@@ -71,16 +80,44 @@ def _legacy_env(ctx: RuleContext) -> dict[str, set[str]]:
 
 
 def apply_contract(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
-                   runtime: RuntimeSpec, legacy: dict[str, set[str]]) -> None:
-    """Adjust ``draft.trainer`` for the target runtime and report contract changes."""
-    _env(main, draft, ledger, spec, runtime)
+                   runtime: RuntimeSpec, legacy: dict[str, set[str]]) -> set[str]:
+    """Adjust ``draft.trainer`` for the target runtime and report contract changes; the names
+    of the env dropped because the legacy operator overrode them (C417)."""
+    dropped = _env(main, draft, ledger, spec, runtime,
+                   legacy.get("primary", set()) - ADDED_WHEN_ABSENT)
     _launcher(main, draft, ledger, spec, legacy["main"])
     _legacy_references(main, draft, ledger, spec, _provided(draft, spec, legacy))
     _accelerators(main, draft, ledger)
+    return dropped
+
+
+def _drop_from_companion(ctx: RuleContext, draft: Draft, names: set[str]) -> None:
+    """The env C417 dropped from trainer.env, dropped from the companion template of the same
+    container too (the template keeps the container's own env; Trainer merges trainer.env over
+    it, so a value left there would still reach the process)."""
+    if not names or draft.companion is None:
+        return
+    for replica in ctx.job.replicas:
+        if tuple(ctx.main.path[:len(replica.path)]) != tuple(replica.path):
+            continue
+        template = draft.companion.templates.get(replica.job)
+        spec = template.get("spec") if isinstance(template, dict) else None
+        containers = spec.get("containers") if isinstance(spec, dict) else None
+        if not isinstance(containers, list) or ctx.main.index >= len(containers):
+            return
+        env = containers[ctx.main.index].get("env")
+        if isinstance(env, list):
+            for index in reversed(range(len(env))):
+                if isinstance(env[index], dict) and env[index].get("name") in names:
+                    del env[index]
+            if not env:
+                del containers[ctx.main.index]["env"]
+        return
 
 
 def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
-         runtime: RuntimeSpec) -> None:
+         runtime: RuntimeSpec, overridden: set[str]) -> set[str]:
+    dropped: set[str] = set()
     env = draft.trainer.get("env")
     source = main.node.get("env") or []
     index_of = _SourceIndex(source)
@@ -88,7 +125,16 @@ def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
         for index in reversed(range(len(env))):
             item = env[index]
             name = item.get("name") if isinstance(item, dict) else None
-            if name in runtime.reserved_env:
+            if isinstance(name, str) and name in overridden and name not in spec.injected_env \
+                    and name not in runtime.reserved_env:
+                del env[index]
+                dropped.add(name)
+                origin = index_of(name)
+                where = (*main.path, "env", origin) if origin is not None else main.path
+                ledger.report("C417", where, f"env {name} was dropped: the legacy operator "
+                              "appended its own after it, so the container never saw this "
+                              "value", consume=False)
+            elif name in runtime.reserved_env:
                 del env[index]
                 origin = index_of(name)
                 where = (*main.path, "env", origin) if origin is not None else main.path
@@ -103,12 +149,30 @@ def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
         if env is None:
             env = yamlio.new_seq()
             draft.set_trainer("env", env)
-        if not any(isinstance(e, dict) and e.get("name") == name for e in env):
+        own = [index for index, e in enumerate(env)
+               if isinstance(e, dict) and e.get("name") == name]
+        if not own:
             env.append(yamlio.new_map([("name", name), ("value", yamlio.quoted(value))]))
             ledger.report("C407", main.path, f"{name}={value} added to trainer.env (the legacy "
                           "operator injected it)", consume=False)
+            continue
+        # The operator APPENDED its value after the container's own (e.g. kubeflow/trainer@v1.9.2
+        # pkg/controller.v1/pytorch/envvar.go:55-59), and the kubelet gives a container the last
+        # variable of a name: the process saw the operator's value. Keep it, at the user's place.
+        first = env[own[0]]
+        if first.get("value") != value or "valueFrom" in first or len(own) > 1:
+            for index in reversed(own[1:]):
+                del env[index]
+            first.pop("valueFrom", None)
+            first["value"] = yamlio.quoted(value)
+            origin = index_of(name)
+            where = (*main.path, "env", origin) if origin is not None else main.path
+            ledger.report("C407", where, f"{name} is {value} in trainer.env: the legacy operator "
+                          "appended its own value after the container's, and the last variable "
+                          "of a name is the one the process sees", consume=False)
     if env is not None and not env:
         del draft.trainer["env"]
+    return dropped
 
 
 def report_quoted_env(ledger: Ledger, path: FieldPath) -> None:
@@ -304,7 +368,12 @@ def _other_containers(ctx: RuleContext, draft: Draft, legacy: dict[str, set[str]
                         index == ctx.main.index) or item.get("name") in seen:
                     continue
                 seen.add(str(item.get("name")))
-                _other_container(ctx, item, (*replica.template.spec.path, kind, index), names)
+                # The operators append their env to spec.containers only, never to init
+                # containers (kubeflow/trainer@v1.9.2 pkg/controller.v1/pytorch/envvar.go:49,
+                # xgboost/xgboost.go:72, jax/envvar.go:48): an init container read none of it
+                # and loses nothing; only the legacy host names it names matter.
+                _other_container(ctx, item, (*replica.template.spec.path, kind, index),
+                                 names if kind == "containers" else set())
 
 
 def _other_container(ctx: RuleContext, item: dict[str, Any], path: FieldPath,

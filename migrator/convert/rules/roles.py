@@ -126,20 +126,78 @@ def _merge_containers(primary: Replica, primary_main: Container, other: Replica,
                       (*other.template.spec.path, "containers"), ledger, consume=False)
 
 
+# Resources whose absent limit means no limit (a container may use all the node has); an absent
+# extended resource (nvidia.com/gpu, hugepages-*) means none.
+UNBOUNDED = frozenset({"cpu", "memory", "ephemeral-storage"})
+
+
 def _merge_resources(primary: Replica, other: Replica, theirs: Any, path: FieldPath,
                      draft: Draft, ledger: Ledger) -> None:
+    """Every node gets, per resource, the larger of the two roles' values: requests as the API
+    server defaults them (a limit without a request requests the limit: the ResourceRequirements
+    doc of k8s.io/api core/v1 types.go), and for cpu, memory and ephemeral-storage a limit only
+    when both roles had one (a role without a limit was unbounded, the larger "value": writing
+    the other role's limit would cap it, and could leave a request above its limit, which the
+    API server refuses for the pod)."""
+    mine = draft.trainer.get("resourcesPerNode")
+    mine = mine if isinstance(mine, dict) else {}
+    theirs = theirs if isinstance(theirs, dict) else {}
+    explicit: set[str] = set()
+    for side in (mine, theirs):
+        given = side.get("requests")
+        explicit.update(str(k) for k in (given if isinstance(given, dict) else {}))
+    (my_requests, my_limits), (their_requests, their_limits) = _effective(mine), _effective(theirs)
+    requests = _larger(my_requests, their_requests, set(my_requests) | set(their_requests))
+    limit_keys = {k for k in set(my_limits) | set(their_limits)
+                  if k not in UNBOUNDED or (k in my_limits and k in their_limits)}
+    limits = _larger(my_limits, their_limits, limit_keys)
+    for key in [k for k in requests if k not in explicit and k in limits
+                and _same_quantity(requests[k], limits[k])]:
+        del requests[key]  # the API server defaults it from the limit again
     merged = draft.trainer.get("resourcesPerNode")
-    if merged is None:
+    if not isinstance(merged, dict):
         merged = yamlio.new_map()
-    for section in ("requests", "limits"):
-        for key, value in ((theirs or {}).get(section) or {}).items():
-            current = (merged.get(section) or {}).get(key)
-            if current is None or _bigger(value, current):
-                merged.setdefault(section, yamlio.new_map())[key] = value
+    for section, values in (("requests", requests), ("limits", limits)):
+        current = merged.get(section)
+        if not values:
+            merged.pop(section, None)
+            continue
+        if not isinstance(current, dict):
+            current = merged[section] = yamlio.new_map()
+        for key in [k for k in current if str(k) not in values]:
+            del current[key]
+        for key, value in values.items():
+            if current.get(key) != value:
+                current[key] = value
     quantity.as_api_values(merged)
     draft.trainer["resourcesPerNode"] = merged
     ledger.report("P307", path, f"{other.role} and {primary.role} request different resources; "
-                  "every node gets the per-resource maximum")
+                  "every node gets the per-resource maximum (no limit where a role had none)")
+
+
+def _effective(resources: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(requests, limits) as the API server defaults them: a limit without a request of that
+    resource requests the limit."""
+    def section(name: str) -> dict[str, Any]:
+        values = resources.get(name) if isinstance(resources, dict) else None
+        return {str(k): v for k, v in values.items()} if isinstance(values, dict) else {}
+    requests, limits = section("requests"), section("limits")
+    for key, value in limits.items():
+        requests.setdefault(key, value)
+    return requests, limits
+
+
+def _larger(first: dict[str, Any], second: dict[str, Any], keys: set[str]) -> dict[str, Any]:
+    out = {}
+    for key in keys:
+        a, b = first.get(key), second.get(key)
+        out[key] = b if a is None or (b is not None and _bigger(b, a)) else a
+    return out
+
+
+def _same_quantity(first: Any, second: Any) -> bool:
+    a, b = quantity.parse(first), quantity.parse(second)
+    return a is not None and a == b
 
 
 def _bigger(value: Any, current: Any) -> bool:

@@ -302,8 +302,8 @@ def _max_restarts(call: Call, path: FieldPath, value: int) -> None:
         env.append(yamlio.new_map([("name", "PET_MAX_RESTARTS"),
                                    ("value", yamlio.quoted(str(value)))]))
     call.ledger.mapped(path, "spec.trainer.env[name=PET_MAX_RESTARTS]")
-    call.ledger.report("F503", path, f"maxRestarts {value} became PET_MAX_RESTARTS (torchrun "
-                       "restarts workers in place; pods are not restarted)", consume=False)
+    call.ledger.report("F503", path, f"maxRestarts {value} is carried as PET_MAX_RESTARTS, the "
+                       "variable the legacy operator set for torchrun", consume=False)
 
 
 def _resource(resources: Any, name: str) -> Any:
