@@ -410,6 +410,54 @@ def _framework(legacy_kind: str | None, policy: Mapping[str, Any], rule: Rules) 
     return name
 
 
+@functools.lru_cache(maxsize=1)
+def variant_reasons() -> dict[str, str]:
+    """``variantReasons`` of ``mappings/shared-runtimes.yaml``: why variants stay apart."""
+    from ruamel.yaml import YAML
+
+    from migrator.settings import mappings_dir
+
+    data = YAML(typ="safe", pure=True).load(
+        (mappings_dir() / "shared-runtimes.yaml").read_text(encoding="utf-8"))
+    return {str(key): " ".join(str(value).split())
+            for key, value in data["variantReasons"].items()}
+
+
+_STEP = re.compile(r"^spec\.template\.spec\.replicatedJobs\[(?P<job>[^\]]+)\]"
+                   r"(?P<rest>.*)$")
+_CONTAINER = re.compile(r"^\.template\.spec\.template\.spec\.(?P<kind>containers|initContainers)"
+                        r"(?:\[(?P<name>[^\]]+)\](?P<field>\.[^.\[]+)?)?")
+
+
+def why_apart(path: str, runtime: Mapping[str, Any], ancestor_label: str) -> str:
+    """The ``variantReasons`` key for a field (``path`` as the catalog's index spells it:
+    ``spec.template.spec.replicatedJobs[node].template.spec.backoffLimit``) in which two
+    shared runtimes of one shape differ: where it stands says why no TrainJob can set it."""
+    if path.startswith("spec.mlPolicy"):
+        return "mlPolicy"
+    if path.startswith("spec.podGroupPolicy"):
+        return "podGroupPolicy"
+    step = _STEP.match(path)
+    if step is None:
+        return "jobSet"
+    rest = step.group("rest")
+    if not rest.startswith(".template.spec.template.spec"):
+        return "job"  # the job's own fields, its labels, its Job spec
+    container = _CONTAINER.match(rest)
+    if container is None:
+        return "pod"
+    if container.group("name") is None or container.group("field") is None \
+            or container.group("name").isdigit():  # (an index: the names differ there)
+        return "containerList"
+    if container.group("kind") == "containers" and container.group("name") == NODE:
+        jobs = _get(runtime, "spec", "template", "spec", "replicatedJobs") or []
+        job = next((item for item in jobs if isinstance(item, dict)
+                    and str(item.get("name")) == step.group("job")), None)
+        ancestor = _get(job, "template", "metadata", "labels", ancestor_label)
+        return "trainerContainer" if ancestor == TRAINER else "workerNode"
+    return "container"
+
+
 def content_hash(body: Mapping[str, Any]) -> str:
     """The hash that names a runtime's content (canonical JSON, sorted keys)."""
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
