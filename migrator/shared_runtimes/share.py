@@ -423,6 +423,9 @@ def variant_reasons() -> dict[str, str]:
             for key, value in data["variantReasons"].items()}
 
 
+# Fields of the trainer's node container the split moves into trainer.* only where the effect
+# is the same (``_move_trainer``): image, command and args always move; env and resources may stay.
+TRAINER_KEPT = ("env", "resources")
 _STEP = re.compile(r"^spec\.template\.spec\.replicatedJobs\[(?P<job>[^\]]+)\]"
                    r"(?P<rest>.*)$")
 _CONTAINER = re.compile(r"^\.template\.spec\.template\.spec\.(?P<kind>containers|initContainers)"
@@ -454,7 +457,10 @@ def why_apart(path: str, runtime: Mapping[str, Any], ancestor_label: str) -> str
         job = next((item for item in jobs if isinstance(item, dict)
                     and str(item.get("name")) == step.group("job")), None)
         ancestor = _get(job, "template", "metadata", "labels", ancestor_label)
-        return "trainerContainer" if ancestor == TRAINER else "workerNode"
+        if ancestor != TRAINER:
+            return "workerNode"
+        return "trainerKept" if container.group("field")[1:] in TRAINER_KEPT \
+            else "trainerContainer"
     return "container"
 
 

@@ -61,8 +61,11 @@ def api_defaulted(spec: Any) -> Any:
             if not isinstance(item, dict) or item.get("imagePullPolicy") is not None:
                 continue
             image = item.get("image")
-            match = _PLAIN_IMAGE.fullmatch(image) if isinstance(image, str) else None
-            if match is not None and len(image) < 200 and not re.fullmatch("[a-f0-9]{64}", image):
+            if not isinstance(image, str) or len(image) > 200 \
+                    or re.fullmatch("[a-f0-9]{64}", image):
+                continue
+            match = _PLAIN_IMAGE.fullmatch(image)
+            if match is not None:
                 item["imagePullPolicy"] = "Always" if match.group("tag") in (None, "latest") \
                     else "IfNotPresent"
     return spec

@@ -19,7 +19,7 @@ from tests.fidelity.test_oracle import EXAMPLES, KINDS, jobs
 from tests.shared_runtimes.helpers import MANAGER, api_defaulted, companions, differences
 from tests.shared_runtimes.test_ungroup import _check as ungroup_problems
 
-TORCH = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+TORCH: dict[str, Any] = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
          "metadata": {"name": "j", "namespace": "ns"},
          "spec": {"pytorchReplicaSpecs": {"Master": {"replicas": 1, "template": {"spec": {
              "containers": [{"name": "pytorch", "image": "IMAGE",
