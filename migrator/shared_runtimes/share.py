@@ -103,9 +103,10 @@ class Split(FrozenValue):
 
 
 def split(trainjob: Mapping[str, Any], runtime: Mapping[str, Any], rule: Rules,
-          legacy_kind: str | None, manager: str) -> Split | str:
+          legacy_kind: str | None, manager: str, *, as_written: bool = False) -> Split | str:
     """``trainjob`` with its companion ``runtime`` as a TrainJob on a shared runtime, or why
-    the job keeps its companion (a sentence)."""
+    the job keeps its companion (a sentence). ``as_written``: image pull policies stay as the
+    companion has them (the shape of earlier versions, reused when a folder holds it)."""
     job = copy.deepcopy(dict(trainjob))
     shape = copy.deepcopy(dict(runtime))
     spec = job.get("spec")
@@ -124,7 +125,8 @@ def split(trainjob: Mapping[str, Any], runtime: Mapping[str, Any], rule: Rules,
     trainer = spec.get("trainer")
     if isinstance(trainer, dict):
         _move_trainer(trainer, policy, jobs, rule, sets)
-    _drop_default_pull_policies(jobs, trainer if isinstance(trainer, dict) else {}, rule)
+    if not as_written:
+        _drop_default_pull_policies(jobs, trainer if isinstance(trainer, dict) else {}, rule)
     patch_jobs = [entry for entry in (_job_patch(item, rule) for item in jobs) if entry]
     patch_template: dict[str, Any] = {}
     metadata = _pop_metadata(_get(shape_spec, "template"), rule)

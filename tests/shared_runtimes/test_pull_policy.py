@@ -128,5 +128,10 @@ def test_generated_pull_policies_run_alike_and_ungroup(kind: str, data: st.DataO
             problems.append(f"not split: {split}")
             continue
         problems += differences(job, runtime, split, target)
+        written = share.split(job, runtime, share.rules(target), legacy_kind, MANAGER,
+                              as_written=True)  # (what a folder of an earlier version holds)
+        assert not isinstance(written, str)
+        assert written.trainjob["spec"]["trainer"] == split.trainjob["spec"]["trainer"]
+        problems += [f"as written: {d}" for d in differences(job, runtime, written, target)]
     problems += ungroup_problems(text, target)
     assert not problems, "\n".join([text, *problems])
