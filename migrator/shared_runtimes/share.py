@@ -103,9 +103,10 @@ class Split(FrozenValue):
 
 
 def split(trainjob: Mapping[str, Any], runtime: Mapping[str, Any], rule: Rules,
-          legacy_kind: str | None, manager: str) -> Split | str:
+          legacy_kind: str | None, manager: str, *, as_written: bool = False) -> Split | str:
     """``trainjob`` with its companion ``runtime`` as a TrainJob on a shared runtime, or why
-    the job keeps its companion (a sentence)."""
+    the job keeps its companion (a sentence). ``as_written``: image pull policies stay as the
+    companion has them (the shape of earlier versions, reused when a folder holds it)."""
     job = copy.deepcopy(dict(trainjob))
     shape = copy.deepcopy(dict(runtime))
     spec = job.get("spec")
@@ -124,6 +125,8 @@ def split(trainjob: Mapping[str, Any], runtime: Mapping[str, Any], rule: Rules,
     trainer = spec.get("trainer")
     if isinstance(trainer, dict):
         _move_trainer(trainer, policy, jobs, rule, sets)
+    if not as_written:
+        _drop_default_pull_policies(jobs, trainer if isinstance(trainer, dict) else {}, rule)
     patch_jobs = [entry for entry in (_job_patch(item, rule) for item in jobs) if entry]
     patch_template: dict[str, Any] = {}
     metadata = _pop_metadata(_get(shape_spec, "template"), rule)
@@ -212,6 +215,58 @@ def _move_resources(trainer: dict[str, Any], node: dict[str, Any], jobs: list[An
     elif isinstance(given, dict) and rule.resources_replaced and (
             given.get("limits") is not None or given.get("requests") is not None):
         del node["resources"]  # v2.2 replaces the node's resources with the TrainJob's
+
+
+# Kubernetes defaults a container's imagePullPolicy from its image when the field is empty:
+# Always for the tag "latest", IfNotPresent otherwise, and a reference with neither tag nor
+# digest reads as "latest" (kubernetes/kubernetes pkg/apis/core/v1/defaults.go:82-93
+# SetDefaults_Container at 023f88a3; pkg/util/parsers/parsers.go ParseImageName; the field's
+# own doc, kubernetes/api v0.34.0 core/v1/types.go:3065). A reference that does not parse
+# leaves the tag empty (IfNotPresent): only the references below, a subset of the grammar of
+# github.com/distribution/reference that always parses, are read here; any other image keeps
+# its explicit policy.
+_DOMAIN = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::[0-9]+)?"
+_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_REFERENCE = re.compile(rf"(?P<name>(?:{_DOMAIN}/)?{_COMPONENT}(?:/{_COMPONENT})*)"
+                        r"(?::(?P<tag>[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}))?", re.ASCII)
+_IDENTIFIER = re.compile(r"[a-f0-9]{64}", re.ASCII)  # refused as a name by the parser
+NAME_TOTAL_LENGTH_MAX = 255  # distribution/reference NameTotalLengthMax
+
+
+def default_pull_policy(image: Any) -> str | None:
+    """The imagePullPolicy Kubernetes gives a container of ``image`` that states none, or None
+    when this cannot be told for sure (not a plain ``[domain/]path[:tag]`` reference)."""
+    if not isinstance(image, str) or _IDENTIFIER.fullmatch(image):
+        return None
+    match = _REFERENCE.fullmatch(image)
+    if match is None or len(match.group("name")) > NAME_TOTAL_LENGTH_MAX:
+        return None
+    return "Always" if match.group("tag") in (None, "latest") else "IfNotPresent"
+
+
+def _drop_default_pull_policies(jobs: list[Any], trainer: dict[str, Any], rule: Rules) -> None:
+    """Drop from the shape every imagePullPolicy that equals the one Kubernetes defaults from
+    the image the container runs (the API server defaults the Jobs' and pods' templates, so
+    the pods are the same; a JobSet's template, a custom resource, keeps what it was given).
+    The trainer step's node container runs ``trainer.image`` when the TrainJob sets it (v2.2.0
+    and v2.3.0 pkg/runtime/framework/plugins/jobset/builder.go:120-131), every other
+    container its own image. Explicit and default policies then read as one shape."""
+    trainer_image = trainer.get("image")
+    for job in jobs:
+        ancestor = _get(job, "template", "metadata", "labels", rule.ancestor_label) == TRAINER
+        spec = _get(job, "template", "spec", "template", "spec")
+        if not isinstance(spec, dict):
+            continue
+        for kind in ("initContainers", "containers"):
+            for item in spec.get(kind) or []:
+                if not isinstance(item, dict) or "imagePullPolicy" not in item:
+                    continue
+                image = item.get("image")
+                if ancestor and kind == "containers" and item.get("name") == NODE \
+                        and trainer_image is not None:
+                    image = trainer_image
+                if item["imagePullPolicy"] == default_pull_policy(image):
+                    del item["imagePullPolicy"]
 
 
 def _job_patch(job: dict[str, Any], rule: Rules) -> dict[str, Any]:
@@ -355,6 +410,60 @@ def _framework(legacy_kind: str | None, policy: Mapping[str, Any], rule: Rules) 
     if not name:
         name = next((key for key in ("torch", "jax", "xgboost") if key in policy), "plain")
     return name
+
+
+@functools.lru_cache(maxsize=1)
+def variant_reasons() -> dict[str, str]:
+    """``variantReasons`` of ``mappings/shared-runtimes.yaml``: why variants stay apart."""
+    from ruamel.yaml import YAML
+
+    from migrator.settings import mappings_dir
+
+    data = YAML(typ="safe", pure=True).load(
+        (mappings_dir() / "shared-runtimes.yaml").read_text(encoding="utf-8"))
+    return {str(key): " ".join(str(value).split())
+            for key, value in data["variantReasons"].items()}
+
+
+# Fields of the trainer's node container the split moves into trainer.* only where the effect
+# is the same (``_move_trainer``): image, command and args always move; env and resources may stay.
+TRAINER_KEPT = ("env", "resources")
+_STEP = re.compile(r"^spec\.template\.spec\.replicatedJobs\[(?P<job>[^\]]+)\]"
+                   r"(?P<rest>.*)$")
+_CONTAINER = re.compile(r"^\.template\.spec\.template\.spec\.(?P<kind>containers|initContainers)"
+                        r"(?:\[(?P<name>[^\]]+)\](?P<field>\.[^.\[]+)?)?")
+
+
+def why_apart(path: str, runtime: Mapping[str, Any], ancestor_label: str) -> str:
+    """The ``variantReasons`` key for a field (``path`` as the catalog's index spells it:
+    ``spec.template.spec.replicatedJobs[node].template.spec.backoffLimit``) in which two
+    shared runtimes of one shape differ: where it stands says why no TrainJob can set it."""
+    if path.startswith("spec.mlPolicy"):
+        return "mlPolicy"
+    if path.startswith("spec.podGroupPolicy"):
+        return "podGroupPolicy"
+    step = _STEP.match(path)
+    if step is None:
+        return "jobSet"
+    rest = step.group("rest")
+    if not rest.startswith(".template.spec.template.spec"):
+        return "job"  # the job's own fields, its labels, its Job spec
+    container = _CONTAINER.match(rest)
+    if container is None:
+        return "pod"
+    if container.group("name") is None or container.group("field") is None \
+            or container.group("name").isdigit():  # (an index: the names differ there)
+        return "containerList"
+    if container.group("kind") == "containers" and container.group("name") == NODE:
+        jobs = _get(runtime, "spec", "template", "spec", "replicatedJobs") or []
+        job = next((item for item in jobs if isinstance(item, dict)
+                    and str(item.get("name")) == step.group("job")), None)
+        ancestor = _get(job, "template", "metadata", "labels", ancestor_label)
+        if ancestor != TRAINER:
+            return "workerNode"
+        return "trainerKept" if container.group("field")[1:] in TRAINER_KEPT \
+            else "trainerContainer"
+    return "container"
 
 
 def content_hash(body: Mapping[str, Any]) -> str:

@@ -179,7 +179,10 @@ class Collector:
             entry["shape"] = _shape(runtime) if runtime is not None else old.get("shape", "")
             runtimes[name] = entry
         _explain_variants(runtimes, self.runtimes)
-        return {"version": INDEX_VERSION, "runtimeKind": self.kind, "runtimes": runtimes}
+        used = sorted({key for entry in runtimes.values() for key in entry.get("whyApart", {})})
+        reasons = variant_reasons()
+        return {"version": INDEX_VERSION, "runtimeKind": self.kind, "runtimes": runtimes,
+                "variantReasons": {key: reasons[key] for key in used}}
 
     def summary(self, added: list[str]) -> list[str]:
         """The terminal lines: the catalog, runtime by runtime."""
@@ -222,9 +225,20 @@ def _shape(runtime: dict[str, Any]) -> str:
     return f"{'/'.join(policy)} policy, jobs: {', '.join(jobs)}"
 
 
+def variant_reasons() -> dict[str, str]:
+    from migrator.shared_runtimes.share import variant_reasons as reasons
+
+    return reasons()
+
+
 def _explain_variants(index: dict[str, Any], bodies: dict[str, dict[str, Any]]) -> None:
     """For runtimes of one shape (name without its hash), the fields where each differs from
-    the first of them: why the variant exists."""
+    the others (``differsFrom``, eight per other runtime), and every such field by why no
+    TrainJob can set it per job (``whyApart``: a ``variantReasons`` key -> the fields)."""
+    from migrator.knowledge import catalog
+    from migrator.shared_runtimes.share import why_apart
+
+    label = catalog.load().upgrade.labels.ancestor
     groups: dict[str, list[str]] = {}
     for name in index:
         groups.setdefault(name.rsplit("-", 1)[0], []).append(name)
@@ -235,9 +249,15 @@ def _explain_variants(index: dict[str, Any], bodies: dict[str, dict[str, Any]]) 
             if name not in bodies or not others:
                 index[name]["differsFrom"] = {}
                 continue
-            index[name]["differsFrom"] = {
-                other: sorted(_differences(bodies[name].get("spec"), bodies[other].get("spec"),
-                                           "spec"))[:8] for other in others}
+            paths = {other: sorted(_differences(bodies[name].get("spec"),
+                                                bodies[other].get("spec"), "spec"))
+                     for other in others}
+            index[name]["differsFrom"] = {other: found[:8] for other, found in paths.items()}
+            why: dict[str, set[str]] = {}
+            for found in paths.values():
+                for path in found:
+                    why.setdefault(why_apart(path, bodies[name], label), set()).add(path)
+            index[name]["whyApart"] = {key: sorted(found) for key, found in sorted(why.items())}
 
 
 def _differences(a: Any, b: Any, path: str) -> set[str]:
@@ -263,7 +283,10 @@ def readme(index: dict[str, Any]) -> str:
              "Written by `trainjob-migrate convert --shared-runtimes` (do not rename the files: "
              "later runs reuse a runtime by its content and name). Each ClusterTrainingRuntime "
              "holds the shape jobs share; each TrainJob sets its own image, command, env, "
-             "resources, node count and pod details (`runtimePatches`).", "",
+             "resources, node count and pod details (`runtimePatches`). An explicit "
+             "`imagePullPolicy` equal to the Kubernetes default for the image is not a "
+             "variant. Runtimes of one shape differ where no TrainJob can set a value for one "
+             "job on this Trainer version; each says where and why.", "",
              "Review, then install them before the TrainJobs:", "",
              "```bash", "# cluster-scoped objects: needs a cluster administrator",
              "kubectl apply " + " ".join(f"-f {name}.yaml" for name in runtimes), "```",
@@ -278,9 +301,24 @@ def readme(index: dict[str, Any]) -> str:
         for other, paths in differs.items():
             lines.append(f"- differs from `{other}` in: "
                          + ", ".join(f"`{_cell(p)}`" for p in paths))
+        why = entry.get("whyApart") or {}
+        if why:
+            lines.append("- why no TrainJob can carry these differences:")
+        for key, paths in why.items():
+            text = (index.get("variantReasons") or {}).get(key, key)
+            shown = ", ".join(f"`{_cell(_short(p))}`" for p in paths[:6])
+            more = f" and {len(paths) - 6} more" if len(paths) > 6 else ""
+            lines.append(f"  - {shown}{more}: {_cell(text)}")
         for job, sets in entry.get("jobs", {}).items():
             lines.append(f"- {_cell(job)} — sets {_cell(', '.join(sets)) or 'nothing'}")
     return "\n".join(lines) + "\n"
+
+
+def _short(path: str) -> str:
+    """A differing field as a reader names it: ``replicatedJobs[node]...containers[node].image``
+    without the template plumbing between."""
+    return path.removeprefix("spec.template.spec.") \
+        .replace(".template.spec.template.spec.", ".").replace(".template.spec.", ".")
 
 
 def _cell(text: str) -> str:

@@ -230,3 +230,36 @@ def test_check_and_diff_never_write_the_folder(tmp_path: Path) -> None:
         result = run(*command, str(tree / "one.yaml"), "--config", str(config), "--no-cache")
         assert result.returncode == 1, result.stderr
     assert not (tree / "runtimes").exists()
+
+
+def test_a_folder_holding_the_policy_as_written_is_reused(tmp_path: Path) -> None:
+    """A folder written before default pull policies were dropped holds the shape with the
+    policy as written: still exact for the job (it is the default), so it is reused and no
+    variant is added; a new folder gets the shape without it."""
+    from migrator.load import yamlio
+    from migrator.shared_runtimes import share
+    from tests.shared_runtimes.helpers import MANAGER, companions
+
+    text = _job("one").replace("image: img:1\n", "image: img:1\n            imagePullPolicy: "
+                               "IfNotPresent\n")
+    assert text.count("IfNotPresent") == 2
+    ((job, runtime, kind),) = companions(text, "2.2")
+    old = share.split(job, runtime, share.rules("2.2"), kind, MANAGER, as_written=True)
+    new = share.split(job, runtime, share.rules("2.2"), kind, MANAGER)
+    assert not isinstance(old, str)
+    assert not isinstance(new, str)
+    assert old.name != new.name
+    assert "IfNotPresent" in json.dumps(old.runtime)
+    assert "IfNotPresent" not in json.dumps(new.runtime)
+    tree = _tree(tmp_path / "a", {"one.yaml": text})
+    shared = tmp_path / "runtimes"
+    shared.mkdir()
+    (shared / f"{old.name}.yaml").write_text(
+        yamlio.dump(yamlio.from_plain(old.runtime), yamlio.Indent(2, 4, 2)))
+    err = _convert(tree, tmp_path / "out", shared)
+    assert sorted(p.stem for p in shared.glob("*.yaml")) == [old.name]
+    assert f"name: {old.name}" in (tmp_path / "out" / "one.yaml").read_text()
+    assert "0 new" in err
+    fresh = tmp_path / "fresh"
+    _convert(tree, tmp_path / "out2", fresh)
+    assert sorted(p.stem for p in fresh.glob("*.yaml")) == [new.name]

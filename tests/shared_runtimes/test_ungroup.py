@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from migrator.shared_runtimes import share
 from tests import corpus, goldens
 from tests.fidelity.test_oracle import EXAMPLES, KINDS, jobs
-from tests.shared_runtimes.helpers import MANAGER, companions
+from tests.shared_runtimes.helpers import MANAGER, api_defaulted, companions
 
 ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
 
@@ -74,6 +74,22 @@ def ungroup(job: dict[str, Any], runtime: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
+def _effective(spec: dict[str, Any], trainer: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with the trainer's node container running the image it runs (``trainer.image``
+    wins: builder.go:129-130) and every pod template as the API server stores it (image pull
+    policies defaulted: the split drops an explicit one equal to the default)."""
+    spec = copy.deepcopy(spec)
+    for item in spec["template"]["spec"]["replicatedJobs"]:
+        pod = item["template"]["spec"]["template"]
+        if item["template"].get("metadata", {}).get("labels", {}).get(ANCESTOR) == "trainer" \
+                and "image" in trainer:
+            for container in pod["spec"]["containers"]:
+                if container["name"] == "node":
+                    container["image"] = trainer["image"]
+        pod["spec"] = api_defaulted(pod["spec"])
+    return spec
+
+
 def _normal(spec: dict[str, Any], trainer: dict[str, Any]) -> dict[str, Any]:
     """What the comparison leaves out: values Trainer takes from the TrainJob's trainer (the
     node count and MPI slots the split moved there, and the trainer container's values, which
@@ -104,9 +120,10 @@ def _check(text: str, target: str) -> list[str]:
         split = share.split(job, runtime, share.rules(target), kind, MANAGER)
         assert not isinstance(split, str)
         trainer = split.trainjob["spec"].get("trainer", {})
-        back = _normal(ungroup(split.trainjob, split.runtime), trainer)
-        if back != _normal(runtime["spec"], trainer):
-            problems.append(f"{kind}: {back}\n!=\n{_normal(runtime['spec'], trainer)}")
+        back = _normal(_effective(ungroup(split.trainjob, split.runtime), trainer), trainer)
+        companion = _normal(_effective(runtime["spec"], job["spec"].get("trainer", {})), trainer)
+        if back != companion:
+            problems.append(f"{kind}: {back}\n!=\n{companion}")
         rest = {k: v for k, v in split.trainjob["spec"].items()
                 if k not in ("runtimeRef", "runtimePatches", "trainer")}
         if rest != {k: v for k, v in job["spec"].items() if k not in ("runtimeRef", "trainer")}:
