@@ -2,11 +2,11 @@
 
 A keystroke is typed into the search box (an ``input`` event, as typing sends), and the time
 runs until the results are updated on screen: the document count (``#f-count``, rewritten by
-every filter run) has changed and the next frame has been painted. That includes the wait
-for typing to pause (the debounce) and the filter's own work; ``work`` is the filter's own
-time (the timer callback that runs it: the filter and the address update). Each keystroke waits for the previous
-one's results, so the figures are per keystroke, not a burst. Used by
-tests/reports/test_search_speed.py and scripts/report_scale.py.
+every filter run) has been written and the next frame has run. That includes any wait for
+typing to pause and the filter's own work; ``work`` is the filter's own time (the page timer
+callback that runs it). Each keystroke waits for the previous one's results, so the figures
+are per keystroke, not a burst. Used by tests/reports/test_search_speed.py,
+tests/reports/test_scale.py and scripts/report_scale.py.
 """
 
 from __future__ import annotations
