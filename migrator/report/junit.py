@@ -10,7 +10,8 @@ Times are measured, not estimated (``timings``): a test case's is the time its d
 to convert (or validate), measured around that document where the batch converts it, plus
 its share, in proportion, of the rest of its file's time (reading, the effective-pod
 comparison, writing); a file whose documents were not timed one by one (pages, scripts,
-templates, charts) shares its measured time equally among them. A suite's time is the sum
+snapshots; templated documents may not be either) shares its measured time equally among
+them. The first document a process converts also carries the converter's loading. A suite's time is the sum
 of its test cases', the report's the whole run's. Only this report carries times: the
 others stay byte-identical from run to run.
 """
