@@ -56,7 +56,7 @@ table{border-collapse:collapse;margin:6px 0}
 th,td{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f6f8fa;white-space:nowrap}
 td.msg{overflow-wrap:break-word;min-width:12em}
-.nw{white-space:nowrap}
+.nw{white-space:nowrap}.ref{overflow-wrap:anywhere}
 code.path{overflow-wrap:anywhere}
 .sev-error{color:#cf222e;font-weight:600}.sev-warning{color:#9a6700;font-weight:600}
 .sev-info{color:#57606a}
@@ -99,6 +99,12 @@ table.findings thead{display:none}
 table.findings tr{border:1px solid #d0d7de;border-radius:4px;margin:0 0 6px;padding:2px 0}
 table.findings td,table.findings td.where{border:0;padding:1px 6px;min-width:0}
 table.findings td.nw{display:inline-block}
+table.codes,table.codes tbody,table.codes tr,table.codes td{display:block}
+table.codes thead{display:none}
+table.codes tr{border:1px solid #d0d7de;border-radius:4px;margin:0 0 6px;padding:2px 0}
+table.codes td,table.codes td.msg{border:0;padding:1px 6px;min-width:0}
+table.codes td.nw,table.codes td.count{display:inline-block}
+table.codes td.count::after{content:" findings";color:#57606a}
 }
 """
 
@@ -385,7 +391,8 @@ def _overview(grouped: Mapping[str, Sequence[ReviewDocument]], summary: Mapping[
             parts.append(f'<tr id="code-{html_text(code)}"><td class="nw"><a href="#code='
                          f'{html_text(code)}"><code>{html_text(code)}</code></a></td>'
                          f'<td class="nw">{html_text(info.name) if info else ""}</td>'
-                         f'<td class="nw sev-{severity}">{severity}</td><td>{count}</td>'
+                         f'<td class="nw sev-{severity}">{severity}</td>'
+                         f'<td class="count">{count}</td>'
                          f'<td class="msg">{html_text(info.summary) if info else ""}'
                          f"{_reference(code, info)}</td></tr>")
         parts.append("</tbody></table></div>")
@@ -398,7 +405,8 @@ def _reference(code: str, info: CodeInfo | None) -> str:
     anchor): text, not a link, as the report's own folder holds no docs/."""
     if info is None:
         return ""
-    return f' <span class="muted nw">docs/codes.md#{html_text(doc_anchor(code, info.name))}</span>'
+    return f' <span class="muted ref">docs/codes.md#{html_text(doc_anchor(code, info.name))}' \
+        '</span>'
 
 
 def _section(doc: ReviewDocument, number: int, anchor: str, root: str) -> str:

@@ -68,10 +68,16 @@ def measure(browser: Browser, word: str = WORD) -> dict[str, Any]:
             "count": len(keys), "texts": result["texts"]}
 
 
-OVERFLOW = "[document.scrollingElement.scrollWidth, innerWidth]"
+OVERFLOW = """(() => {
+  const page = document.scrollingElement.scrollWidth - innerWidth;
+  const boxes = [...document.querySelectorAll('.scroll')].filter(b => b.offsetParent !== null)
+    .map(b => b.scrollWidth - b.clientWidth);
+  return [page, Math.max(0, ...boxes)];
+})()"""
 
 
 def overflow(browser: Browser) -> int:
-    """Pixels the page is wider than the window (0: no horizontal overflow)."""
-    scroll, inner = browser.evaluate(OVERFLOW)
-    return max(0, int(scroll) - int(inner))
+    """Pixels the page, or a table in its scroll box, is wider than the window lets it be
+    shown (0: nothing to scroll sideways)."""
+    page, box = browser.evaluate(OVERFLOW)
+    return max(0, int(page), int(box))
