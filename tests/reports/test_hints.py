@@ -15,7 +15,7 @@ from migrator.batch import runner, writer
 from migrator.check import validate
 from migrator.cli import main
 from migrator.convert import hints
-from migrator.convert.rules import podtemplate
+from migrator.convert.rules import contract, podtemplate
 from migrator.knowledge import catalog
 from migrator.results import Finding, Severity
 from tests.goldens import FIXTURES
@@ -60,7 +60,7 @@ def _report(tmp_path: Path, *args: str | Path) -> list[tuple[str, dict[str, Any]
 
 def _fixes_in_code() -> list[str]:
     return [*podtemplate.FIELD_HINTS.values(), *writer.HINTS.values(), runner.WRITE_FAILED_HINT,
-            runner.SHARED_OUTPUT_HINT, hints.NOT_HERE,
+            runner.SHARED_OUTPUT_HINT, hints.NOT_HERE, *contract.LEGACY_ENV_FIXES.values(),
             *validate.RESOLUTION_HINTS.values()]
 
 
@@ -91,14 +91,18 @@ ADVISES_COMPANION = re.compile(r"(?i)(\b(use|with|pass)\s+--companion-runtimes\b
                                r"--companion-runtimes)")
 
 
-@pytest.mark.parametrize("code", sorted(c for c, fix in FIXES.items()
-                                        if "--companion-runtimes" in fix))
+OFFERING = {**{code: fix for code, fix in FIXES.items() if "--companion-runtimes" in fix},
+            **{f"C410 {framework}": fix for framework, fix in contract.LEGACY_ENV_FIXES.items()
+               if "--companion-runtimes" in fix}}
+
+
+@pytest.mark.parametrize("code", sorted(OFFERING))
 def test_every_fix_offering_companion_runtimes_has_an_alternative(code: str) -> None:
     """Each fix that offers --companion-runtimes says what else to do, and that alternative
     is what a job embedded in another object (which gets no companion runtime) is told."""
-    fix = FIXES[code]
+    fix = OFFERING[code]
     assert ADVISES_COMPANION.search(fix), fix
-    finding = hints.for_embedded(Finding(code, Severity.WARNING, "spec", "m", fix))
+    finding = hints.for_embedded(Finding(code[:4], Severity.WARNING, "spec", "m", fix))
     assert not ADVISES_COMPANION.search(finding.hint), finding.hint
     assert finding.hint.endswith(hints.NOT_HERE)
     alternative = finding.hint[:-len(hints.NOT_HERE)].strip()
@@ -184,3 +188,27 @@ def test_unknown_runtime_with_runtimes_given(tmp_path: Path) -> None:
         assert "not-there" in finding["message"]
         assert "runtimeRef" in finding["hint"]
         assert not re.search(r"(?i)pass (your|the) runtimes? with --runtimes", finding["hint"])
+
+
+# --- C410: the fix names what Trainer sets for the job's framework --------------------------
+
+@pytest.mark.parametrize(("job", "names", "not_named"), [
+    ("jaxjob/full.in.yaml", "JAX_COORDINATOR_ADDRESS", "PET_"),
+    ("pytorchjob/legacy-contract.in.yaml", "PET_MASTER_ADDR", "JAX_"),
+    ("mpijob-v2beta1/full.in.yaml", "mpirun", "PET_"),
+])
+def test_legacy_env_fix_fits_the_framework(tmp_path: Path, job: str, names: str,
+                                           not_named: str) -> None:
+    found = [f for _, f in _report(tmp_path, FIXTURES / job) if f["code"] == "C410"]
+    assert found
+    for finding in found:
+        assert names in finding["hint"], finding["hint"]
+        assert not_named not in finding["hint"], finding["hint"]
+
+
+def test_a_run_with_companion_runtimes_is_never_told_to_use_it(
+        tmp_path: Path) -> None:
+    findings = _report(tmp_path, FIXTURES, "--companion-runtimes")
+    offered = [(file, f["code"]) for file, f in findings if ADVISES_COMPANION.search(f["hint"])
+               and f["code"] != "F524"]  # (F524: "nothing to do with --companion-runtimes")
+    assert offered == []
