@@ -56,7 +56,7 @@ table{border-collapse:collapse;margin:6px 0}
 th,td{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f6f8fa;white-space:nowrap}
 td.msg{overflow-wrap:break-word;min-width:12em}
-.nw{white-space:nowrap}.ref{overflow-wrap:anywhere}
+.nw{white-space:nowrap}.ref{display:inline-block;max-width:100%;overflow-wrap:anywhere}
 code.path{overflow-wrap:anywhere}
 .sev-error{color:#cf222e;font-weight:600}.sev-warning{color:#9a6700;font-weight:600}
 .sev-info{color:#57606a}
