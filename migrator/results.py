@@ -304,12 +304,16 @@ class DocumentResult(Value):
     findings: list[Finding] = field(default_factory=list)
     reportable: bool = True
     effective: PodComparison | None = None  # only when a review report is asked for
+    # the time converting (or validating) it took, in seconds (for the JUnit report):
+    # measured, so not compared (not in FIELDS); 0.0 when not measured
+    seconds: float = 0.0
 
     def __init__(self, index: int, line: int, status: Status, text: str,
                  source: dict[str, Any] | None = None, output: dict[str, Any] | None = None,
                  mappings: list[tuple[str, str]] | None = None,
                  values: dict[str, Any] | None = None, findings: list[Finding] | None = None,
-                 reportable: bool = True, effective: PodComparison | None = None) -> None:
+                 reportable: bool = True, effective: PodComparison | None = None,
+                 seconds: float = 0.0) -> None:
         # source, mappings, values, findings: a new empty dict or list when not given
         self.index = index
         self.line = line
@@ -322,6 +326,7 @@ class DocumentResult(Value):
         self.findings = [] if findings is None else findings
         self.reportable = reportable
         self.effective = effective
+        self.seconds = seconds
 
     @property
     def changed(self) -> bool:
@@ -373,13 +378,16 @@ class FileResult(Value):
     # ctime_ns, inode, device); kept by ``slim``, not compared (not in FIELDS): the results
     # cache records a result only under the stamp of the file it was made from
     identity: tuple[int, ...] | None = None
+    # the time processing it took (read, convert, compare, write), in seconds (for the JUnit
+    # report): measured, so not compared (not in FIELDS); 0.0 when not measured
+    seconds: float = 0.0
 
     def __init__(self, name: str, relative: str, source: SourceText | None = None,
                  unreadable: Unreadable | None = None, result: TextResult | None = None,
                  scanned: int | None = None, was_changed: bool | None = None,
                  virtual: bool = False, written: bool = False,
                  write_error: str | None = None,
-                 identity: tuple[int, ...] | None = None) -> None:
+                 identity: tuple[int, ...] | None = None, seconds: float = 0.0) -> None:
         self.name = name
         self.relative = relative
         self.source = source
@@ -391,6 +399,7 @@ class FileResult(Value):
         self.written = written
         self.write_error = write_error
         self.identity = identity
+        self.seconds = seconds
 
     @property
     def changed(self) -> bool:

@@ -8,6 +8,7 @@ imports it).
 
 from __future__ import annotations
 
+from time import perf_counter
 from typing import TYPE_CHECKING
 
 from migrator.batch import helm
@@ -26,7 +27,18 @@ def process_file(name: str, relative: str, options: ConvertOptions,
                  review: bool = False) -> FileResult:
     """Read one input and convert (or, with ``audit``, validate) it; write the conversion to
     ``destination`` when there is one. With ``review`` (a review report is asked for) each
-    converted job carries its effective-pod comparison (``DocumentResult.effective``)."""
+    converted job carries its effective-pod comparison (``DocumentResult.effective``).
+
+    The result carries the time all this took (``FileResult.seconds``: the JUnit report's)."""
+    started = perf_counter()
+    file = _processed(name, relative, options, render, max_bytes, audit, destination, review)
+    file.seconds = perf_counter() - started
+    return file
+
+
+def _processed(name: str, relative: str, options: ConvertOptions, render: bool,
+               max_bytes: int, audit: bool, destination: Destination | None,
+               review: bool) -> FileResult:
     if name.startswith(helm.PREFIX):
         chart = _rendered_chart(name, relative, options, render, max_bytes)
         return store(_compared(chart, options) if review else chart, destination)

@@ -98,6 +98,7 @@ def _run(settings: RunSettings) -> int:
         ({settings.report_format} if settings.report_format else set())
     reviewing = bool(wanted - {"json", None})
     reviewed: list[Any] = []  # review.ReviewDocument, imported only when needed
+    times: dict[tuple[str, int], float] | None = {} if "junit" in wanted else None
     kept = _Kept(listing=bool(wanted & {"json", None}) or settings.github
                  or settings.write_baseline is not None, target=settings.options.target)
     stdout_free = settings.mode not in ("stdout", "diff") and not settings.report_format
@@ -153,6 +154,10 @@ def _run(settings: RunSettings) -> int:
             from migrator.report import review
 
             reviewed.extend(review.collect(file))
+            if times is not None:  # (measured: for the JUnit report alone)
+                from migrator.report import junit
+
+                times.update(junit.timings(file))
         kept.add(file)
 
     try:
@@ -201,7 +206,8 @@ def _run(settings: RunSettings) -> int:
     built = kept.report()
     waived = _waivers(settings, accepted, built, lines, kept.verdict)
     context = reports.Context(settings.options.target, seconds, _full_report(settings),
-                              settings.sarif_level, waivers=tuple(built.get("waivers", ())))
+                              settings.sarif_level, waivers=tuple(built.get("waivers", ())),
+                              times=times)
     failed = _write_shared(shared) if shared is not None else 0
     written_reports: list[str] = []
     for path in settings.reports:

@@ -22,6 +22,7 @@ from migrator.knowledge import apichecks, catalog, shapes
 from migrator.knowledge.runtimeindex import Index, RuntimeInfo
 from migrator.knowledge.specs import CodeDoc, TargetSpec
 from migrator.results import Finding, Severity
+from migrator.settings import TARGETS
 
 LIMIT, SCHEMA, ADMISSION, RESOLUTION = "V601", "V602", "V603", "V604"
 OUTPUT_CODES = (LIMIT, SCHEMA, ADMISSION, RESOLUTION)  # never written, even with --allow-lossy
@@ -71,7 +72,37 @@ def check(doc: Any, target: TargetSpec, codes: dict[str, CodeDoc],
     else:
         problems += _runtime_rules(doc)
         problems += _runtime_templates(doc, target.version)
-    return _findings(problems, codes)
+    findings = _findings(problems, codes)
+    if any(f.code == LIMIT for f in findings):
+        findings = _accepted_later(findings, doc, target.version, str(kind))
+    return findings
+
+
+def _accepted_later(findings: list[Finding], doc: Any, version: str,
+                    kind: str) -> list[Finding]:
+    """The limit findings of ``doc`` on Trainer ``version``, each saying so when a later
+    release (``settings.TARGETS``) accepts the value: the one case where ``--target`` is the
+    fix (never offered when the run already targets the newest release)."""
+    rejected: dict[str, set[str]] = {}  # a later release -> the paths its model rejects
+    for newer in TARGETS:
+        model = model_for(newer, kind) if _release(newer) > _release(version) else None
+        if model is not None:
+            rejected[newer] = {paths.render(loc) for _, loc, _, _ in model(doc)}
+    out = []
+    for finding in findings:
+        accepting = next((v for v, paths_of in rejected.items()
+                          if finding.path not in paths_of), None)
+        if finding.code == LIMIT and accepting is not None:
+            finding = Finding(finding.code, finding.severity, finding.path, finding.message,
+                              f"{finding.hint} Trainer {accepting} accepts this value: if your "
+                              f"cluster runs it, convert with --target {accepting}.",
+                              finding.line, finding.column)
+        out.append(finding)
+    return out
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
 
 
 Model = Callable[[Any], list[shapes.Error]]  # a document → its errors, as pydantic has them
@@ -119,9 +150,29 @@ def _pydantic_model(version: str, kind: str) -> Model | None:
     return errors
 
 
+# V604 findings that are not about a runtime patch's names (the code's fix): their own fix
+UNKNOWN_RUNTIME, OTHER_POLICY = "is not among the known runtimes", "ML policy; this job needs"
+RESOLUTION_HINTS = {
+    UNKNOWN_RUNTIME: "Check the runtimeRef's name against the runtimes of your cluster; when "
+    "the runtime is defined in a file this run was not given, add that file (--runtimes is "
+    "repeatable).",
+    OTHER_POLICY: "Reference a runtime that runs the ML policy this job needs instead (name "
+    "it with --runtime or in the config file's runtimes:).",
+}
+
+
 def _findings(problems: list[tuple[str, str, str]], codes: dict[str, CodeDoc]) -> list[Finding]:
-    return [Finding(code, Severity(codes[code].severity), path, message, codes[code].fix)
+    return [Finding(code, Severity(codes[code].severity), path, message, _hint(code, message,
+                                                                               codes))
             for code, path, message in problems]
+
+
+def _hint(code: str, message: str, codes: dict[str, CodeDoc]) -> str:
+    if code == RESOLUTION:
+        for part, hint in RESOLUTION_HINTS.items():
+            if part in message:
+                return hint
+    return codes[code].fix
 
 
 def _runtime_templates(doc: Any, version: str) -> list[tuple[str, str, str]]:
@@ -172,12 +223,12 @@ def _resolution(doc: Any, runtimes: Index, resolve: bool,
     key = (ref.get("kind") or catalog.load().kinds.cluster_runtime_kind, str(ref.get("name")))
     info = runtimes.get(key)
     if info is None:
-        return [(RESOLUTION, "spec.runtimeRef", f"{key[0]} {key[1]!r} is not among the known "
-                 "runtimes (--runtimes, the run's own files, the target's defaults)")] \
+        return [(RESOLUTION, "spec.runtimeRef", f"{key[0]} {key[1]!r} {UNKNOWN_RUNTIME} "
+                 "(--runtimes, the run's own files, the target's defaults)")] \
             if resolve else []
     if policy is not None and info.policy != policy:
         return [(RESOLUTION, "spec.runtimeRef", f"{key[0]} {key[1]!r} ({info.source}) runs the "
-                 f"{info.policy} ML policy; this job needs {policy}")]
+                 f"{info.policy} {OTHER_POLICY} {policy}")]
     return []
 
 

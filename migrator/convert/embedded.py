@@ -15,7 +15,7 @@ from typing import Any
 
 from migrator import paths, waivers
 from migrator.check import validate
-from migrator.convert import argo, emit, engine, status
+from migrator.convert import argo, emit, engine, hints, status
 from migrator.convert.ledger import Ledger
 from migrator.knowledge import runtimeindex
 from migrator.knowledge.catalog import Catalog
@@ -111,7 +111,8 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
             findings.append(live)
         ledger = Ledger(job, catalog.codes, line_offset=offset)
         draft = engine.convert(job, mapping, catalog.pod, target, options, ledger, embedded=True)
-        findings += [_prefixed(_no_companion(f), prefix) for f in ledger.findings]
+        findings += [_prefixed(_no_companion(hints.for_embedded(f)), prefix)
+                     for f in ledger.findings]
         mappings += [(f"{prefix}.{src}", f"{prefix} (TrainJob) {dst}")
                      for src, dst in ledger.mappings]
         if draft is None or not draft.runtime_name:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from migrator.check import effective, runtimefiles
-from migrator.convert import model
+from migrator.convert import hints, model
 from migrator.convert.draft import Companion, Draft, YamlMap
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import LegacyJob
@@ -17,6 +17,8 @@ from migrator.convert.rules import RULES, RuleContext
 from migrator.knowledge import runtimes
 from migrator.knowledge.specs import MappingSpec, PodRules, RuntimeSpec, TargetSpec
 from migrator.settings import ConvertOptions
+
+POD_FIELD = "P301"  # a pod-template field only a runtime can set
 
 
 def convert(root: Any, spec: MappingSpec, pod_rules: PodRules, target: TargetSpec,
@@ -39,6 +41,10 @@ def convert(root: Any, spec: MappingSpec, pod_rules: PodRules, target: TargetSpe
     for rule in RULES:
         rule.apply(ctx, draft)
     ledger.close()
+    if not runtime.companion and options.runtime_for(spec.framework) is not None:
+        fix = ledger.codes[POD_FIELD].fix  # it says to name a runtime: the user did
+        ledger.findings[:] = [hints.for_runtime(f, fix, runtime.name, runtime.kind)
+                              if f.code == POD_FIELD else f for f in ledger.findings]
     return draft
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from time import perf_counter
 from typing import Any
 
 from migrator.load import detect, stream
@@ -29,8 +30,12 @@ def convert_plain(text: str, options: ConvertOptions, render: bool = True) -> Te
     from migrator.knowledge import catalog
 
     loaded = catalog.load()
-    results = [document.process(chunk, index, loaded, options, render)
-               for index, chunk in enumerate(chunks)]
+    results = []
+    for index, chunk in enumerate(chunks):
+        started = perf_counter()
+        result = document.process(chunk, index, loaded, options, render)
+        result.seconds = perf_counter() - started  # (the JUnit report's time for it)
+        results.append(result)
     if any("ConfigMap" in chunk.body for chunk in chunks):
         code = loaded.codes[LEGACY_NAMES]
         _config_map_names(chunks, results, Severity(code.severity), code.fix)

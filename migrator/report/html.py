@@ -56,7 +56,7 @@ table{border-collapse:collapse;margin:6px 0}
 th,td{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f6f8fa;white-space:nowrap}
 td.msg{overflow-wrap:break-word;min-width:12em}
-.nw{white-space:nowrap}
+.nw{white-space:nowrap}.ref{display:inline-block;max-width:100%;overflow-wrap:anywhere}
 code.path{overflow-wrap:anywhere}
 .sev-error{color:#cf222e;font-weight:600}.sev-warning{color:#9a6700;font-weight:600}
 .sev-info{color:#57606a}
@@ -99,6 +99,12 @@ table.findings thead{display:none}
 table.findings tr{border:1px solid #d0d7de;border-radius:4px;margin:0 0 6px;padding:2px 0}
 table.findings td,table.findings td.where{border:0;padding:1px 6px;min-width:0}
 table.findings td.nw{display:inline-block}
+table.codes,table.codes tbody,table.codes tr,table.codes td{display:block}
+table.codes thead{display:none}
+table.codes tr{border:1px solid #d0d7de;border-radius:4px;margin:0 0 6px;padding:2px 0}
+table.codes td,table.codes td.msg{border:0;padding:1px 6px;min-width:0}
+table.codes td.nw,table.codes td.count{display:inline-block}
+table.codes td.count::after{content:" findings";color:#57606a}
 }
 """
 
@@ -203,22 +209,31 @@ function severityFilter(box){var hide=hiddenSeverities(),rows=$$('tr.finding',bo
   var t=rows.length?rows[0].closest('table'):null;if(t)t.hidden=shown===0;
   var note=$('.filtered-note',box);if(note)note.hidden=!(rows.length&&shown===0);}
 var docs=$$('section.doc'),others=$$('tr.other');
+// what the filters read, taken from the page once (not from the DOM on every keystroke)
 var docText=docs.map(function(s){return (s.textContent+' '+s.dataset.codes).toLowerCase();});
+var docCodes=docs.map(function(s){return ' '+s.dataset.codes+' ';});
+var docSevs=docs.map(function(s){return s.dataset.sev?s.dataset.sev.split(' '):[];});
+var docStatus=docs.map(function(s){return s.dataset.status;});
 var otherText=others.map(function(r){return r.textContent.toLowerCase();});
-function show(e,ok){if(e.hidden===ok)e.hidden=!ok;}
+var otherStatus=others.map(function(r){return r.dataset.status;});
+var shownNow=docs.map(function(s){return !s.hidden;}),otherNow=others.map(function(r){
+  return !r.hidden;}),hiddenBefore=null;
 function apply(){
   var st=$('#f-status').value,code=$('#f-code').value,q=$('#f-text').value.toLowerCase();
-  var hide=hiddenSeverities(),shown=0;
-  docs.forEach(function(s,n){var codes=s.dataset.codes.split(' ');
-    var sevs=s.dataset.sev?s.dataset.sev.split(' '):[];
-    var ok=(!st||s.dataset.status===st)&&(!code||codes.indexOf(code)>=0)&&
-      (!q||docText[n].indexOf(q)>=0)&&
-      (!sevs.length||sevs.some(function(x){return hide.indexOf(x)<0;}));
-    show(s,ok);if(ok)shown++;});
-  others.forEach(function(r,n){show(r,!code&&(!st||r.dataset.status===st)&&
-    (!q||otherText[n].indexOf(q)>=0));});
-  $$('.body[data-done]').forEach(severityFilter);
-  $('#f-count').textContent=shown+' of '+docs.length+' documents shown';bar();
+  var hide=hiddenSeverities(),shown=0,wanted=code?' '+code+' ':'';
+  for(var n=0;n<docs.length;n++){var sevs=docSevs[n],ok=(!st||docStatus[n]===st)&&
+      (!wanted||docCodes[n].indexOf(wanted)>=0)&&(!q||docText[n].indexOf(q)>=0);
+    if(ok&&sevs.length&&hide.length){ok=false;
+      for(var k=0;k<sevs.length;k++){if(hide.indexOf(sevs[k])<0){ok=true;break;}}}
+    if(shownNow[n]!==ok){shownNow[n]=ok;docs[n].hidden=!ok;}  // only what changes
+    if(ok)shown++;}
+  for(var m=0;m<others.length;m++){var on=!code&&(!st||otherStatus[m]===st)&&
+      (!q||otherText[m].indexOf(q)>=0);
+    if(otherNow[m]!==on){otherNow[m]=on;others[m].hidden=!on;}}
+  var key=hide.join(',');  // the open cards' rows: only when the severities changed
+  if(key!==hiddenBefore){hiddenBefore=key;$$('.body[data-done]').forEach(severityFilter);}
+  $('#f-count').textContent=shown+' of '+docs.length+' documents shown';
+  requestAnimationFrame(bar);  // (measuring the bar now would lay out the whole page)
 }
 function bar(){document.documentElement.style.setProperty('--bar',  // anchors land below it
   Math.ceil($('#filters').getBoundingClientRect().height+12)+'px');}
@@ -237,14 +252,21 @@ function fromHash(){var h=decodeURIComponent(location.hash.slice(1));
     apply();var list=document.getElementById('documents');
     if(list&&document.readyState!=='loading'&&(values.code||values.status))list.scrollIntoView();}
 }
-function toHash(){var parts=[];var c=$('#f-code').value,s=$('#f-status').value,q=$('#f-text').value;
+function address(){var parts=[];var c=$('#f-code').value,s=$('#f-status').value,
+  q=$('#f-text').value;
   var hide=hiddenSeverities();if(s)parts.push('status='+s);if(c)parts.push('code='+c);
   if(hide.length)parts.push('hide='+hide.join(','));if(q)parts.push('q='+encodeURIComponent(q));
-  history.replaceState(null,'',parts.length?'#'+parts.join('&'):location.pathname);apply();}
-var typing=0;  // the text filter runs once typing pauses, not on every keystroke
+  history.replaceState(null,'',parts.length?'#'+parts.join('&'):location.pathname);}
+function toHash(){address();apply();}
+// the search filters as soon as a keystroke's task ends (keystrokes typed together are
+// filtered once); on a page where a filter run is slow (over 50 ms) it waits for typing to
+// pause instead. The address (#q=...) follows once typing pauses.
+var typing=0,addressing=0,slow=false;
+function search(){var started=performance.now();apply();slow=performance.now()-started>50;}
 $$('#filters select,#filters input').forEach(function(x){
   if(x.type==='search')x.addEventListener('input',function(){clearTimeout(typing);
-    typing=setTimeout(toHash,180);});else x.addEventListener('change',toHash);});
+    clearTimeout(addressing);typing=setTimeout(search,slow?180:0);
+    addressing=setTimeout(address,180);});else x.addEventListener('change',toHash);});
 var expand=$('#f-expand');
 expand.addEventListener('click',function(){var open=expand.dataset.open!=='1';
   docs.forEach(function(s){if(!s.hidden||!open){var d=$('details.doc-body',s);
@@ -369,7 +391,8 @@ def _overview(grouped: Mapping[str, Sequence[ReviewDocument]], summary: Mapping[
             parts.append(f'<tr id="code-{html_text(code)}"><td class="nw"><a href="#code='
                          f'{html_text(code)}"><code>{html_text(code)}</code></a></td>'
                          f'<td class="nw">{html_text(info.name) if info else ""}</td>'
-                         f'<td class="nw sev-{severity}">{severity}</td><td>{count}</td>'
+                         f'<td class="nw sev-{severity}">{severity}</td>'
+                         f'<td class="count">{count}</td>'
                          f'<td class="msg">{html_text(info.summary) if info else ""}'
                          f"{_reference(code, info)}</td></tr>")
         parts.append("</tbody></table></div>")
@@ -382,7 +405,8 @@ def _reference(code: str, info: CodeInfo | None) -> str:
     anchor): text, not a link, as the report's own folder holds no docs/."""
     if info is None:
         return ""
-    return f' <span class="muted nw">docs/codes.md#{html_text(doc_anchor(code, info.name))}</span>'
+    return f' <span class="muted ref">docs/codes.md#{html_text(doc_anchor(code, info.name))}' \
+        '</span>'
 
 
 def _section(doc: ReviewDocument, number: int, anchor: str, root: str) -> str:

@@ -319,6 +319,24 @@ def _provided(draft: Draft, spec: MappingSpec, legacy: dict[str, set[str]]) -> s
     return {*spec.companion_env, *wrapped, *legacy["carried"]}
 
 
+# C410's fix for each framework: what Trainer sets instead of the legacy operator's env
+LEGACY_ENV_FIXES = {
+    "torch": "Launch with torchrun (it reads Trainer's PET_* variables), or read "
+             "PET_MASTER_ADDR, PET_MASTER_PORT and PET_NODE_RANK instead.",
+    "jax": "Read Trainer's JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES and JAX_PROCESS_ID "
+           "instead (jax.distributed.initialize() without arguments reads them).",
+    "xgboost": "Read Trainer's DMLC_* variables instead (DMLC_TRACKER_URI, DMLC_TRACKER_PORT, "
+               "DMLC_TASK_ID; see F509), or set the variable in a runtime's node container.",
+    "mpi": "Use --companion-runtimes (its pods set what mpi-operator set literally), or set the "
+           "variable in your runtime's containers, or stop reading it: Trainer's MPI runtime "
+           "starts the workers from the launcher's mpirun over SSH.",
+    "tensorflow": "Use --companion-runtimes (its command wrapper builds TF_CONFIG in each pod), "
+                  "or build TF_CONFIG in the command yourself.",
+    "paddle": "Use --companion-runtimes (it sets the PADDLE_* env again), or set the variables "
+              "in trainer.env or your runtime's node container.",
+}
+
+
 def _legacy_references(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
                        provided: set[str]) -> None:
     contract = spec.legacy_contract
@@ -336,7 +354,8 @@ def _legacy_references(main: Container, draft: Draft, ledger: Ledger, spec: Mapp
     where = (*main.path, "command") if "command" in main.node else main.path
     if hits:  # expands to nothing: an error
         ledger.report("C410", where, f"refers to {', '.join(hits)}, which the legacy operator "
-                      "provided and Trainer does not", consume=False)
+                      "provided and Trainer does not", consume=False,
+                      hint=LEGACY_ENV_FIXES.get(spec.framework))
     if names:  # a host name or port of the legacy pods: text the tool cannot read as a launch
         ledger.report(LEGACY_NAMES, where, f"names {', '.join(names)}, the legacy pods' host "
                       "names or port, which TrainJob pods do not have", consume=False)
