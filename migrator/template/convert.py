@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from migrator.check import validate
 from migrator.template import structure
 from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, decode_int
 from migrator.template.conditions import condition as _condition
@@ -153,7 +154,11 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                               "conversions in all (its branches kept failing in turn); decide "
                               "which values the blocks take (render the chart first, "
                               "`check --helm`), or split the template", 0)
-        result = convert_plain(world_text, options or ConvertOptions())
+        token = validate.UNKNOWN_VALUE.set(_bare_values(codec, world_text))
+        try:
+            result = convert_plain(world_text, options or ConvertOptions())
+        finally:
+            validate.UNKNOWN_VALUE.reset(token)
         ok = not any(d.status == "failed" for d in result.documents)
         if result.text.count("\n") > 20 * world_text.count("\n") + 500:
             raise Unsupported("the converted job grows with a templated number (one entry per "
@@ -717,6 +722,22 @@ def _merge_neutrals(codec: Codec) -> None:
             known = {a.text for a in mine.neutral + mine.trailing}
             mine.neutral.extend(a for a in theirs.neutral if a.text not in known)
             mine.trailing.extend(a for a in theirs.trailing if a.text not in known)
+
+
+_BARE_VALUE = re.compile(r"^\s*(?:- )?(?:[^\s:#'\"][^:#]*: +)?(tjmz\d{4}z)\s*$", re.MULTILINE)
+
+
+def _bare_values(codec: Codec, world_text: str) -> re.Pattern[str] | None:
+    """The stand-ins of ``world_text`` that are a whole plain YAML value (``hostNetwork:
+    {{ .Values.x }}``, not quoted in the YAML nor by ``quote``): the action's output decides
+    the value's type when the template is rendered, so a type check of the world does not
+    judge them (a quoted one renders a string, and is judged as one)."""
+    bare = []
+    for match in _BARE_VALUE.finditer(world_text):
+        slot = codec.by_id.get(int(match.group(1)[4:8]))
+        if slot is not None and "quote" not in slot.action.body:
+            bare.append(re.escape(match.group(1)))
+    return re.compile("|".join(sorted(set(bare)))) if bare else None
 
 
 def _value_paths(source: str) -> set[str]:

@@ -1,0 +1,75 @@
+"""Issue 29, session 7: charts the way they are written (arena, mlbatch), each item held by the
+contract with Helm rendering (helm_python)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from migrator import ConvertOptions
+from migrator.template import convert_template
+from tests.templates.contract import check_inline_chart
+
+HOST_NETWORK = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}-job
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: OnFailure
+      template:
+        spec:
+          hostNetwork: {{ .Values.useHostNetwork }}
+          hostIPC: {{ .Values.useHostIPC }}
+          containers:
+            - name: pytorch
+              image: {{ .Values.image }}
+              command: ["torchrun", "train.py"]
+    Worker:
+      replicas: {{ .Values.workers }}
+      restartPolicy: OnFailure
+      template:
+        spec:
+          hostNetwork: {{ .Values.useHostNetwork }}
+          hostIPC: {{ .Values.useHostIPC }}
+          containers:
+            - name: pytorch
+              image: {{ .Values.image }}
+              command: ["torchrun", "train.py"]
+"""
+
+
+def test_a_templated_boolean_in_a_companion_runtime_is_unknown_not_a_string() -> None:
+    outcome = convert_template(HOST_NETWORK, options=ConvertOptions(companion_runtimes=True))
+    assert outcome is not None
+    assert outcome.status == "converted", [(n.code, n.message) for n in outcome.notes]
+    assert not [n for n in outcome.notes if n.code == "V602"]
+    assert "hostNetwork: {{ .Values.useHostNetwork }}" in outcome.text
+
+
+def test_templated_booleans_keep_the_contract_with_companion_runtimes(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    pytest.importorskip("helm_python")
+    sets = {"host-network": {"image": "pytorch:2", "workers": 3, "useHostNetwork": True,
+                             "useHostIPC": False},
+            "pod-network": {"image": "pytorch:2", "workers": 1, "useHostNetwork": False,
+                            "useHostIPC": True},
+            "large": {"image": "pytorch:2.4", "workers": 15, "useHostNetwork": True,
+                      "useHostIPC": True}}
+    check_inline_chart(tmp_path, HOST_NETWORK, sets, crdcheck, shared,
+                       options={"companion_runtimes": True})
+
+
+def test_a_quoted_templated_boolean_is_still_judged_as_a_string() -> None:
+    """``"{{ .Values.x }}"`` renders a string whatever the value: the rendered job's runtime
+    fails validation (V602), so the template is not converted either."""
+    quoted = HOST_NETWORK.replace("hostNetwork: {{ .Values.useHostNetwork }}",
+                                  'hostNetwork: "{{ .Values.useHostNetwork }}"')
+    outcome = convert_template(quoted, options=ConvertOptions(companion_runtimes=True))
+    assert outcome is not None
+    assert outcome.status != "converted"
+    assert outcome.text == quoted
