@@ -781,8 +781,18 @@ _PLACEHOLDER = re.compile(r"tjm[zl]\d{4}[zl]|(?<![0-9])(?:3\d{8}|[3-8]\d{4})(?![
 
 def _placeholder_blame(codec: Codec, exc: WorldFailed) -> Unsupported | None:
     """A world that fails because of the placeholders themselves (a YAML error, a value the
-    converter must read) says nothing about the job: the template is not carried."""
+    converter must read) says nothing about the job: the template is not carried. A world
+    that also fails for a reason of its own (an error naming no placeholder, not about a value:
+    arena tfjob's PS replicas, F512, beside the affinity `include` of the same branch) is a
+    real failure of that world: its values keep the legacy job."""
     encoded = codec.encode(exc.world)
+    for doc in exc.documents:
+        for f in doc.findings:
+            raw = f"{f.path} {f.message}"
+            if getattr(f.severity, "value", "") == "error" and not _PLACEHOLDER.search(raw) \
+                    and f.code not in (*_VALUE_CODES, "Y101", "Y104", "Y105") \
+                    and not f.code.startswith("V"):
+                return None
     for doc in exc.documents:
         for f in doc.findings:
             if getattr(f.severity, "value", "") != "error":
