@@ -267,6 +267,9 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         from migrator.load import detect
 
         named = [d for d in defines if detect.embeds_legacy_job(d)]
+        included = _included_job(codec, forced)
+        if included is not None:
+            notes.append(included)
         if named and not ref_docs:
             head = named[0].split("}}", 1)[0] + "}}"
             notes.append(Note(NOT_CARRIED, "", "template construct not carried: the legacy job "
@@ -918,6 +921,77 @@ def _variants(codec: Codec, folded: Any, failing: dict[int, int], forced: dict[i
 
 
 _LAST_SEGMENT = re.compile(r"(?:^|\.)(tjml\d{4}l)$")
+
+
+_LEGACY_KINDS = ("PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob")
+
+
+def _included_job(codec: Codec, world: dict[int, int]) -> Note | None:
+    """A legacy job inside another object whose fields a template fragment writes (arena
+    cron-tfjob: a kubedl Cron's `template: {kind: TFJob, workload: {{ include ... }}}`): the
+    converter cannot see the job, and the object around it creates the job itself. Y110
+    naming the fragment, its line and why."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        docs = list(YAML(typ="safe", pure=True).load_all(codec.encode(world).text))
+    except YAMLError:
+        return None
+
+    def fragment(node: Any) -> Any:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                found = LINE_TOKEN.search(str(key))
+                if found and int(found.group(1)) in codec.by_id:
+                    return codec.by_id[int(found.group(1))]
+                inner = fragment(value)
+                if inner is not None:
+                    return inner
+        elif isinstance(node, list):
+            for item in node:
+                inner = fragment(item)
+                if inner is not None:
+                    return inner
+        return None
+
+    def nested(node: Any, depth: int) -> Any:
+        if isinstance(node, dict):
+            if depth and node.get("kind") in _LEGACY_KINDS:
+                return node
+            for value in node.values():
+                found = nested(value, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    for doc in docs:
+        if not isinstance(doc, dict):
+            continue
+        job = nested(doc, 0)
+        slot = fragment(job) if job is not None else None
+        if slot is None:
+            continue
+        outer = f"{doc.get('kind')} ({doc.get('apiVersion')})"
+        where = (f"the {job['kind']} inside this {outer} is written by {slot.action.text} "
+                 f"(line {slot.line})")
+        if str(doc.get("apiVersion", "")).startswith("apps.kubedl.io/") \
+                and doc.get("kind") == "Cron":
+            why = ("a kubedl Cron creates the job in spec.template on every schedule, and "
+                   "Trainer has no cron of its own; the Cron controller creates and tracks "
+                   "only the kinds in its own scheme (newEmptyWorkload: scheme.New of the "
+                   "template's apiVersion/kind, kubedl controllers/apps/cron_controller.go) "
+                   "and reads their status as a kubedl JobStatus, so its template cannot "
+                   "hold a TrainJob. Keep this chart on the legacy operator, or schedule the "
+                   "TrainJob another way (a Kubernetes CronJob whose pod creates it), and "
+                   "convert the named template's job rendered (`convert --helm`)")
+        else:
+            why = (f"the {doc.get('kind')} creates the job itself, so it would have to create "
+                   "a TrainJob, and the converter cannot see the job's fields there; render "
+                   "the chart first")
+        return Note(NOT_CARRIED, "", f"template construct not carried: {where}: {why}",
+                    slot.line)
+    return None
 
 
 def _dropped_fragment(codec: Codec, documents: list[Any]) -> Unsupported | None:

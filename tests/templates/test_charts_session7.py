@@ -73,3 +73,18 @@ def test_a_quoted_templated_boolean_is_still_judged_as_a_string() -> None:
     assert outcome is not None
     assert outcome.status != "converted"
     assert outcome.text == quoted
+
+
+def test_a_job_written_by_an_include_inside_a_kubedl_cron_is_named_with_its_reason(
+        shared: Path) -> None:
+    chart = shared / "corpus" / "charts" / "kubeflow-arena" / "charts" / "cron-tfjob"
+    source = (chart / "templates" / "cron.yaml").read_text(encoding="utf-8")
+    outcome = convert_template(source)
+    assert outcome is not None
+    assert outcome.status != "converted"
+    assert outcome.text == source
+    [note] = [n for n in outcome.notes if n.code == "Y110"]
+    assert note.line == 22
+    assert '{{- include "arena.tfjob" . | nindent 6 }}' in note.message
+    assert "kubedl Cron" in note.message and "cannot hold a TrainJob" in note.message
+    assert "Trainer has no cron" in note.message
