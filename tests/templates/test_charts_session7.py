@@ -88,3 +88,18 @@ def test_a_job_written_by_an_include_inside_a_kubedl_cron_is_named_with_its_reas
     assert '{{- include "arena.tfjob" . | nindent 6 }}' in note.message
     assert "kubedl Cron" in note.message and "cannot hold a TrainJob" in note.message
     assert "Trainer has no cron" in note.message
+
+
+def test_an_appwrapper_around_the_job_says_why_declared_pod_sets_do_not_help(
+        shared: Path) -> None:
+    chart = shared / "corpus" / "charts" / "project-codeflare-mlbatch" / "tools" / \
+        "pytorchjob-generator" / "chart"
+    source = (chart / "templates" / "appwrapper.yaml").read_text(encoding="utf-8")
+    outcome = convert_template(source)
+    assert outcome is not None
+    assert outcome.status != "converted"
+    assert outcome.text == source
+    [note] = [n for n in outcome.notes if n.code == "E802"]
+    assert "v1.PodSpecTemplate" in note.message  # the webhook's rule for declared podSets
+    assert "kueue.x-k8s.io/queue-name" in note.message
+    assert "declare podSets" not in note.message
