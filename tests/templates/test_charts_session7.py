@@ -103,3 +103,34 @@ def test_an_appwrapper_around_the_job_says_why_declared_pod_sets_do_not_help(
     assert "v1.PodSpecTemplate" in note.message  # the webhook's rule for declared podSets
     assert "kueue.x-k8s.io/queue-name" in note.message
     assert "declare podSets" not in note.message
+
+
+def test_a_v1alpha1_mpijob_says_why_it_is_not_converted() -> None:
+    """mpi-operator's v1alpha1 MPIJob (arena's mpijob chart) has one pod template for the
+    launcher and the workers (workers run `sleep` and are reached by kubectl exec); arena's
+    chart adds fields upstream v1alpha1 never had. K101 says so instead of only 'not
+    supported'."""
+    from migrator import convert_text
+
+    job = """apiVersion: kubeflow.org/v1alpha1
+kind: MPIJob
+metadata:
+  name: horovod
+spec:
+  replicas: 2
+  launcherResources:
+    limits: {cpu: 1}
+  template:
+    spec:
+      containers:
+        - name: mpi
+          image: horovod/horovod:0.28.1
+          command: ["mpirun", "python", "train.py"]
+"""
+    [doc] = convert_text(job).documents
+    assert doc.status == "skipped"
+    [finding] = [f for f in doc.findings if f.code == "K101"]
+    assert "one pod template" in finding.message
+    assert "kubectl exec" in finding.message
+    assert "v0.2.3" in finding.message  # the release whose types were read
+    assert "launcherResources" in finding.message  # a field of this job upstream never had
