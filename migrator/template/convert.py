@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from migrator import paths
 from migrator.check import validate
 from migrator.template import structure
 from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, decode_int
@@ -196,7 +197,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                 if kept is None or len(legacy) >= MAX_LEGACY:
                     return _world_failed(text, dialect, codec, exc)
                 legacy.append((kept, exc))
-        others = _other_values(codec, forced, scope)
+        others = _other_values(codec, forced, scope) + _count_guards(codec, forced, scope)
         _merge_neutrals(codec)
         body = codec.decode("\n".join(render_lines(folded.pieces)))
         for _out, docs in folded.worlds.values():
@@ -590,6 +591,58 @@ def _other_values(codec: Codec, forced: dict[int, int], scope: frozenset[str]
         if all(cond != c for c, _, _ in found):  # twins (same action, same test) once
             found.append((cond, block, block.fail))
         block.fail = ""
+    return found
+
+
+_POSITIVE = "^[1-9][0-9]*$"
+
+
+def _count_guards(codec: Codec, forced: dict[int, int], scope: frozenset[str]
+                  ) -> list[tuple[str, Any, str]]:
+    """Replica counts written by an action (`replicas: {{ .Values.workers }}`): the converted
+    arithmetic (`numNodes: {{ add 1 (X) }}`) holds for a whole number of at least 1; for 0 or
+    a value that is no number the rendered job does not convert (K103, a role's minimum; a
+    string), so the template keeps the legacy job for those values (Helm; the test reads the
+    rendered text, as the converter does). (Go condition, the count's slot, why) each."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    from migrator.knowledge import catalog
+
+    if not codec.template.helm:
+        return []
+    try:
+        docs = list(YAML(typ="safe", pure=True).load_all(codec.encode(forced).text))
+    except YAMLError:
+        return []
+    declared = _declared(codec) | scope
+    legacy = catalog.load().legacy
+    found: list[tuple[str, Any, str]] = []
+    for doc in docs:
+        mapping = legacy.get((doc.get("apiVersion"), doc.get("kind"))) \
+            if isinstance(doc, dict) else None
+        specs = paths.get(doc, paths.parse(mapping.replica_specs.path)) if mapping else None
+        for role, replica in (specs.items() if isinstance(specs, dict) else []):
+            value = replica.get("replicas") if isinstance(replica, dict) else None
+            if not isinstance(value, int) or isinstance(value, bool):
+                continue
+            decoded = decode_int(value, codec.ints)
+            if decoded is None or len(decoded[0]) != 1 or decoded[1] != 0:
+                continue
+            slot = decoded[0][0]
+            if slot.ctx or slot.id in codec.pins or "{{" not in slot.action.text \
+                    or not set(_VARIABLE.findall(slot.action.body)) <= declared:
+                continue
+            cond = f'not (regexMatch "{_POSITIVE}" (toString ({slot.action.body})))'
+            rules = mapping.replica_specs.roles.get(str(role)) if mapping else None
+            zero = (f"; 0 {role} replicas is allowed and converts as rendered, differently "
+                    "(render that chart and convert the job)"
+                    if rules is not None and rules.min_replicas == 0 else "")
+            why = (f"{role} replicas {slot.action.text} must render a whole number of at least "
+                   f"1 for the converted count (numNodes) to hold (0, a negative number or a "
+                   f"word: K103 when rendered){zero}")
+            if all(cond != c for c, _, _ in found):
+                found.append((cond, slot, why))
     return found
 
 

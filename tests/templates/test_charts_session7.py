@@ -134,3 +134,62 @@ spec:
     assert "kubectl exec" in finding.message
     assert "v0.2.3" in finding.message  # the release whose types were read
     assert "launcherResources" in finding.message  # a field of this job upstream never had
+
+
+WORKERS = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}-job
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: {{ .Values.image }}
+              command: ["torchrun", "train.py"]
+              resources:
+                limits:
+                  nvidia.com/gpu: {{ .Values.gpus }}
+    Worker:
+      replicas: {{ .Values.workers }}
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: {{ .Values.image }}
+              command: ["torchrun", "train.py"]
+              resources:
+                limits:
+                  nvidia.com/gpu: {{ .Values.gpus }}
+"""
+
+
+def test_a_worker_count_that_is_not_a_positive_number_keeps_the_legacy_job() -> None:
+    """`numNodes: {{ add 1 (X) }}` holds for X = 1, 2, ...; for 0 or a non-number the
+    rendered job does not convert (K103): the template keeps the legacy job for them (Y112)."""
+    outcome = convert_template(WORKERS)
+    assert outcome is not None
+    assert outcome.status == "converted", outcome.notes
+    assert '{{- if not (regexMatch "^[1-9][0-9]*$" (toString (.Values.workers))) }}' \
+        in outcome.text
+    assert "numNodes: {{ add 1 (.Values.workers) }}" in outcome.text
+    [kept] = [n for n in outcome.notes if n.code == "Y112"]
+    assert kept.line == 20 and "{{ .Values.workers }}" in kept.message
+
+
+def test_worker_counts_keep_the_contract_with_helm(tmp_path: Path, shared: Path,
+                                                   crdcheck: ModuleType) -> None:
+    pytest.importorskip("helm_python")
+    base = {"image": "pytorch:2.4", "gpus": 8}
+    sets = {"zero": {**base, "workers": 0},
+            "one": {**base, "workers": 1},
+            "many": {**base, "workers": 15, "gpus": 4},
+            "word": {**base, "workers": "two"},
+            "string-number": {**base, "workers": "3"},
+            "negative": {**base, "workers": -1}}
+    check_inline_chart(tmp_path, WORKERS, sets, crdcheck, shared)
