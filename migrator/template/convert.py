@@ -11,6 +11,7 @@ from migrator.check import validate
 from migrator.template import structure
 from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, decode_int
 from migrator.template.conditions import condition as _condition
+from migrator.template.conditions import enclosing
 from migrator.template.marks import ENV_MARK, MARK
 from migrator.template.structure import Unsupported
 from migrator.template.tokens import Action, Dialect, TemplateSyntaxError, tokenize
@@ -619,7 +620,7 @@ def _count_guards(codec: Codec, forced: dict[int, int], scope: frozenset[str]
     legacy = catalog.load().legacy
     found: list[tuple[str, Any, str]] = []
     for doc in docs:
-        mapping = legacy.get((doc.get("apiVersion"), doc.get("kind"))) \
+        mapping = legacy.get((str(doc.get("apiVersion")), str(doc.get("kind")))) \
             if isinstance(doc, dict) else None
         specs = paths.get(doc, paths.parse(mapping.replica_specs.path)) if mapping else None
         for role, replica in (specs.items() if isinstance(specs, dict) else []):
@@ -634,6 +635,11 @@ def _count_guards(codec: Codec, forced: dict[int, int], scope: frozenset[str]
                     or not set(_VARIABLE.findall(slot.action.body)) <= declared:
                 continue
             cond = f'not (regexMatch "{_POSITIVE}" (toString ({slot.action.body})))'
+            around = enclosing(codec, slot.line)  # the count's role is written only there
+            if around is None or not set(_VARIABLE.findall(around)) <= declared:
+                continue
+            if around:
+                cond = f"and ({around}) ({cond})"
             rules = mapping.replica_specs.roles.get(str(role)) if mapping else None
             zero = (f"; 0 {role} replicas is allowed and converts as rendered, differently "
                     "(render that chart and convert the job)"
@@ -842,6 +848,19 @@ def _placeholder_blame(codec: Codec, exc: WorldFailed) -> Unsupported | None:
     arena tfjob's PS replicas, F512, beside the affinity `include` of the same branch) is a
     real failure of that world: its values keep the legacy job."""
     encoded = codec.encode(exc.world)
+    for doc in exc.documents:
+        for f in doc.findings:
+            count = _INT_TOKEN.search(str(f.message)) if f.code == "F511" else None
+            found = decode_int(int(count.group(1)), codec.ints) if count else None
+            if found is not None:
+                actions = " + ".join(s.action.text for s in found[0])
+                return Unsupported(
+                    f"the TF_CONFIG the converter writes into the command lists one host per "
+                    f"TrainJob node (F511), and the node count comes from {actions}: a "
+                    "template would have to write that list with a loop over the count, "
+                    "which the converter does not generate (and a count of 1 writes no "
+                    "TF_CONFIG at all); render the chart first (`convert --helm`)",
+                    found[0][0].line, found[0][0].action.text)
     for doc in exc.documents:
         for f in doc.findings:
             raw = f"{f.path} {f.message}"

@@ -43,6 +43,8 @@ REFUSED = {
     # cannot be a TrainJob (kubedl's Cron knows Kubeflow jobs only)
     ("arena-cron-tfjob", "templates/_tfjob.yaml"): "Y110",
     ("arena-cron-tfjob", "templates/cron.yaml"): "Y110",
+    # TF_CONFIG lists one host per node and the worker count is templated (Y110, line 347)
+    ("arena-tfjob", "templates/tfjob.yaml"): "Y110",
     # mpi-operator v1alpha1: one pod template for launcher and workers, kubectl exec, and
     # arena's fork adds fields upstream never had (K101 says so)
     ("arena-mpijob", "templates/mpijob.yaml"): "K101",

@@ -86,7 +86,8 @@ def test_a_job_written_by_an_include_inside_a_kubedl_cron_is_named_with_its_reas
     [note] = [n for n in outcome.notes if n.code == "Y110"]
     assert note.line == 22
     assert '{{- include "arena.tfjob" . | nindent 6 }}' in note.message
-    assert "kubedl Cron" in note.message and "cannot hold a TrainJob" in note.message
+    assert "kubedl Cron" in note.message
+    assert "cannot hold a TrainJob" in note.message
     assert "Trainer has no cron" in note.message
 
 
@@ -179,7 +180,8 @@ def test_a_worker_count_that_is_not_a_positive_number_keeps_the_legacy_job() -> 
         in outcome.text
     assert "numNodes: {{ add 1 (.Values.workers) }}" in outcome.text
     [kept] = [n for n in outcome.notes if n.code == "Y112"]
-    assert kept.line == 20 and "{{ .Values.workers }}" in kept.message
+    assert kept.line == 20
+    assert "{{ .Values.workers }}" in kept.message
 
 
 def test_worker_counts_keep_the_contract_with_helm(tmp_path: Path, shared: Path,
@@ -193,3 +195,72 @@ def test_worker_counts_keep_the_contract_with_helm(tmp_path: Path, shared: Path,
             "string-number": {**base, "workers": "3"},
             "negative": {**base, "workers": -1}}
     check_inline_chart(tmp_path, WORKERS, sets, crdcheck, shared)
+
+
+SUCCESS_POLICY = """apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  {{- with .Values.successPolicy }}
+  successPolicy: {{ . }}
+  {{- end }}
+  tfReplicaSpecs:
+    Chief:
+      replicas: 1
+      template:
+        spec:
+          containers:
+            - name: tensorflow
+              image: {{ .Values.image }}
+              command: ["python", "train.py"]
+              ports:
+                - containerPort: 2222
+                  name: tfjob-port
+    Worker:
+      replicas: 3
+      template:
+        spec:
+          containers:
+            - name: tensorflow
+              image: {{ .Values.image }}
+              command: ["python", "train.py"]
+              ports:
+                - containerPort: 2222
+                  name: tfjob-port
+"""
+
+
+def test_a_templated_success_policy_is_tested_per_value() -> None:
+    """arena tfjob's `{{- with .Values.successPolicy }} successPolicy: {{ . }}`: "" and
+    AllWorkers convert; any other value keeps the legacy job (K103 when rendered), Y112."""
+    outcome = convert_template(SUCCESS_POLICY, options=ConvertOptions(companion_runtimes=True))
+    assert outcome is not None
+    assert outcome.status == "converted", [(n.code, n.message) for n in outcome.notes]
+    [kept] = [n for n in outcome.notes if n.code == "Y112"]
+    assert '(not (eq (.Values.successPolicy) "AllWorkers"))' in kept.message
+    assert 'successPolicy must be one of "", AllWorkers' in kept.message
+    assert kept.line == 7
+
+
+def test_a_templated_success_policy_keeps_the_contract(tmp_path: Path, shared: Path,
+                                                       crdcheck: ModuleType) -> None:
+    pytest.importorskip("helm_python")
+    sets = {"default": {"image": "tensorflow/tensorflow:2.15.0"},
+            "all-workers": {"image": "tensorflow/tensorflow:2.15.0-gpu",
+                            "successPolicy": "AllWorkers"},
+            "unknown": {"image": "tensorflow/tensorflow:2.15.0", "successPolicy": "ChiefWorker"}}
+    check_inline_chart(tmp_path, SUCCESS_POLICY, sets, crdcheck, shared,
+                       options={"companion_runtimes": True})
+
+
+def test_a_tf_config_listing_a_templated_worker_count_is_named(shared: Path) -> None:
+    chart = shared / "corpus" / "charts" / "kubeflow-arena" / "charts" / "tfjob"
+    source = (chart / "templates" / "tfjob.yaml").read_text(encoding="utf-8")
+    outcome = convert_template(source, options=ConvertOptions(companion_runtimes=True))
+    assert outcome is not None
+    assert outcome.status != "converted"
+    [note] = [n for n in outcome.notes if n.code == "Y110"]
+    assert note.line == 347  # Worker replicas: {{ .Values.workers }}
+    assert "TF_CONFIG" in note.message
+    assert "{{ .Values.workers }}" in note.message
