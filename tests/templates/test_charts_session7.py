@@ -264,3 +264,34 @@ def test_a_tf_config_listing_a_templated_worker_count_is_named(shared: Path) -> 
     assert note.line == 347  # Worker replicas: {{ .Values.workers }}
     assert "TF_CONFIG" in note.message
     assert "{{ .Values.workers }}" in note.message
+
+
+def test_nova_sft_with_companion_runtimes_keeps_the_contract(shared: Path,
+                                                            crdcheck: ModuleType) -> None:
+    """Issue 29 item 4: HyperPod Nova SFT's initContainer under `{{- if $config.initContainer }}`
+    lands in the companion runtime under the same if, and the node-affinity terms built by a
+    `range` inside `{{- if $config.labelSelector.preferred }}` (over the same map) combine with
+    the other blocks (before: Y110 "blocks do not combine independently", line 7)."""
+    pytest.importorskip("helm_python")
+    from tests.templates.contract import compare, value_sets
+    from tests.templates.test_corpus_templates import _crd_problems, _render
+
+    rel = "aws-sagemaker-hyperpod-recipes/launcher/nova/k8s_templates/SFT/training.yaml"
+    text = (shared / "corpus" / rel).read_text(encoding="utf-8")
+    options = ConvertOptions(companion_runtimes=True)
+    outcome = convert_template(text, options=options)
+    assert outcome is not None
+    assert outcome.status == "converted", [(n.code, n.line, n.message) for n in outcome.notes]
+    assert "initContainers:" in outcome.text.split("kind: TrainJob")[0]  # in the runtime
+    sets = value_sets("hyperpod-nova-sft")
+    assert len(sets) >= 3
+    converted = 0
+    for label, values in sets:
+        rendered = _render(text, values)
+        after = _render(outcome.text, values)
+        verdict = compare(after, rendered, outcome, options)
+        assert verdict.ok, f"{label}:\n" + "\n".join(verdict.problems)
+        problems, _checked = _crd_problems(crdcheck, shared, after)
+        assert problems == [], label
+        converted += "kind: TrainJob" in verdict.direct
+    assert converted >= 3
