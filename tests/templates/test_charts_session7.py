@@ -295,3 +295,96 @@ def test_nova_sft_with_companion_runtimes_keeps_the_contract(shared: Path,
         assert problems == [], label
         converted += "kind: TrainJob" in verdict.direct
     assert converted >= 3
+
+
+ITEM4 = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}
+  {{- if .Values.labels }}
+  labels:
+    {{- range $k, $v := .Values.labels }}
+    {{ $k }}: {{ $v | quote }}
+    {{- end }}
+  {{- end }}
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: {{ .Values.nodes }}
+      restartPolicy: OnFailure
+      template:
+        spec:
+          {{- if .Values.init }}
+          initContainers:
+            - name: fetch
+              image: {{ .Values.init.image }}
+              command: ["sh", "-c", "fetch-data"]
+              env:
+                {{- range $k, $v := .Values.env }}
+                - name: {{ $k }}
+                  value: {{ $v | quote }}
+                {{- end }}
+          {{- end }}
+          {{- if .Values.preferred }}
+          affinity:
+            nodeAffinity:
+              preferredDuringSchedulingIgnoredDuringExecution:
+                {{- range $key, $values := .Values.preferred }}
+                - weight: 50
+                  preference:
+                    matchExpressions:
+                      - key: {{ $key | quote }}
+                        operator: In
+                        values:
+                          {{- range $values }}
+                          - {{ . | quote }}
+                          {{- end }}
+                {{- end }}
+          {{- end }}
+          containers:
+            - name: pytorch
+              image: {{ .Values.image }}
+              command: ["torchrun", "train.py"]
+              env:
+                {{- range $k, $v := .Values.env }}
+                - name: {{ $k }}
+                  value: {{ $v | quote }}
+                {{- end }}
+"""
+
+
+def _item4_sets() -> dict[str, dict[str, object]]:
+    base = {"image": "pytorch:2.4", "nodes": 2, "env": {}}
+    return {
+        "plain": base,
+        "labels-and-init": {**base, "nodes": 4, "labels": {"team": "nlp", "tier": "gold"},
+                            "init": {"image": "busybox:1.36"},
+                            "env": {"NCCL_DEBUG": "INFO", "DATA": "/data"}},
+        "preferred-nodes": {**base, "labels": {"team": "cv"},
+                            "preferred": {"node.kubernetes.io/instance-type":
+                                          ["p4d.24xlarge", "p5.48xlarge"],
+                                          "topology.kubernetes.io/zone": ["us-east-1a"]}},
+        "everything": {**base, "nodes": 8, "labels": {"team": "nlp"},
+                       "init": {"image": "busybox:1.36"}, "env": {"NCCL_DEBUG": "WARN"},
+                       "preferred": {"gpu": ["h100"]}},
+    }
+
+
+@pytest.mark.parametrize("companion", [True, False], ids=["companion", "built-in"])
+def test_blocks_that_did_not_combine_keep_the_contract(tmp_path: Path, shared: Path,
+                                                        crdcheck: ModuleType,
+                                                        companion: bool) -> None:
+    """Issue 29 item 4: labels built by a range inside an if on the same map, an init
+    container under an if (in the companion runtime, under the same if; built-in: the legacy
+    job is kept for those values, as the rendered job does not convert), node-affinity terms
+    built by a range inside an if (before: Y110 "blocks do not combine independently")."""
+    pytest.importorskip("helm_python")
+    outcomes = check_inline_chart(tmp_path, ITEM4, _item4_sets(), crdcheck, shared,
+                                  options={"companion_runtimes": companion})
+    text = outcomes["2.2"].text
+    if companion:
+        runtime = text.split("kind: TrainJob")[0]
+        assert "{{- if .Values.init }}\n                  initContainers:" in runtime
+    else:
+        assert any(n.code == "Y112" and ".Values.init" in n.message
+                   for n in outcomes["2.2"].notes)
