@@ -11,6 +11,7 @@ Three layers, each with its own finding code:
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import re
 from collections.abc import Callable
@@ -32,7 +33,11 @@ NAME_RE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 MANAGER_RE = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,}/[A-Za-z0-9._-]+$")
 ENV_OWNED_CONTAINERS = ("node", "dataset-initializer", "model-initializer")
 MAX_NAME = 63
-
+# the stand-ins of template actions (set by migrator.template while it converts a template with
+# its actions set aside as words): a typed field holding one has a value known only when the
+# template is rendered, so it is not judged as a string here (the rendered job is judged)
+UNKNOWN_VALUE: contextvars.ContextVar[re.Pattern[str] | None] = \
+    contextvars.ContextVar("unknown_value", default=None)
 
 
 def check(doc: Any, target: TargetSpec, codes: dict[str, CodeDoc],
@@ -72,7 +77,7 @@ def check(doc: Any, target: TargetSpec, codes: dict[str, CodeDoc],
     else:
         problems += _runtime_rules(doc)
         problems += _runtime_templates(doc, target.version)
-    findings = _findings(problems, codes)
+    findings = _findings(_known_values(doc, problems), codes)
     if any(f.code == LIMIT for f in findings):
         findings = _accepted_later(findings, doc, target.version, str(kind))
     return findings
@@ -103,6 +108,22 @@ def _accepted_later(findings: list[Finding], doc: Any, version: str,
 
 def _release(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split(".") if part.isdigit())
+
+
+def _known_values(doc: Any, problems: list[tuple[str, str, str]]
+                  ) -> list[tuple[str, str, str]]:
+    """``problems`` without the type errors of values that stand for a template action."""
+    unknown = UNKNOWN_VALUE.get()
+    if unknown is None:
+        return problems
+    kept = []
+    for code, where, message in problems:
+        value = paths.get(doc, paths.parse_rendered(where)) if code in (LIMIT, SCHEMA) else None
+        if isinstance(value, str) and unknown.fullmatch(value) \
+                and not message.startswith("unknown field"):
+            continue
+        kept.append((code, where, message))
+    return kept
 
 
 Model = Callable[[Any], list[shapes.Error]]  # a document → its errors, as pydantic has them

@@ -87,7 +87,8 @@ def _classified(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: 
             return _embedded(root, chunk, index, catalog, options, source, embedding, render)
     messages = {
         "pending": ("K102", f"{kind} ({api}) is not converted by this release yet"),
-        "old-api": ("K101", f"{kind} with apiVersion {api} is not a supported API version"),
+        "old-api": ("K101", f"{kind} with apiVersion {api} is not a supported API version"
+                    + _old_api_reason(catalog, root, api, kind)),
         "retired": ("K110", f"{kind} ({api}) is a kind of a retired Kubeflow operator: Trainer "
                     "has no runtime for its framework, and it is not converted"),
         "embedded": ("K104", f"{kind} embeds a legacy {found.detail}, which this release does "
@@ -100,6 +101,20 @@ def _classified(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: 
         unchanged.source, unchanged.reportable = source, True
     # a legacy job written out in a string value (a script's heredoc, a test snapshot)
     return snippets.text_jobs(root, chunk.line, index, chunk.text, source) or unchanged
+
+
+def _old_api_reason(catalog: Catalog, root: Any, api: Any, kind: Any) -> str:
+    """Why an old API version is not converted (mappings/kinds.yaml oldApis), or ""."""
+    for old in catalog.kinds.old_apis:
+        if (old.api_version, old.kind) == (api, kind):
+            spec = root.get("spec") if isinstance(root, dict) else None
+            extra = sorted(str(k) for k in spec if str(k) not in old.fields) \
+                if isinstance(spec, dict) and old.fields else []
+            forked = (f"; this job also sets {', '.join(extra)}, which {api} never had (a "
+                      "fork's fields, whose meaning the upstream API does not state)"
+                      if extra else "")
+            return f": {old.reason}{forked}"
+    return ""
 
 
 def _convert(root: Any, chunk: Chunk, index: int, catalog: Catalog, options: ConvertOptions,

@@ -39,6 +39,18 @@ PRIMARY_POD_LABELS = (("jobset.sigs.k8s.io/replicatedjob-name", "node"),
                       ("batch.kubernetes.io/job-completion-index", "0"))
 
 
+# why an AppWrapper cannot wrap a TrainJob (project-codeflare/appwrapper v1.2.1): it infers pod
+# sets only for the kinds it knows (utils.InferPodSets), and a declared podSet's path must lead
+# to a v1.PodSpecTemplate in the component (webhook check 4, utils.GetPodTemplateSpec)
+POD_SETS_MESSAGE = ("AppWrapper cannot hold a TrainJob: it infers pod sets only for the kinds it "
+                    "knows (a TrainJob is not one), and a declared podSet's path must lead to a "
+                    "v1.PodSpecTemplate in the component, which a TrainJob does not have (its "
+                    "pods come from the runtime; a runtime patch has neither the node's image "
+                    "nor its resources, which are in trainer.resourcesPerNode), so Kueue would "
+                    "not count the pods' resources; queue the TrainJob with Kueue directly "
+                    "(label kueue.x-k8s.io/queue-name, Kueue's TrainJob integration) instead of "
+                    "wrapping it")
+
 def spec_for(root: Any, catalog: Catalog) -> EmbeddingSpec | None:
     """The embedding rules for ``root``'s kind, if its jobs are converted in place."""
     api, kind = str(root.get("apiVersion", "")), root.get("kind")
@@ -155,9 +167,7 @@ def convert(root: Any, spec: EmbeddingSpec, catalog: Catalog, options: ConvertOp
             findings += _katib(doc, root, catalog, str(job.get("kind")), draft.patch_container,
                                line_offset)
         if spec.pod_sets_code is not None:
-            findings.append(_finding(catalog, spec.pod_sets_code, prefix, "AppWrapper cannot "
-                                     "infer the pod sets of a TrainJob (it has no pod template); "
-                                     "declare podSets or queue the TrainJob with Kueue directly",
+            findings.append(_finding(catalog, spec.pod_sets_code, prefix, POD_SETS_MESSAGE,
                                      line_offset, root, path))
     if options.converted_only and converted:
         items = doc.get("items")

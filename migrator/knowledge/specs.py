@@ -230,6 +230,13 @@ class CurrentKind(ApiKind):
     pre_v22_markers: list[str] = []
 
 
+class OldApi(ApiKind):
+    """An old API version of a training kind that is not converted, and why (K101)."""
+
+    reason: str
+    fields: list[str] = []  # the spec fields that API had (others are a fork's)
+
+
 class EmbeddingSpec(Spec):
     """An object kind whose embedded legacy jobs are converted in place."""
 
@@ -253,6 +260,7 @@ class KindIndex(Spec):
     legacy_managers: Annotated[list[str], Len(min=1)]  # managedBy values of legacy operators
     legacy_label_prefix: Annotated[str, Len(min=1)]  # labels the legacy operators set on pods
     prototypes: list[ApiKind] = []
+    old_apis: list[OldApi] = []
     current: list[CurrentKind]
     embedding_kinds: list[str]
     embeddings: list[EmbeddingSpec] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from migrator.template.codec import Codec
@@ -24,17 +25,46 @@ def condition(codec: Codec, block: Any, failing: int, forced: dict[int, int]) ->
     if path is None:
         return None
     terms: list[str] = []
+    dot = ""  # what `.` stands for inside the `with` bodies on the way (as a Go operand)
     for anc, choice in path:
-        if anc.kind not in ("if", "enum"):
+        if anc.kind not in ("if", "enum", "with"):
             return None
-        terms.append(_branch_condition(anc, choice))
+        term = _rebind(_branch_condition(anc, choice), dot)
+        if term is None:
+            return None
+        terms.append(term)
+        if anc.kind == "with" and choice == 0:
+            # `{{- with X }}`: the body runs with `.` set to X (when X is not empty)
+            header = anc.branches[0].header.body if anc.branches[0].header else ""
+            bound = _rebind(header[len("with "):].strip(), dot)
+            if bound is None or ":=" in bound:
+                return None
+            dot = bound
     if block.kind not in ("if", "enum", "with", "range"):
         return None
-    terms.append(_branch_condition(block, failing))
+    last = _rebind(_branch_condition(block, failing), dot)
+    if last is None:
+        return None
+    terms.append(last)
     terms = [t for t in terms if t]
     if not terms:
         return None
     return terms[0] if len(terms) == 1 else "and " + " ".join(f"({t})" for t in terms)
+
+
+_LONE_DOT = re.compile(r"(?<![\w)\]$.])\.(?![\w.])")
+_DOT_FIELD = re.compile(r"(?<![\w)\]$.])\.[A-Za-z_]")
+
+
+def _rebind(term: str, dot: str) -> str | None:
+    """``term`` with a lone ``.`` read as ``dot`` (inside a ``with``), or None when it reads a
+    field of ``.`` there (``.Values`` inside a ``with`` is a field of the with's value)."""
+    if not dot or not term:
+        return term
+    if _DOT_FIELD.search(term):
+        return None
+    term = term.replace("(.)", f"({dot})")
+    return _LONE_DOT.sub(lambda _m: f"({dot})", term)
 
 
 def _branch_condition(block: Any, index: int) -> str:
@@ -71,3 +101,34 @@ def _path_to(branch: Any, target: Any, trail: list[Any]) -> list[Any] | None:
             if found is not None:
                 return found
     return None
+
+
+def enclosing(codec: Codec, line: int) -> str | None:
+    """The Go condition under which the template line ``line`` is rendered: "" at the top,
+    None when an enclosing block is not an ``if`` (its condition cannot be lifted)."""
+    units = codec.template.units
+
+    def find(branch: Any, trail: list[Any]) -> list[Any] | None:
+        for item in branch.items:
+            if isinstance(item, int):
+                if units[item].line == line:
+                    return trail
+                continue
+            for i, sub in enumerate(item.branches):
+                found = find(sub, [*trail, (item, i)])
+                if found is not None:
+                    return found
+        return None
+
+    trail = find(codec.template.root, [])
+    if trail is None:
+        return None
+    terms = []
+    for anc, choice in trail:
+        if anc.kind not in ("if", "enum"):
+            return None
+        terms.append(_branch_condition(anc, choice))
+    terms = [t for t in terms if t]
+    if not terms:
+        return ""
+    return terms[0] if len(terms) == 1 else "and " + " ".join(f"({t})" for t in terms)

@@ -6,9 +6,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from migrator import paths
+from migrator.check import validate
 from migrator.template import structure
 from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, decode_int
 from migrator.template.conditions import condition as _condition
+from migrator.template.conditions import enclosing
 from migrator.template.marks import ENV_MARK, MARK
 from migrator.template.structure import Unsupported
 from migrator.template.tokens import Action, Dialect, TemplateSyntaxError, tokenize
@@ -153,7 +156,11 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                               "conversions in all (its branches kept failing in turn); decide "
                               "which values the blocks take (render the chart first, "
                               "`check --helm`), or split the template", 0)
-        result = convert_plain(world_text, options or ConvertOptions())
+        token = validate.UNKNOWN_VALUE.set(_bare_values(codec, world_text))
+        try:
+            result = convert_plain(world_text, options or ConvertOptions())
+        finally:
+            validate.UNKNOWN_VALUE.reset(token)
         ok = not any(d.status == "failed" for d in result.documents)
         if result.text.count("\n") > 20 * world_text.count("\n") + 500:
             raise Unsupported("the converted job grows with a templated number (one entry per "
@@ -191,7 +198,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                 if kept is None or len(legacy) >= MAX_LEGACY:
                     return _world_failed(text, dialect, codec, exc)
                 legacy.append((kept, exc))
-        others = _other_values(codec, forced, scope)
+        others = _other_values(codec, forced, scope) + _count_guards(codec, forced, scope)
         _merge_neutrals(codec)
         body = codec.decode("\n".join(render_lines(folded.pieces)))
         for _out, docs in folded.worlds.values():
@@ -262,6 +269,9 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         from migrator.load import detect
 
         named = [d for d in defines if detect.embeds_legacy_job(d)]
+        included = _included_job(codec, forced)
+        if included is not None:
+            notes.append(included)
         if named and not ref_docs:
             head = named[0].split("}}", 1)[0] + "}}"
             notes.append(Note(NOT_CARRIED, "", "template construct not carried: the legacy job "
@@ -585,6 +595,63 @@ def _other_values(codec: Codec, forced: dict[int, int], scope: frozenset[str]
     return found
 
 
+_POSITIVE = "^[1-9][0-9]*$"
+
+
+def _count_guards(codec: Codec, forced: dict[int, int], scope: frozenset[str]
+                  ) -> list[tuple[str, Any, str]]:
+    """Replica counts written by an action (`replicas: {{ .Values.workers }}`): the converted
+    arithmetic (`numNodes: {{ add 1 (X) }}`) holds for a whole number of at least 1; for 0 or
+    a value that is no number the rendered job does not convert (K103, a role's minimum; a
+    string), so the template keeps the legacy job for those values (Helm; the test reads the
+    rendered text, as the converter does). (Go condition, the count's slot, why) each."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    from migrator.knowledge import catalog
+
+    if not codec.template.helm:
+        return []
+    try:
+        docs = list(YAML(typ="safe", pure=True).load_all(codec.encode(forced).text))
+    except YAMLError:
+        return []
+    declared = _declared(codec) | scope
+    legacy = catalog.load().legacy
+    found: list[tuple[str, Any, str]] = []
+    for doc in docs:
+        mapping = legacy.get((str(doc.get("apiVersion")), str(doc.get("kind")))) \
+            if isinstance(doc, dict) else None
+        specs = paths.get(doc, paths.parse(mapping.replica_specs.path)) if mapping else None
+        for role, replica in (specs.items() if isinstance(specs, dict) else []):
+            value = replica.get("replicas") if isinstance(replica, dict) else None
+            if not isinstance(value, int) or isinstance(value, bool):
+                continue
+            decoded = decode_int(value, codec.ints)
+            if decoded is None or len(decoded[0]) != 1 or decoded[1] != 0:
+                continue
+            slot = decoded[0][0]
+            if slot.ctx or slot.id in codec.pins or "{{" not in slot.action.text \
+                    or not set(_VARIABLE.findall(slot.action.body)) <= declared:
+                continue
+            cond = f'not (regexMatch "{_POSITIVE}" (toString ({slot.action.body})))'
+            around = enclosing(codec, slot.line)  # the count's role is written only there
+            if around is None or not set(_VARIABLE.findall(around)) <= declared:
+                continue
+            if around:
+                cond = f"and ({around}) ({cond})"
+            rules = mapping.replica_specs.roles.get(str(role)) if mapping else None
+            zero = (f"; 0 {role} replicas is allowed and converts as rendered, differently "
+                    "(render that chart and convert the job)"
+                    if rules is not None and rules.min_replicas == 0 else "")
+            why = (f"{role} replicas {slot.action.text} must render a whole number of at least "
+                   f"1 for the converted count (numNodes) to hold (0, a negative number or a "
+                   f"word: K103 when rendered){zero}")
+            if all(cond != c for c, _, _ in found):
+                found.append((cond, slot, why))
+    return found
+
+
 def _other_value_notes(codec: Codec, block: Any, forced: dict[int, int],
                        convert: Any) -> list[Note]:
     """The findings of the legacy job an enum block keeps for its other values: the world
@@ -719,6 +786,22 @@ def _merge_neutrals(codec: Codec) -> None:
             mine.trailing.extend(a for a in theirs.trailing if a.text not in known)
 
 
+_BARE_VALUE = re.compile(r"^\s*(?:- )?(?:[^\s:#'\"][^:#]*: +)?(tjmz\d{4}z)\s*$", re.MULTILINE)
+
+
+def _bare_values(codec: Codec, world_text: str) -> re.Pattern[str] | None:
+    """The stand-ins of ``world_text`` that are a whole plain YAML value (``hostNetwork:
+    {{ .Values.x }}``, not quoted in the YAML nor by ``quote``): the action's output decides
+    the value's type when the template is rendered, so a type check of the world does not
+    judge them (a quoted one renders a string, and is judged as one)."""
+    bare = []
+    for match in _BARE_VALUE.finditer(world_text):
+        slot = codec.by_id.get(int(match.group(1)[4:8]))
+        if slot is not None and "quote" not in slot.action.body:
+            bare.append(re.escape(match.group(1)))
+    return re.compile("|".join(sorted(set(bare)))) if bare else None
+
+
 def _value_paths(source: str) -> set[str]:
     """Paths (in the converter's notation) of the source scalars that hold a placeholder."""
     from ruamel.yaml import YAML
@@ -760,8 +843,31 @@ _PLACEHOLDER = re.compile(r"tjm[zl]\d{4}[zl]|(?<![0-9])(?:3\d{8}|[3-8]\d{4})(?![
 
 def _placeholder_blame(codec: Codec, exc: WorldFailed) -> Unsupported | None:
     """A world that fails because of the placeholders themselves (a YAML error, a value the
-    converter must read) says nothing about the job: the template is not carried."""
+    converter must read) says nothing about the job: the template is not carried. A world
+    that also fails for a reason of its own (an error naming no placeholder, not about a value:
+    arena tfjob's PS replicas, F512, beside the affinity `include` of the same branch) is a
+    real failure of that world: its values keep the legacy job."""
     encoded = codec.encode(exc.world)
+    for doc in exc.documents:
+        for f in doc.findings:
+            count = _INT_TOKEN.search(str(f.message)) if f.code == "F511" else None
+            found = decode_int(int(count.group(1)), codec.ints) if count else None
+            if found is not None:
+                actions = " + ".join(s.action.text for s in found[0])
+                return Unsupported(
+                    f"the TF_CONFIG the converter writes into the command lists one host per "
+                    f"TrainJob node (F511), and the node count comes from {actions}: a "
+                    "template would have to write that list with a loop over the count, "
+                    "which the converter does not generate (and a count of 1 writes no "
+                    "TF_CONFIG at all); render the chart first (`convert --helm`)",
+                    found[0][0].line, found[0][0].action.text)
+    for doc in exc.documents:
+        for f in doc.findings:
+            raw = f"{f.path} {f.message}"
+            if getattr(f.severity, "value", "") == "error" and not _PLACEHOLDER.search(raw) \
+                    and f.code not in (*_VALUE_CODES, "Y101", "Y104", "Y105") \
+                    and not f.code.startswith("V"):
+                return None
     for doc in exc.documents:
         for f in doc.findings:
             if getattr(f.severity, "value", "") != "error":
@@ -887,6 +993,77 @@ def _variants(codec: Codec, folded: Any, failing: dict[int, int], forced: dict[i
 
 
 _LAST_SEGMENT = re.compile(r"(?:^|\.)(tjml\d{4}l)$")
+
+
+_LEGACY_KINDS = ("PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob")
+
+
+def _included_job(codec: Codec, world: dict[int, int]) -> Note | None:
+    """A legacy job inside another object whose fields a template fragment writes (arena
+    cron-tfjob: a kubedl Cron's `template: {kind: TFJob, workload: {{ include ... }}}`): the
+    converter cannot see the job, and the object around it creates the job itself. Y110
+    naming the fragment, its line and why."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        docs = list(YAML(typ="safe", pure=True).load_all(codec.encode(world).text))
+    except YAMLError:
+        return None
+
+    def fragment(node: Any) -> Any:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                found = LINE_TOKEN.search(str(key))
+                if found and int(found.group(1)) in codec.by_id:
+                    return codec.by_id[int(found.group(1))]
+                inner = fragment(value)
+                if inner is not None:
+                    return inner
+        elif isinstance(node, list):
+            for item in node:
+                inner = fragment(item)
+                if inner is not None:
+                    return inner
+        return None
+
+    def nested(node: Any, depth: int) -> Any:
+        if isinstance(node, dict):
+            if depth and node.get("kind") in _LEGACY_KINDS:
+                return node
+            for value in node.values():
+                found = nested(value, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    for doc in docs:
+        if not isinstance(doc, dict):
+            continue
+        job = nested(doc, 0)
+        slot = fragment(job) if job is not None else None
+        if slot is None:
+            continue
+        outer = f"{doc.get('kind')} ({doc.get('apiVersion')})"
+        where = (f"the {job['kind']} inside this {outer} is written by {slot.action.text} "
+                 f"(line {slot.line})")
+        if str(doc.get("apiVersion", "")).startswith("apps.kubedl.io/") \
+                and doc.get("kind") == "Cron":
+            why = ("a kubedl Cron creates the job in spec.template on every schedule, and "
+                   "Trainer has no cron of its own; the Cron controller creates and tracks "
+                   "only the kinds in its own scheme (newEmptyWorkload: scheme.New of the "
+                   "template's apiVersion/kind, kubedl controllers/apps/cron_controller.go) "
+                   "and reads their status as a kubedl JobStatus, so its template cannot "
+                   "hold a TrainJob. Keep this chart on the legacy operator, or schedule the "
+                   "TrainJob another way (a Kubernetes CronJob whose pod creates it), and "
+                   "convert the named template's job rendered (`convert --helm`)")
+        else:
+            why = (f"the {doc.get('kind')} creates the job itself, so it would have to create "
+                   "a TrainJob, and the converter cannot see the job's fields there; render "
+                   "the chart first")
+        return Note(NOT_CARRIED, "", f"template construct not carried: {where}: {why}",
+                    slot.line)
+    return None
 
 
 def _dropped_fragment(codec: Codec, documents: list[Any]) -> Unsupported | None:

@@ -332,7 +332,7 @@ def _enum_blocks(template: Template, branch: Branch) -> None:
             template.units.append(copy)
             branches.append(Branch(header, [copy.index]))
         block = Block(len(template.blocks), "enum", unit.line, branches, other=unit.index)
-        shown = ", ".join("a positive number" if v == COUNT else v for v in values)
+        shown = ", ".join("a positive number" if v == COUNT else (v or '""') for v in values)
         block.fail = (f"{match.group(2)} must be one of {shown} "
                       f"(line {unit.line} of the original template)")
         template.blocks.append(block)

@@ -606,7 +606,7 @@ def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int,
     if ranges:
         checks.append(dict.fromkeys(ranges, -1))
         checks.extend({b: 1} for b in ranges)
-    for world in checks:
+    for world in [_possible(codec, blocks, w) for w in checks]:
         # a block nested in a block that is off does not matter; -1 needs every ancestor on
         got = run({**forced, **world})  # first: it creates the second iteration's tokens
         expected = evaluate(folded.pieces, world, lambda line, blk: _retoken(codec, line, blk))
@@ -621,6 +621,40 @@ def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int,
                               culprit.branches[0].header else "")
             err.detail = (world, expected, got)
             raise err
+
+
+def _possible(codec: Codec, blocks: dict[int, Block], world: World) -> World:
+    """``world`` without the empty ranges it cannot have: a `range` over X inside the body of
+    an `{{ if X }}` (labels built by a range inside an if on the same map) has at least one
+    item whenever that if is on, so it stays at its reference (one item) there."""
+    from migrator.template.conditions import _path_to
+
+    out = dict(world)
+    for bid, choice in world.items():
+        block = blocks.get(bid)
+        if block is None or block.kind != "range" or choice != 1:
+            continue
+        subject = _range_subject(block)
+        for anc, branch in _path_to(codec.template.root, block, []) or []:
+            rep = codec.canon.get(anc.id, anc.id)
+            if anc.kind == "if" and branch == 0 and out.get(rep, 0) == 0 \
+                    and _if_subject(anc) == subject and subject:
+                del out[bid]
+                break
+    return out
+
+
+def _range_subject(block: Block) -> str:
+    head = block.branches[0].header
+    body = str(head.body).strip() if head is not None else ""
+    expr = body[len("range"):].split(":=", 1)[-1] if body.startswith("range") else ""
+    return expr.strip().strip("()").strip()
+
+
+def _if_subject(block: Block) -> str:
+    head = block.branches[0].header
+    body = str(head.body).strip() if head is not None else ""
+    return body[len("if"):].strip().strip("()").strip() if body.startswith("if ") else ""
 
 
 def _first_difference(a: list[str], b: list[str]) -> int:
@@ -658,7 +692,7 @@ def _retoken(codec: Codec, line: str, block: Block) -> str:
 def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
     """Lines the converter leaves out once everything under them is gone (an empty ``volumes:``,
     a patch with nothing to patch) are wrapped in ``if or (...)`` of the blocks under them."""
-    from migrator.template.conditions import condition
+    from migrator.template.conditions import _branch_condition, condition
 
     world, expected, got = detail
     owners: list[tuple[list[Piece], int]] = []
@@ -699,8 +733,13 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
                    for other, j in owners):
                 continue
             return False
-        conds = [condition(codec, blocks[m], 0, forced) for m in sorted(members)]
-        if any(c is None for c in conds):
+        # a member's own test, as written: the guard stands right around it (in the same
+        # range or with body, under the same ifs), where that test reads the same values; a
+        # test lifted to the top may be a twin's (same test, another place: Nova SFT's env
+        # range under the initContainer's if), or impossible (inside a range)
+        conds = [_branch_condition(blocks[m], 0) or condition(codec, blocks[m], 0, forced)
+                 for m in sorted(members)]
+        if any(not c for c in conds):
             return False
         text = conds[0] if len(conds) == 1 else "or " + " ".join(f"({c})" for c in conds)
         header = Action(-1, -1, "{{- if " + str(text) + " }}", f"if {text}", "control", "if")

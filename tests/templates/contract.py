@@ -14,6 +14,8 @@ from migrator import convert_text
 from migrator.template import Outcome, convert_template
 
 FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures" / "charts"
+# the Y112 of a replica count that must render a whole number >= 1 (0 or a word: legacy)
+COUNT_GUARD = "must render a whole number of at least 1"
 LEGACY = ("PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob")
 
 

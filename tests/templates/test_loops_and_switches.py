@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from migrator.template import convert_template
-from tests.templates.contract import check_inline_chart
+from tests.templates.contract import COUNT_GUARD, check_inline_chart
 
 JOB_LIST = """{{- range $i, $job := .Values.jobList }}
 ---
@@ -97,9 +97,13 @@ def test_the_body_of_a_range_over_jobs_is_converted_inside_the_range() -> None:
     lines = outcome.text.split("\n")
     assert lines[1] == "{{- range $i, $job := .Values.jobList }}"
     assert lines[2] == "---"  # each iteration still starts a document
-    assert lines[3] == '{{- if ne (toString ($job.master_nodes)) "1" }}'
+    assert lines[3] == ('{{- if or (ne (toString ($job.master_nodes)) "1") (not (regexMatch '
+                        '"^[1-9][0-9]*$" (toString ($job.worker_nodes)))) }}')
     assert "numNodes: {{ add 1 ($job.worker_nodes) }}" in outcome.text
-    assert [n.line for n in outcome.notes if n.code == "Y112"] == [10]
+    kept = [n for n in outcome.notes if n.code == "Y112" and COUNT_GUARD not in n.message]
+    assert [n.line for n in kept] == [10]
+    # and the Worker count
+    assert len([n for n in outcome.notes if n.code == "Y112"]) == 2
 
 
 def test_a_job_list_keeps_the_contract_with_helm(tmp_path: Path, shared: Path,
@@ -120,11 +124,14 @@ def test_a_kind_switch_converts_the_legacy_side_only(template: str) -> None:
     assert outcome.status == "converted", [(n.code, n.message) for n in outcome.notes]
     head, _, converted = outcome.text.partition("{{- else }}\napiVersion: trainer.kubeflow.org")
     # the other side is the original, byte for byte
-    assert head.split("\n", 2)[1] == "{{- if .Values.useHyperPod }}"
+    # (and a Worker count that is not a positive number keeps it too)
+    assert head.split("\n", 2)[1] == ('{{- if or (.Values.useHyperPod) (not (regexMatch '
+                                      '"^[1-9][0-9]*$" (toString (.Values.nodes)))) }}')
     assert head.split("\n", 2)[2] == template
     assert "kind: TrainJob" in converted
     assert "HyperPod" not in converted
-    assert not [n for n in outcome.notes if n.code in ("Y110", "Y112")]
+    assert not [n for n in outcome.notes
+                if n.code == "Y110" or (n.code == "Y112" and COUNT_GUARD not in n.message)]
 
 
 @pytest.mark.parametrize("template", [BLOCK_SWITCH, INLINE_SWITCH], ids=["block", "inline"])

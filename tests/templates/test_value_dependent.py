@@ -9,7 +9,7 @@ from types import ModuleType
 import pytest
 
 from migrator.template import convert_template
-from tests.templates.contract import check_inline_chart
+from tests.templates.contract import COUNT_GUARD, check_inline_chart
 
 NPROC = """apiVersion: kubeflow.org/v1
 kind: PyTorchJob
@@ -100,10 +100,10 @@ def test_other_values_of_a_quoted_restart_policy_keep_the_legacy_job_named_once(
     outcome = convert_template(TWINS)
     assert outcome is not None
     assert outcome.status == "converted", outcome.notes
-    kept = [n for n in outcome.notes if n.code == "Y112"]
+    kept = [n for n in outcome.notes if n.code == "Y112" and COUNT_GUARD not in n.message]
     assert [n.line for n in kept] == [9]  # the Master's and the Worker's test are one
     assert '(not (eq (print (.Values.restartPolicy)) "Never"))' in kept[0].message
-    assert outcome.text.count("{{- if and (not (eq (print (.Values.restartPolicy))") == 1
+    assert outcome.text.count("(and (not (eq (print (.Values.restartPolicy))") == 1
     # the legacy job kept for those values is judged as rendered, naming the action
     assert any(n.code == "R212" and "{{ .Values.restartPolicy | quote }}" in n.message
                for n in outcome.notes)
@@ -122,7 +122,7 @@ def test_a_templated_nproc_per_node_is_tested_not_refused() -> None:
     converted = plain.text.split("{{- else }}\napiVersion: trainer")[1]
     assert 'numProcPerNode: {{ .Values.gpus }}\n    {{- end }}' in converted
     # any other value keeps the legacy job (its rendered conversion fails too), named by Y112
-    kept = [n for n in outcome.notes if n.code == "Y112"]
+    kept = [n for n in outcome.notes if n.code == "Y112" and COUNT_GUARD not in n.message]
     assert [n.line for n in kept] == [6]
     assert "nprocPerNode must be one of" in kept[0].message
     # nprocPerNode cpu with GPUs: the CPU limit rounded up, as the converter counts it
@@ -177,7 +177,7 @@ def test_an_enum_value_that_does_not_convert_joins_the_other_values(
     outcome = convert_template(RESTART)
     assert outcome is not None
     assert outcome.status == "converted", outcome.notes
-    kept = [n for n in outcome.notes if n.code == "Y112"]
+    kept = [n for n in outcome.notes if n.code == "Y112" and COUNT_GUARD not in n.message]
     assert len(kept) == 1
     assert '(not (eq (print (.Values.restartPolicy)) "Always"))' in kept[0].message
     assert '(not (eq (print (.Values.restartPolicy)) "Never"))' in kept[0].message
