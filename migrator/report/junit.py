@@ -8,12 +8,12 @@ time on every suite (the Jenkins xUnit plugin's junit-10.xsd, which has no ``ski
 
 Times are measured, not estimated (``timings``): a test case's is the time its document took
 to convert (or validate), measured around that document where the batch converts it, plus
-its share, in proportion, of the rest of its file's time (reading, the effective-pod
+its share, in proportion, of the rest of its file's time (reading, the simulated
 comparison, writing); a file whose documents were not timed one by one (pages, scripts,
 snapshots; templated documents may not be either) shares its measured time equally among
-them. The first document a process converts also carries the converter's loading. A suite's time is the sum
-of its test cases', the report's the whole run's. Only this report carries times: the
-others stay byte-identical from run to run.
+them. The first document a process converts also carries the converter's loading. A suite's
+time is the sum of its test cases', the report's the whole run's. Only this report carries
+times: the others stay byte-identical from run to run.
 """
 
 from __future__ import annotations
