@@ -90,7 +90,11 @@ def job_facts(root: Any, spec: MappingSpec) -> operators.JobFacts:
         facts.conditions.add("distributed")
     facts.conditions.add(str(job_spec.get("mpiImplementation") or "OpenMPI").lower())
     as_worker = job_spec.get("runLauncherAsWorker")
-    if as_worker is None and spec.num_nodes == "mpi":
+    v1 = root.get("apiVersion") == "kubeflow.org/v1"
+    if as_worker is None and spec.num_nodes == "mpi" and v1:
+        # training-operator's v1 MPIJob: a launcher with a GPU was a host (kubeflow/trainer@v1.9.2
+        # pkg/controller.v1/mpi/mpijob.go:196); mpi-operator v0.8.0 reads runLauncherAsWorker
+        # alone, false when unset, whatever the launcher requests
         launcher: Any = next((r for role, _, r in replicas if role == "Launcher"), {})
         containers = paths.get(launcher, ("template", "spec", "containers")) or [{}]
         resources = containers[0].get("resources") if isinstance(containers[0], dict) else None

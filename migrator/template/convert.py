@@ -162,6 +162,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         finally:
             validate.UNKNOWN_VALUE.reset(token)
         ok = not any(d.status == "failed" for d in result.documents)
+        _process_count_from_values(codec, world_text, result.documents)
         if result.text.count("\n") > 20 * world_text.count("\n") + 500:
             raise Unsupported("the converted job grows with a templated number (one entry per "
                               "replica, say), which a template cannot express", 0)
@@ -221,7 +222,10 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     conds = switches + [c for c, _ in legacy] + [c for c, _, _ in others]
     if conds:
         cond = conds[0] if len(conds) == 1 else "or " + " ".join(f"({c})" for c in conds)
-        out_text = "\n".join([*header, "{{- if " + cond + " }}", text.rstrip("\n"),
+        # the named templates are defined once, in the header (a define cannot stand inside an
+        # if): the legacy side is the original without them
+        kept = structure.lift_defines(text, tokenize(text, dialect))[0] if defines else text
+        out_text = "\n".join([*header, "{{- if " + cond + " }}", kept.rstrip("\n"),
                                "{{- else }}", body.rstrip("\n"), "{{- end }}"]) + "\n"
     if not out_text.endswith("\n") and text.endswith("\n"):
         out_text += "\n"
@@ -787,6 +791,35 @@ def _merge_neutrals(codec: Codec) -> None:
 
 
 _BARE_VALUE = re.compile(r"^\s*(?:- )?(?:[^\s:#'\"][^:#]*: +)?(tjmz\d{4}z)\s*$", re.MULTILINE)
+
+
+def _process_count_from_values(codec: Codec, world_text: str, documents: list[Any]) -> None:
+    """torchrun's default process count follows the container's resources (contract.py
+    ``_cpu_processes``): F505, an error, when they name CPUs and no GPU; none with a GPU; F530
+    without either. Resources written by an action (``{{ toYaml .Values.resources }}``) decide
+    which, so the world, which cannot tell, converts no template: the template is not
+    carried, and the finding names the action."""
+    lines = world_text.split("\n")
+    for doc in documents:
+        for f in doc.findings:
+            if f.code != "F530" or not f.path.endswith(".resources") \
+                    or not isinstance(f.line, int) or not 0 < f.line <= len(lines):
+                continue
+            start = lines[f.line - 1]
+            depth = len(start) - len(start.lstrip())
+            for line in lines[f.line:]:
+                if line.strip() and len(line) - len(line.lstrip()) <= depth:
+                    break
+                found = LINE_TOKEN.search(line)
+                slot = codec.by_id.get(int(found.group(1))) if found else None
+                if slot is not None:
+                    raise Unsupported(
+                        f"the container's resources come from {slot.action.text}, and without "
+                        "nprocPerNode they decide how many processes torchrun starts on each "
+                        "node: the node's CPUs under the legacy operator, the resources' CPU "
+                        "count (F505, an error) or 1 (F530) on Trainer, the GPU count either "
+                        "way with a GPU; or set nprocPerNode to a number in the template",
+                        slot.line, slot.action.text)
 
 
 def _bare_values(codec: Codec, world_text: str) -> re.Pattern[str] | None:

@@ -486,6 +486,9 @@ def test_mpi_v1_launcher_env() -> None:
     # :206-214,1595-1596
     ("mpi-v2-mpich.yaml", {"HYDRA_HOST_FILE": "/etc/mpi/hostfile",
                            "OMPI_MCA_orte_set_default_slots": None}),
+    # :1457-1458,1600-1605: runLauncherAsWorker unset is false, GPU limit or not (the v1
+    # MPIJob's GPU-launcher rule does not apply): the launcher's GPUs are hidden
+    ("mpi-v2-gpu-launcher.yaml", {"NVIDIA_VISIBLE_DEVICES": "", "NVIDIA_DRIVER_CAPABILITIES": ""}),
     # :1599-1604: a launcher that is a worker keeps its GPUs
     ("mpi-v2-launcher-as-worker.yaml", {"NVIDIA_VISIBLE_DEVICES": None}),
     # :1581-1604: the operator's values, appended after the user's, are what runs

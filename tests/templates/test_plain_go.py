@@ -61,8 +61,11 @@ def test_a_plain_go_template_gets_no_sprig_function() -> None:
     assert any(n.code == "Y112" and n.line == 7 for n in outcome.notes)
 
 
-def test_knavigator_launcher_plus_workers_is_arithmetic_plain_go_cannot_do(shared: Path
-                                                                           ) -> None:
+def test_knavigator_mpijob_needs_no_arithmetic(shared: Path) -> None:
+    """mpi-operator v0.8.0 reads runLauncherAsWorker alone, false when unset, whatever the
+    launcher requests (kubeflow/mpi-operator@v0.8.0 pkg/controller/mpi_job_controller.go:
+    1457-1458): knavigator's GPU launcher is no node, so numNodes is the worker count as
+    written, and a plain Go template needs no sprig function for it."""
     path = shared / "corpus" / "nvidia-knavigator" / "resources" / "templates" / "kai" / \
         "mpijob.yaml"
     if not path.is_file():
@@ -70,11 +73,10 @@ def test_knavigator_launcher_plus_workers_is_arithmetic_plain_go_cannot_do(share
     source = path.read_text(encoding="utf-8")
     outcome = convert_template(source, options=ConvertOptions(companion_runtimes=True))
     assert outcome is not None
-    assert outcome.text == source
-    notes = [n for n in outcome.notes if n.code == "Y111"]
-    assert [n.line for n in notes] == [45]
-    assert "plain Go template" in notes[0].message
-    assert "{{.workers}} + 1" in notes[0].message
+    assert outcome.status == "converted", outcome.notes
+    assert "numNodes: {{.workers}}\n" in outcome.text
+    assert "runLauncherAsNode: false" in outcome.text
+    assert not re.search(r"\{\{-? *(add|sub|mul|regexMatch|toString)\b", outcome.text)
 
 
 def test_a_helm_template_still_gets_sprig_arithmetic() -> None:

@@ -125,8 +125,10 @@ def test_a_templated_nproc_per_node_is_tested_not_refused() -> None:
     kept = [n for n in outcome.notes if n.code == "Y112" and COUNT_GUARD not in n.message]
     assert [n.line for n in kept] == [6]
     assert "nprocPerNode must be one of" in kept[0].message
-    # nprocPerNode cpu with GPUs: the CPU limit rounded up, as the converter counts it
-    assert 'max 1 (ceil (divf (trimSuffix "m" (print (.Values.cpu))) 1000))' in outcome.text
+    # nprocPerNode cpu with GPUs: the rendered job does not convert (F505 is an error: the
+    # world size changes), so cpu keeps the legacy job and Y112 says why
+    assert "nprocPerNode: cpu does not convert here (F505" in kept[0].message
+    assert "ceil (divf" not in outcome.text
     assert "{{- fail" not in outcome.text
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from migrator import paths
+from migrator.check import effective
 from migrator.convert.draft import Draft
 from migrator.convert.rules.context import RuleContext
-from migrator.convert.rules.transforms import gpu_count
 
 ID = "mpi-nodes"
 
@@ -24,10 +24,7 @@ def apply(ctx: RuleContext, draft: Draft) -> None:
     worker = by_role.get("Worker")
     launcher = by_role["Launcher"]
     workers = worker.replicas if worker is not None else 0
-    as_worker = job.root.get("spec", {}).get("runLauncherAsWorker")
-    if as_worker is None:  # kubeflow.org/v1: a launcher with a GPU was a host
-        as_worker = gpu_count(launcher.template.containers[0].node.get("resources")) is not None
-    as_node = as_worker is True
+    as_node = "launcherIsWorker" in effective.job_facts(job.root, ctx.spec).conditions
     nodes = workers + (1 if as_node else 0)
     draft.set_trainer("numNodes", nodes)
     draft.num_nodes = nodes

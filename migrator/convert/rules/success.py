@@ -36,7 +36,7 @@ def apply(ctx: RuleContext, draft: Draft) -> None:
                           consume=False)
         return
     ctx.ledger.report(CHANGED, where, f"the legacy job succeeded when {what}; the TrainJob "
-                      f"succeeds only when all {draft.num_nodes} node pods succeed",
+                      "succeeds only when every node pod succeeds",
                       consume=False)
 
 
