@@ -170,9 +170,14 @@ def _explanation(item: simulate.Judged, written: str, given: dict[tuple[str, str
 
 
 def _outputs(text: str) -> list[dict[str, Any]]:
+    """The objects a conversion wrote (none when it is no YAML: a converted template)."""
     from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
 
-    return [o for o in YAML(typ="safe", pure=True).load_all(text) if isinstance(o, dict)]
+    try:
+        return [o for o in YAML(typ="safe", pure=True).load_all(text) if isinstance(o, dict)]
+    except YAMLError:
+        return []
 
 
 _MEMO: dict[bytes, dict[int, PodComparison]] = {}  # by file text, within one run

@@ -8,7 +8,7 @@ JUnit XML, GitLab Code Quality) and read ``review.ReviewDocument`` values.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from migrator.results import FrozenValue
@@ -26,19 +26,20 @@ class Context(FrozenValue):
     full_report: str | None  # where this run's full report is (for shortened ones)
     sarif_level: str  # the lowest severity the SARIF report lists (--sarif-level)
     waivers: tuple[dict[str, Any], ...]  # the run's waivers (JSON report "waivers")
-    # each reported document's measured time, (file, index) -> seconds (``junit.timings``):
-    # the JUnit report's alone (every other report is the same from run to run)
-    times: dict[tuple[str, int], float]
+    # each reported document's measured time, ((file, index), seconds) pairs in order
+    # (``junit.timings``): the JUnit report's alone (every other report is the same from run
+    # to run)
+    times: tuple[tuple[tuple[str, int], float], ...]
 
     def __init__(self, target: str, seconds: float = 0.0, full_report: str | None = None,
                  sarif_level: str = "info", waivers: tuple[dict[str, Any], ...] = (),
-                 times: dict[tuple[str, int], float] | None = None) -> None:
+                 times: Mapping[tuple[str, int], float] | None = None) -> None:
         object.__setattr__(self, "target", target)
         object.__setattr__(self, "seconds", seconds)
         object.__setattr__(self, "full_report", full_report)
         object.__setattr__(self, "sarif_level", sarif_level)
         object.__setattr__(self, "waivers", waivers)
-        object.__setattr__(self, "times", {} if times is None else times)
+        object.__setattr__(self, "times", tuple(sorted((times or {}).items())))
 
 
 # built: the JSON report (``jsonreport.build``); reviewed: the review documents of the run.
@@ -80,7 +81,7 @@ def _sarif(built: dict[str, Any], reviewed: list[ReviewDocument], context: Conte
 def _junit(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:
     from migrator.report import junit
 
-    return junit.render(reviewed, context.seconds, context.times)
+    return junit.render(reviewed, context.seconds, dict(context.times))
 
 
 def _gitlab(built: dict[str, Any], reviewed: list[ReviewDocument], context: Context) -> str:
