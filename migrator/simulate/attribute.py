@@ -61,6 +61,7 @@ def attribute(differences: Iterable[Difference], findings: list[Finding],
     codes = {finding.code for finding in findings}
     roles = _roles(job, legacy)
     out = []
+    every_role = set(roles.values())
     differences = list(differences)
     # a role dropped or added changes when the job ends: what names the pods names that too
     roles_named = {code for difference in differences if difference.aspect == "pods"
@@ -89,7 +90,7 @@ def attribute(differences: Iterable[Difference], findings: list[Finding],
                 named |= codes & CONTRACT.get(difference.aspect, frozenset())
             # a finding at another role's field names the loss for every role that had the
             # same value there (the converter reports a shared value once, at the primary role)
-            for other, other_main in set(roles.values()) - {role}:
+            for other, other_main in every_role - {role}:
                 twin = _source(other, other_main, difference.path)
                 if _value(job, twin) == _value(job, source) is not _ABSENT:
                     named |= index.naming(twin)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 Phase = Literal["Running", "Succeeded", "Failed", "Suspended"]
@@ -97,7 +98,11 @@ class World:
 
     def pod(self, identity: str) -> Pod | None:
         """The pod of that identity, if the controller creates one."""
-        return next((pod for pod in self.pods if pod.identity == identity), None)
+        return self._by_identity.get(identity)
+
+    @cached_property
+    def _by_identity(self) -> dict[str, Pod]:
+        return {pod.identity: pod for pod in reversed(self.pods)}  # (the first one wins)
 
 
 @dataclass(frozen=True)
