@@ -333,9 +333,12 @@ def _lines(item: Explanation) -> list[tuple[str, str, tuple[str, ...]]]:
                _value(difference.trainer, last), codes)
         shared.setdefault(key, []).append(difference.identity)
     out: list[tuple[str, str, tuple[str, ...]]] = []
+    spans: dict[str, str] = {}  # a role's pods, written once (not once per difference)
     for (role, _, path, before, after, codes), identities in shared.items():
         pods = members.get(role, identities)
-        group = f"{role} ({_span(pods)})"
+        if role not in spans or role not in members:
+            spans[role] = _span(pods)
+        group = f"{role} ({spans[role]})"
         text = _change(path, before, after)
         if len(identities) < len(pods):
             text += f" (only {_span(identities)})"
