@@ -171,6 +171,27 @@ def test_explain_diff_is_a_short_list_by_role_and_says_when_convert_refuses(
     assert not [line for line in lines if "minimal.in.yaml" in line and "refuse" in line]
 
 
+def test_explain_diff_on_a_template_says_why_nothing_is_simulated(tmp_path: Path) -> None:
+    """A template's jobs exist once rendered: explain-diff says so (it used to print nothing,
+    exit 0), for a template it converts and for one it leaves legacy (with the finding)."""
+    converted = tmp_path / "job.yaml"
+    converted.write_text(MINIMAL.read_text().replace("registry.example/train:1.0",
+                                                     "{{ .Values.image }}"))
+    kept = tmp_path / "kept.yaml"
+    kept.write_text(MINIMAL.read_text().replace(
+        "              command:", "              resources:\n"
+        "                {{- toYaml .Values.resources | nindent 16 }}\n              command:"))
+    result = run("explain-diff", str(converted), str(kept))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.count("its jobs exist once rendered: render it") == 2, out
+    assert f"{converted}:1: PyTorchJob/minimal (runtime: not simulated)\n  note: a template;" \
+        in out
+    assert f"{kept}:1: PyTorchJob: a template (Y110: " in out
+    assert "unhashable" not in out  # no YAML error dumped
+    assert "\\n" not in out
+
+
 def test_check_fix_command_carries_the_options_of_the_check(tmp_path: Path) -> None:
     """A hint never contradicts the command typed: the fix converts as the check did (a TFJob
     converts only with --companion-runtimes; without it the fix would fail with K105)."""

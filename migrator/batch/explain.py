@@ -24,7 +24,7 @@ import click
 from ruamel.yaml.error import YAMLError
 
 from migrator.check import runtimefiles
-from migrator.convert.text import convert_text
+from migrator.convert.text import convert_text, may_be_template
 from migrator.knowledge.catalog import Catalog
 from migrator.load import stream, yamlio
 from migrator.report.safety import neutralise, printable
@@ -154,6 +154,9 @@ def _explanation(item: simulate.Judged, written: str, given: dict[tuple[str, str
                  if o.get("kind") == "TrainJob"), None)
     title = f"{item.title} → TrainJob/{name}"
     sim = item.simulation
+    if sim is None and not outputs and may_be_template(written):
+        return Explanation(item.line, item.title, "not simulated", refused=refused,
+                           notes=[TEMPLATE])
     if sim is None:
         return Explanation(item.line, title, "not simulated", item, refused=refused,
                            notes=[f"behaviour not simulated: {item.why_not}"])
@@ -269,10 +272,37 @@ def run(files: tuple[str, ...], options: ConvertOptions) -> int:
             unreadable.append(FileResult(name, name, unreadable=read))
             continue
         result = convert_text(read.text, options=replace(options, allow_lossy=True))
-        for item in compare(read.text, result, catalog.load(), options, refusals=True):
+        items = compare(read.text, result, catalog.load(), options, refusals=True)
+        for item in items:
             for line in describe(name, item):
                 say(line)
+        if not items and may_be_template(read.text):
+            for line in _not_simulated(name, result):
+                say(line)
     return exit_code(unreadable)
+
+
+def _not_simulated(name: str, result: TextResult) -> list[str]:
+    """A line for each legacy job of a file with nothing to compare (a template: its jobs
+    exist once rendered), so that explain-diff never answers a legacy file with silence."""
+    from migrator.knowledge import catalog
+
+    kinds = {kind for _, kind in catalog.load().legacy}
+    out = []
+    for doc in result.documents:
+        source = doc.source
+        if source.get("kind") not in kinds:
+            continue
+        first = next((f for f in doc.findings if f.code.startswith("Y")), None)
+        why = f" ({first.code}: {first.message})" if first is not None and \
+            doc.status != "converted" else ""
+        title = "/".join(str(part) for part in (source.get("kind"), source.get("name")) if part)
+        out.append(f"{name}:{doc.line}: {title}: {TEMPLATE.replace(';', why + ';', 1)}")
+    return out
+
+
+TEMPLATE = ("a template; its jobs exist once rendered: render it (`helm template`, `envsubst`) "
+            "and run explain-diff on the rendered jobs")
 
 
 def describe(name: str, item: Explanation) -> list[str]:
