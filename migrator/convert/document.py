@@ -107,8 +107,12 @@ def _old_api_reason(catalog: Catalog, root: Any, api: Any, kind: Any) -> str:
     """Why an old API version is not converted (mappings/kinds.yaml oldApis), or ""."""
     for old in catalog.kinds.old_apis:
         if (old.api_version, old.kind) == (api, kind):
+            from migrator.template.codec import LINE_TOKEN, STR_TOKEN
+
             spec = root.get("spec") if isinstance(root, dict) else None
-            extra = sorted(str(k) for k in spec if str(k) not in old.fields) \
+            # (a template's action standing for keys is no field the job sets)
+            extra = sorted(str(k) for k in spec if str(k) not in old.fields
+                           and not LINE_TOKEN.search(str(k)) and not STR_TOKEN.search(str(k))) \
                 if isinstance(spec, dict) and old.fields else []
             forked = (f"; this job also sets {', '.join(extra)}, which {api} never had (a "
                       "fork's fields, whose meaning the upstream API does not state)"

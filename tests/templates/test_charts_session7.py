@@ -137,6 +137,35 @@ spec:
     assert "launcherResources" in finding.message  # a field of this job upstream never had
 
 
+def test_k101_counts_no_template_action_as_a_forks_field() -> None:
+    """Keys a template writes by an action (a toYaml splice, a templated key) are not fields
+    the job sets: K101 names only the literal fields upstream v1alpha1 never had."""
+    from migrator.template import convert_template
+
+    template = """apiVersion: kubeflow.org/v1alpha1
+kind: MPIJob
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  gpus: {{ .Values.gpus }}
+  launcherResources: {}
+  {{- with .Values.extra }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+  {{ .Values.key }}: 3
+  template:
+    spec:
+      containers:
+      - name: x
+        image: {{ .Values.image }}
+"""
+    outcome = convert_template(template)
+    assert outcome is not None
+    [finding] = [n for n in outcome.notes if n.code == "K101"]
+    assert "this job also sets launcherResources, which" in finding.message
+    assert "{{" not in finding.message.split("this job also sets", 1)[1]
+
+
 WORKERS = """apiVersion: kubeflow.org/v1
 kind: PyTorchJob
 metadata:

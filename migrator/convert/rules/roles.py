@@ -188,8 +188,10 @@ def _effective(resources: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _larger(first: dict[str, Any], second: dict[str, Any], keys: set[str]) -> dict[str, Any]:
+    """Per key of ``keys``, the larger value, in the order the roles write them (the first
+    role's keys, then the other's: never a set's order, which changes from run to run)."""
     out = {}
-    for key in keys:
+    for key in (k for k in dict.fromkeys([*first, *second]) if k in keys):
         a, b = first.get(key), second.get(key)
         out[key] = b if a is None or (b is not None and _bigger(b, a)) else a
     return out
