@@ -49,22 +49,18 @@ def _config_map_names(chunks: list[stream.Chunk], results: list[DocumentResult],
     legacy operator (kubeflow/trainer@v1.9.2 pkg/controller.v1/common/pod.go:414,
     common/service.go:243), and mpi-operator's ``<job>-launcher``; TrainJob pods answer to none
     of them, so the file the container reads names hosts that do not exist."""
-    maps: dict[str, str] = {}
-    for chunk in chunks:
-        if "ConfigMap" not in chunk.body:
-            continue
-        node = _plain(chunk.body)
-        if isinstance(node, Mapping) and node.get("kind") == "ConfigMap":
-            meta, data = node.get("metadata"), node.get("data")
-            if isinstance(meta, Mapping) and isinstance(data, Mapping):
-                maps[str(meta.get("name"))] = "\n".join(str(v) for v in data.values())
+    from migrator.load.configmaps import ConfigMaps
+
+    maps = ConfigMaps(chunks)
     if not maps:
         return
     for chunk, result in zip(chunks, results, strict=True):
         if result.status != "converted":
             continue
         job = _plain(chunk.body)
-        for path, volume, names in _mounted_names(job, maps):
+        meta = job.get("metadata") if isinstance(job, Mapping) else None
+        namespace = str(meta.get("namespace") or "") if isinstance(meta, Mapping) else ""
+        for path, volume, names in _mounted_names(job, maps.seen_from(namespace)):
             result.findings.append(Finding(
                 LEGACY_NAMES, severity, path, f"ConfigMap {volume!r} names "
                 f"{', '.join(names)}, the legacy pods' host names, which TrainJob pods do not "
@@ -83,7 +79,8 @@ def _plain(body: str) -> Any:
         return None
 
 
-def _mounted_names(job: Any, maps: Mapping[str, str]) -> list[tuple[str, str, list[str]]]:
+def _mounted_names(job: Any, maps: Mapping[str, Mapping[str, Any]]
+                   ) -> list[tuple[str, str, list[str]]]:
     """(volume path, ConfigMap name, legacy host names it holds) for each role's volume."""
     spec = job.get("spec") if isinstance(job, Mapping) else None
     meta = job.get("metadata") if isinstance(job, Mapping) else None
@@ -106,8 +103,9 @@ def _mounted_names(job: Any, maps: Mapping[str, str]) -> list[tuple[str, str, li
             volumes = pod.get("volumes") if isinstance(pod, Mapping) else None
             for volume in volumes if isinstance(volumes, list) else []:
                 source = volume.get("configMap") if isinstance(volume, Mapping) else None
-                data = maps.get(str(source.get("name"))) if isinstance(source, Mapping) \
+                found = maps.get(str(source.get("name"))) if isinstance(source, Mapping) \
                     else None
+                data = "\n".join(str(v) for v in found.values()) if found is not None else None
                 if source is None or data is None:
                     continue
                 named = [host for host, pattern in hosts.items() if pattern.search(data)]

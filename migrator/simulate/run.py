@@ -14,7 +14,9 @@ from typing import Any
 
 from ruamel.yaml.error import YAMLError
 
+from migrator import paths
 from migrator.load import stream, yamlio
+from migrator.load.configmaps import ConfigMaps
 from migrator.results import TextResult
 from migrator.simulate import attribute, compare, legacy, trainer
 from migrator.simulate.compare import Difference
@@ -135,7 +137,7 @@ def judge(text: str, result: TextResult, version: str,
     documents of the stream; templates and embedded jobs are known only once rendered)."""
     chunks = {chunk.line: chunk for chunk in stream.split(text)}
     known = list(runtimes)
-    config_maps = _config_maps(chunks.values())
+    config_maps = ConfigMaps(chunks.values())
     out = []
     for doc in result.documents:
         chunk = chunks.get(doc.line)
@@ -147,30 +149,15 @@ def judge(text: str, result: TextResult, version: str,
         try:
             job = yamlio.plain(yamlio.load(chunk.body))
             outputs = _load_all(doc.text)
-            simulation = simulate(job, outputs, version, known, config_maps)
+            namespace = str(paths.get(job, ("metadata", "namespace")) or "") \
+                if isinstance(job, Mapping) else ""
+            simulation = simulate(job, outputs, version, known, config_maps.seen_from(namespace))
         except (ValueError, yamlio.DocumentError, YAMLError) as exc:  # CannotSimulate too
             out.append(Judged(doc.line, title, None, why_not=str(exc)))
             continue
         named = attribute.attribute(simulation.differences, doc.findings, job,
                                     simulation.legacy)
         out.append(Judged(doc.line, title, simulation, tuple(named)))
-    return out
-
-
-def _config_maps(chunks: Iterable[stream.Chunk]) -> dict[str, Mapping[str, Any]]:
-    """The data of every ConfigMap of the stream, by name."""
-    out: dict[str, Mapping[str, Any]] = {}
-    for chunk in chunks:
-        if "ConfigMap" not in chunk.body:
-            continue
-        try:
-            node = yamlio.plain(yamlio.load(chunk.body))
-        except (ValueError, yamlio.DocumentError, YAMLError, RecursionError):
-            continue
-        if isinstance(node, Mapping) and node.get("kind") == "ConfigMap":
-            metadata, data = node.get("metadata"), node.get("data")
-            if isinstance(metadata, Mapping) and isinstance(data, Mapping):
-                out[str(metadata.get("name"))] = data
     return out
 
 

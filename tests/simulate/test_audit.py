@@ -272,6 +272,20 @@ def test_legacy_host_names_in_a_config_map_beside_the_job() -> None:
         assert all("C416" in codes for _, _, codes in hosts)
 
 
+def test_a_config_map_of_another_namespace_is_not_the_one_mounted() -> None:
+    """A pod mounts a ConfigMap of its own namespace (core/v1 ConfigMapVolumeSource has a
+    name, no namespace): the same name in another namespace of the stream is another object,
+    so nothing is read from it: no C416 and no simulated difference in the volume."""
+    text = (AUDIT / "pytorch-configmap-hosts.yaml").read_text(encoding="utf-8").replace(
+        "metadata: {name: pt-cm-hosts, namespace: ml}",
+        "metadata: {name: pt-cm-hosts, namespace: other}")
+    result = convert_text(text, allow_lossy=True, companion_runtimes=True)
+    assert "C416" not in {f.code for d in result.documents for f in d.findings}
+    [judged] = run.judge(text, result, "2.2")
+    assert judged.simulation is not None
+    assert not [d for d, _ in judged.named if "configMap.data" in d.path]
+
+
 def test_selectors_on_legacy_labels() -> None:
     """job_controller.go:239 and pod.go:407: the anti-affinity on replica-type worker reaches
     the two workers, the spread on job-role master the master; TrainJob pods carry neither."""
