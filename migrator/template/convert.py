@@ -146,6 +146,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     # a refold (a branch kept legacy) meets most worlds of the fold before it again, as the
     # same text (the kept branch was the reference one): each text is converted once
     seen: dict[str, tuple[str, list[Any], bool]] = {}
+    process_counts: set[int] = set()  # slots of resources that decide the process count
 
     def convert(world_text: str) -> tuple[str, list[Any], bool]:
         if world_text in seen:
@@ -162,7 +163,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         finally:
             validate.UNKNOWN_VALUE.reset(token)
         ok = not any(d.status == "failed" for d in result.documents)
-        _process_count_from_values(codec, world_text, result.documents)
+        process_counts.update(_process_count_from_values(codec, world_text, result.documents))
         if result.text.count("\n") > 20 * world_text.count("\n") + 500:
             raise Unsupported("the converted job grows with a templated number (one entry per "
                               "replica, say), which a template cannot express", 0)
@@ -199,7 +200,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                 if kept is None or len(legacy) >= MAX_LEGACY:
                     return _world_failed(text, dialect, codec, exc)
                 legacy.append((kept, exc))
-        others = _other_values(codec, forced, scope) + _count_guards(codec, forced, scope)
+        others = _other_values(codec, forced, scope) + _count_guards(codec, forced, scope) \
+            + _process_count_guards(codec, process_counts, scope)
         _merge_neutrals(codec)
         body = codec.decode("\n".join(render_lines(folded.pieces)))
         for _out, docs in folded.worlds.values():
@@ -793,13 +795,13 @@ def _merge_neutrals(codec: Codec) -> None:
 _BARE_VALUE = re.compile(r"^\s*(?:- )?(?:[^\s:#'\"][^:#]*: +)?(tjmz\d{4}z)\s*$", re.MULTILINE)
 
 
-def _process_count_from_values(codec: Codec, world_text: str, documents: list[Any]) -> None:
-    """torchrun's default process count follows the container's resources (contract.py
-    ``_cpu_processes``): F505, an error, when they name CPUs and no GPU; none with a GPU; F530
-    without either. Resources written by an action (``{{ toYaml .Values.resources }}``) decide
-    which, so the world, which cannot tell, converts no template: the template is not
-    carried, and the finding names the action."""
+def _process_count_from_values(codec: Codec, world_text: str, documents: list[Any]) -> set[int]:
+    """The slots of container resources written by an action (``{{ toYaml .Values.resources
+    }}``) where torchrun's default process count follows them (contract.py
+    ``_cpu_processes``): the world cannot tell a GPU (no finding), a CPU count (F505, an error)
+    or neither (F530), so the rendered values decide whether the job converts."""
     lines = world_text.split("\n")
+    found: set[int] = set()
     for doc in documents:
         for f in doc.findings:
             if f.code != "F530" or not f.path.endswith(".resources") \
@@ -810,16 +812,55 @@ def _process_count_from_values(codec: Codec, world_text: str, documents: list[An
             for line in lines[f.line:]:
                 if line.strip() and len(line) - len(line.lstrip()) <= depth:
                     break
-                found = LINE_TOKEN.search(line)
-                slot = codec.by_id.get(int(found.group(1))) if found else None
-                if slot is not None:
-                    raise Unsupported(
-                        f"the container's resources come from {slot.action.text}, and without "
-                        "nprocPerNode they decide how many processes torchrun starts on each "
-                        "node: the node's CPUs under the legacy operator, the resources' CPU "
-                        "count (F505, an error) or 1 (F530) on Trainer, the GPU count either "
-                        "way with a GPU; or set nprocPerNode to a number in the template",
-                        slot.line, slot.action.text)
+                token = LINE_TOKEN.search(line)
+                if token and int(token.group(1)) in codec.by_id:
+                    found.add(int(token.group(1)))
+    return found
+
+
+# the JSON of a resources value: a key naming a GPU (transforms.gpu_count: "gpu" in the name),
+# a CPU count of at least one thousandth (contract._cpu_resource: 0 and "0" are none)
+_GPU_KEY = r'(?i)"[^"]*gpu[^"]*":'
+_SOME_CPU = r'"cpu":"?(0*[1-9]|0*\.0*[1-9])'
+_TO_YAML = re.compile(r"^-?\s*toYaml\s+(?P<value>[^|]+?)\s*(\|.*)?-?$", re.S)
+
+
+def _process_count_guards(codec: Codec, slots: set[int], scope: frozenset[str]
+                          ) -> list[tuple[str, Any, str]]:
+    """For resources written by ``toYaml X`` that decide torchrun's default process count:
+    the legacy job is kept for values of X that name CPUs and no GPU (the rendered job is
+    refused: F505, an error); X with a GPU, or naming neither, converts as the world did.
+    (Go condition, the slot, why) each; Unsupported where the condition cannot be written."""
+    found: list[tuple[str, Any, str]] = []
+    declared = _declared(codec) | scope
+    for slot in sorted((codec.by_id[i] for i in slots), key=lambda s: s.id):
+        match = _TO_YAML.match(slot.action.body.strip())
+        value = match.group("value").strip() if match else ""
+        liftable = codec.template.helm and not slot.ctx \
+            and value.startswith((".Values", ".Release", "$")) \
+            and set(_VARIABLE.findall(value)) <= declared
+        if not liftable:  # no sprig, or a value relative to a range or with
+            raise Unsupported(
+                f"the container's resources come from {slot.action.text}, and without "
+                "nprocPerNode they decide how many processes torchrun starts on each "
+                "node: the node's CPUs under the legacy operator, the resources' CPU "
+                "count (F505, an error) or 1 (F530) on Trainer, the GPU count either "
+                "way with a GPU; or set nprocPerNode to a number in the template",
+                slot.line, slot.action.text)
+        json = f"(toJson ({value}))"
+        cond = (f"and (not (regexMatch {_go_string(_GPU_KEY)} {json})) "
+                f"(regexMatch {_go_string(_SOME_CPU)} {json})")
+        why = (f"the resources {slot.action.text} name CPUs and no GPU, so Trainer would start "
+               "one process per CPU they state where torchrun started one per CPU of the "
+               "node (F505); set nprocPerNode to a number to convert those values too")
+        if all(cond != c for c, _, _ in found):
+            found.append((cond, slot, why))
+    return found
+
+
+def _go_string(text: str) -> str:
+    """``text`` as a Go string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _bare_values(codec: Codec, world_text: str) -> re.Pattern[str] | None:

@@ -185,3 +185,46 @@ def test_an_enum_value_that_does_not_convert_joins_the_other_values(
     assert '(not (eq (print (.Values.restartPolicy)) "Never"))' in kept[0].message
     assert "restartPolicy: Sometimes does not convert here (R212" in kept[0].message
     assert '"Sometimes"' not in outcome.text.split("{{- else }}", 1)[0]
+
+
+RESOURCES = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}-job
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: {{ .Values.workers }}
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: {{ .Values.image }}
+              command: ["torchrun", "train.py"]
+              resources:
+                {{- toYaml .Values.resources | nindent 16 }}
+"""
+
+
+def test_templated_resources_keep_the_legacy_job_where_they_name_cpus_only(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    """torchrun's default process count follows the resources (kubeflow/trainer@v2.2.0
+    pkg/runtime/framework/plugins/torch/torch.go:110-114: a GPU count, else the CPU request or
+    limit, else 1): with CPUs and no GPU the rendered job is refused (F505, an error), with a
+    GPU or with neither it converts. The converted template writes that test, so each value
+    set renders what converting its rendered job gives (Helm's engine)."""
+    pytest.importorskip("helm_python")
+    outcome = convert_template(RESOURCES)
+    assert outcome is not None
+    assert outcome.status == "converted", outcome.notes
+    [kept] = [n for n in outcome.notes if n.code == "Y112" and COUNT_GUARD not in n.message]
+    assert "name CPUs and no GPU" in kept.message
+    base = {"image": "pytorch:2", "workers": 2}
+    sets = {"gpu": {**base, "resources": {"limits": {"nvidia.com/gpu": 8, "cpu": 16}}},
+            "gpu-request": {**base, "resources": {"requests": {"amd.com/gpu": "1"}}},
+            "cpu": {**base, "resources": {"limits": {"cpu": 4, "memory": "8Gi"}}},
+            "millicpu": {**base, "resources": {"requests": {"cpu": "500m"}}},
+            "fraction": {**base, "resources": {"requests": {"cpu": 0.5}}},
+            "zero-cpu": {**base, "resources": {"limits": {"cpu": 0, "memory": "1Gi"}}},
+            "memory-only": {**base, "resources": {"limits": {"memory": "1Gi"}}}}
+    check_inline_chart(tmp_path, RESOURCES, sets, crdcheck, shared)
