@@ -178,9 +178,8 @@ def test_explain_diff_on_a_template_says_why_nothing_is_simulated(tmp_path: Path
     converted.write_text(MINIMAL.read_text().replace("registry.example/train:1.0",
                                                      "{{ .Values.image }}"))
     kept = tmp_path / "kept.yaml"
-    kept.write_text(MINIMAL.read_text().replace(
-        "              command:", "              resources:\n"
-        "                {{- toYaml .Values.resources | nindent 16 }}\n              command:"))
+    kept.write_text(MINIMAL.read_text().replace("replicas: 2",
+                                                'replicas: "{{ .Values.workers }}"'))
     result = run("explain-diff", str(converted), str(kept))
     assert result.returncode == 0, result.stderr
     out = result.stdout
