@@ -24,7 +24,7 @@ import click
 from ruamel.yaml.error import YAMLError
 
 from migrator.check import runtimefiles
-from migrator.convert.text import convert_text, may_be_template
+from migrator.convert.text import convert_text
 from migrator.knowledge.catalog import Catalog
 from migrator.load import stream, yamlio
 from migrator.report.safety import neutralise, printable
@@ -39,6 +39,7 @@ from migrator.results import (
 from migrator.settings import ConvertOptions
 from migrator.simulate import run as simulate
 from migrator.simulate.compare import Difference
+from migrator.template.marks import ENV_MARK, MARK
 
 # A review report simulates jobs of up to this many pods (legacy side); explain-diff, asked for
 # one file, simulates as many as the simulator builds. Simulating a pod costs about 2 ms.
@@ -84,6 +85,8 @@ def compare(text: str, result: TextResult, catalog: Catalog, options: ConvertOpt
     ``text`` (rendered, as ``--allow-lossy`` would convert it); ``refusals``: also each legacy
     job that did not convert even so (``Explanation.compared`` False); ``max_pods``: a job
     whose legacy side has more pods is not simulated (a note says so)."""
+    if _templated(result.text):
+        return []  # a template's jobs exist once rendered (explain-diff says so)
     target = catalog.target(options.target)
     lines = {chunk.line for chunk in stream.split(text)}
     given = {key: info.doc for key, info in
@@ -154,9 +157,6 @@ def _explanation(item: simulate.Judged, written: str, given: dict[tuple[str, str
                  if o.get("kind") == "TrainJob"), None)
     title = f"{item.title} → TrainJob/{name}"
     sim = item.simulation
-    if sim is None and not outputs and may_be_template(written):
-        return Explanation(item.line, item.title, "not simulated", refused=refused,
-                           notes=[TEMPLATE])
     if sim is None:
         return Explanation(item.line, title, "not simulated", item, refused=refused,
                            notes=[f"behaviour not simulated: {item.why_not}"])
@@ -173,14 +173,9 @@ def _explanation(item: simulate.Judged, written: str, given: dict[tuple[str, str
 
 
 def _outputs(text: str) -> list[dict[str, Any]]:
-    """The objects a conversion wrote (none when it is no YAML: a converted template)."""
     from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
 
-    try:
-        return [o for o in YAML(typ="safe", pure=True).load_all(text) if isinstance(o, dict)]
-    except YAMLError:
-        return []
+    return [o for o in YAML(typ="safe", pure=True).load_all(text) if isinstance(o, dict)]
 
 
 _MEMO: dict[bytes, dict[int, PodComparison]] = {}  # by file text, within one run
@@ -276,29 +271,36 @@ def run(files: tuple[str, ...], options: ConvertOptions) -> int:
         for item in items:
             for line in describe(name, item):
                 say(line)
-        if not items and may_be_template(read.text):
-            for line in _not_simulated(name, result):
-                say(line)
+        for line in _not_compared(name, result, {item.line for item in items}):
+            say(line)
     return exit_code(unreadable)
 
 
-def _not_simulated(name: str, result: TextResult) -> list[str]:
-    """A line for each legacy job of a file with nothing to compare (a template: its jobs
-    exist once rendered), so that explain-diff never answers a legacy file with silence."""
+def _not_compared(name: str, result: TextResult, compared: set[int]) -> list[str]:
+    """A line for each legacy job nothing was said of (a converted template, whose jobs exist
+    once rendered; a job convert leaves as it is), so that no job is answered with silence."""
     from migrator.knowledge import catalog
 
     kinds = {kind for _, kind in catalog.load().legacy}
     out = []
     for doc in result.documents:
         source = doc.source
-        if source.get("kind") not in kinds:
+        if doc.line in compared or source.get("kind") not in kinds:
             continue
-        first = next((f for f in doc.findings if f.code.startswith("Y")), None)
-        why = f" ({first.code}: {first.message})" if first is not None and \
-            doc.status != "converted" else ""
         title = "/".join(str(part) for part in (source.get("kind"), source.get("name")) if part)
-        out.append(f"{name}:{doc.line}: {title}: {TEMPLATE.replace(';', why + ';', 1)}")
+        if doc.status == "converted" and _templated(result.text):
+            out.append(f"{name}:{doc.line}: {title}: {TEMPLATE}")
+            continue
+        first = max(doc.findings, key=lambda f: f.severity.rank, default=None)
+        why = f" ({first.code}: {first.message})" if first is not None else ""
+        out.append(f"{name}:{doc.line}: {title}: not converted here{why}; there are no "
+                   "pods to compare")
     return out
+
+
+def _templated(text: str) -> bool:
+    """Whether ``text`` is a template the template stage converted (its first-line mark)."""
+    return text.startswith((MARK, ENV_MARK))
 
 
 TEMPLATE = ("a template; its jobs exist once rendered: render it (`helm template`, `envsubst`) "
@@ -363,12 +365,10 @@ def _lines(item: Explanation) -> list[tuple[str, str, tuple[str, ...]]]:
                _value(difference.trainer, last), codes)
         shared.setdefault(key, []).append(difference.identity)
     out: list[tuple[str, str, tuple[str, ...]]] = []
-    spans: dict[str, str] = {}  # a role's pods, written once (not once per difference)
+    spans = {role: _span(pods) for role, pods in members.items()}  # once, not per difference
     for (role, _, path, before, after, codes), identities in shared.items():
         pods = members.get(role, identities)
-        if role not in spans or role not in members:
-            spans[role] = _span(pods)
-        group = f"{role} ({spans[role]})"
+        group = f"{role} ({spans[role] if role in members else _span(identities)})"
         text = _change(path, before, after)
         if len(identities) < len(pods):
             text += f" (only {_span(identities)})"
