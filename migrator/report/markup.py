@@ -14,7 +14,8 @@ XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff
 MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>!|~&])")
 ZERO_WIDTH_SPACE = "\u200b"
 ZERO_WIDTH_JOINER = "\u200d"
-GITHUB_REFERENCE = re.compile(r"(?:[@#]|\bGH-)(?=\w)", re.I)
+# (``GH-`` after anything but a letter or digit: an escaped ``\_GH-12`` renders as ``_GH-12``)
+GITHUB_REFERENCE = re.compile(r"(?:[@#]|(?<![^\W_])GH-)(?=\w)", re.I)
 
 
 def _longest_run(text: str, char: str = "`") -> int:

@@ -43,6 +43,8 @@ def _clean(output: str, hostile: list[str]) -> None:
          file_name="::error::pwned", stdout_format="html")
 # ``##[`` in the report on standard output: wrapped in the tool's stop-commands (issue 30)
 @example(name="n", key="##[add-mask]pwned", value="v", file_name="f", stdout_format="json")
+# an issue reference after an underscore, which Markdown escapes (``spec.\_GH-12``)
+@example(name="n", key="_GH-12", value="v", file_name="f", stdout_format="html")
 def test_hostile_text_through_every_channel(name: str, key: str, value: str, file_name: str,
                                             stdout_format: str) -> None:
     hostile = [name, key, value, file_name]
