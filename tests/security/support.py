@@ -26,6 +26,9 @@ spec:
             - name: pytorch
               image: registry.example/train:1.0
               command: ["torchrun", "/app/train.py"]
+              resources:
+                limits:
+                  nvidia.com/gpu: 1
 """
 
 CONFIGMAP = """\
