@@ -159,9 +159,8 @@ def test_explain_diff_is_a_short_list_by_role_and_says_when_convert_refuses(
     lines = result.stdout.splitlines()
     assert "{" not in result.stdout  # no dict dump
     assert "  worker (node-0, node-1):" in lines  # the legacy role, and its pods on Trainer
-    assert "    + containers[node].env PET_MASTER_PORT=29500  [C407, F527, F530]" in lines
-    assert "    ~ containers[node].env[PET_NPROC_PER_NODE].value: auto -> 1  [C407, F527, F530]" \
-        in lines
+    assert "    + containers[node].env PET_MASTER_PORT=29500  [C407, F527]" in lines
+    assert "    - containers[node].ports[pytorchjob-port]: 23456 (removed)  [C407, F527]" in lines
     refusals = [line for line in lines if "refuse" in line]
     assert len(refusals) == 2
     assert refusals[0].startswith("  convert would refuse this job (F501: elastic training")

@@ -13,6 +13,7 @@ JOB = HEAD + """metadata:
     # about the queue
     kueue.x-k8s.io/queue-name: q  # queue comment
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Worker:
       replicas: 1

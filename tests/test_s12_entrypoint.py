@@ -54,7 +54,8 @@ def test_args_without_command_run_the_entrypoint_with_them() -> None:
 
 
 def test_args_naming_torchrun_are_taken_as_the_launch() -> None:
-    assert _f506(_job("            args: [torchrun, --nnodes=2, /var/mnist.py]\n")) == []
+    assert _f506(_job("            args: [torchrun, --nnodes=2, /var/mnist.py]\n"
+                      "            resources: {limits: {nvidia.com/gpu: 1}}\n")) == []
 
 
 @pytest.mark.parametrize("command", ["[python, /var/mnist.py]", "[sh, -c, 'python train.py']"])
@@ -66,7 +67,8 @@ def test_an_explicit_command_without_torchrun_keeps_its_message(command: str) ->
 
 
 def test_torchrun_command_has_no_f506() -> None:
-    assert _f506(_job("            command: [torchrun, /var/mnist.py]\n")) == []
+    assert _f506(_job("            command: [torchrun, /var/mnist.py]\n"
+                      "            resources: {limits: {nvidia.com/gpu: 1}}\n")) == []
 
 
 def test_other_frameworks_without_command_get_no_torchrun_warning() -> None:

@@ -26,6 +26,7 @@ kind: PyTorchJob
 metadata:
   name: train
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Master:
       replicas: 1
@@ -52,6 +53,7 @@ kind: PyTorchJob
 metadata:
   name: other
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Worker:
       replicas: 2

@@ -21,6 +21,7 @@ kind: PyTorchJob
 metadata:
   name: {name}
 spec:
+  nprocPerNode: "1"
   elasticPolicy:
     rdzvBackend: c10d
     minReplicas: 1
@@ -125,9 +126,9 @@ def test_config_allow_and_unused_waiver(tmp_path: Path) -> None:
 
 def test_unused_waiver_fails_on_warning(tmp_path: Path) -> None:
     job = _job(tmp_path, BAD_NAME.format(name="plain"))
-    # the job's own warnings (R214, F530: its default restart policy and process count) are
-    # waived in both runs, so only the unused waiver can fail the first
-    own = ("--allow", "R214", "--allow", "F530")
+    # the job's own warning (R214: its default restart policy) is waived in both runs, so only
+    # the unused waiver can fail the first
+    own = ("--allow", "R214")
     converted = run("convert", str(job), "-o", str(tmp_path / "out"), "--fail-on", "warning",
                     "--allow", "F501=max", *own)
     assert "warning A102 waiver F501=max (--allow) matched no finding" in converted.stderr

@@ -290,6 +290,7 @@ kind: PyTorchJob
 metadata:
   name: {{ .Release.Name }}-train
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Worker:
       replicas: {{ .Values.workers }}

@@ -48,7 +48,7 @@ def test_markdown_is_walked_only_when_included(tmp_path: Path) -> None:
     assert files_in(report(tmp_path / "md.json")) == {"job.yaml", "guide.md"}
     named = run("check", str(tree / "guide.md"))
     assert named.returncode == 1
-    assert "guide.md:48" in named.stdout  # the broken snippet's own line in the page
+    assert "guide.md:49" in named.stdout  # the broken snippet's own line in the page
 
 
 def test_convert_writes_pages_and_scripts_to_the_output_tree(tmp_path: Path) -> None:

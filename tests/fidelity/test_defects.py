@@ -146,6 +146,7 @@ TORCH = textwrap.dedent("""\
     kind: PyTorchJob
     metadata: {name: roles}
     spec:
+      nprocPerNode: "1"
       pytorchReplicaSpecs:
         Master:
           replicas: 1
@@ -407,6 +408,7 @@ POD_TEMPLATE_KIND = textwrap.dedent("""\
     kind: PyTorchJob
     metadata: {name: tk}
     spec:
+      nprocPerNode: "1"
       pytorchReplicaSpecs:
         Worker:
           replicas: 2
