@@ -35,6 +35,7 @@ kind: PyTorchJob
 metadata:
   name: llama
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Worker:
       replicas: ${NODE_NUM}

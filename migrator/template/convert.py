@@ -158,9 +158,11 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                               "which values the blocks take (render the chart first, "
                               "`check --helm`), or split the template", 0)
         token = validate.UNKNOWN_VALUE.set(_bare_values(codec, world_text))
+        actions = validate.TEMPLATE_ACTION.set(_ANY_TOKEN)
         try:
             result = convert_plain(world_text, options or ConvertOptions())
         finally:
+            validate.TEMPLATE_ACTION.reset(actions)
             validate.UNKNOWN_VALUE.reset(token)
         ok = not any(d.status == "failed" for d in result.documents)
         process_counts.update(_process_count_from_values(codec, world_text, result.documents))
@@ -792,44 +794,48 @@ def _merge_neutrals(codec: Codec) -> None:
             mine.trailing.extend(a for a in theirs.trailing if a.text not in known)
 
 
+_ANY_TOKEN = re.compile(f"{STR_TOKEN.pattern}|{LINE_TOKEN.pattern}")
 _BARE_VALUE = re.compile(r"^\s*(?:- )?(?:[^\s:#'\"][^:#]*: +)?(tjmz\d{4}z)\s*$", re.MULTILINE)
 
 
 def _process_count_from_values(codec: Codec, world_text: str, documents: list[Any]) -> set[int]:
     """The slots of container resources written by an action (``{{ toYaml .Values.resources
     }}``) where torchrun's default process count follows them (contract.py
-    ``_cpu_processes``): the world cannot tell a GPU (no finding), a CPU count (F505, an error)
-    or neither (F530), so the rendered values decide whether the job converts."""
+    ``_cpu_processes``, F537): the world cannot tell a GPU (the count is kept) from a CPU count
+    (F505) or neither (F530), both errors, so the rendered values decide whether the job
+    converts."""
     lines = world_text.split("\n")
     found: set[int] = set()
     for doc in documents:
         for f in doc.findings:
-            if f.code != "F530" or not f.path.endswith(".resources") \
+            if f.code != "F537" \
                     or not isinstance(f.line, int) or not 0 < f.line <= len(lines):
                 continue
             start = lines[f.line - 1]
             depth = len(start) - len(start.lstrip())
+            block = [start]
             for line in lines[f.line:]:
                 if line.strip() and len(line) - len(line.lstrip()) <= depth:
                     break
-                token = LINE_TOKEN.search(line)
-                if token and int(token.group(1)) in codec.by_id:
-                    found.add(int(token.group(1)))
+                block.append(line)
+            for line in block:
+                for token in _ANY_TOKEN.finditer(line):
+                    slot = int(token.group(1) or token.group(2))
+                    if slot in codec.by_id:
+                        found.add(slot)
     return found
 
 
-# the JSON of a resources value: a key naming a GPU (transforms.gpu_count: "gpu" in the name),
-# a CPU count of at least one thousandth (contract._cpu_resource: 0 and "0" are none)
+# the JSON of a resources value: a key naming a GPU (transforms.gpu_count: "gpu" in the name)
 _GPU_KEY = r'(?i)"[^"]*gpu[^"]*":'
-_SOME_CPU = r'"cpu":"?(0*[1-9]|0*\.0*[1-9])'
 _TO_YAML = re.compile(r"^-?\s*toYaml\s+(?P<value>[^|]+?)\s*(\|.*)?-?$", re.S)
 
 
 def _process_count_guards(codec: Codec, slots: set[int], scope: frozenset[str]
                           ) -> list[tuple[str, Any, str]]:
     """For resources written by ``toYaml X`` that decide torchrun's default process count:
-    the legacy job is kept for values of X that name CPUs and no GPU (the rendered job is
-    refused: F505, an error); X with a GPU, or naming neither, converts as the world did.
+    the legacy job is kept for values of X that name no GPU (the rendered job is refused:
+    F505 with CPUs, F530 without, both errors); X with a GPU converts as the world did.
     (Go condition, the slot, why) each; Unsupported where the condition cannot be written."""
     found: list[tuple[str, Any, str]] = []
     declared = _declared(codec) | scope
@@ -844,15 +850,15 @@ def _process_count_guards(codec: Codec, slots: set[int], scope: frozenset[str]
                 f"the container's resources come from {slot.action.text}, and without "
                 "nprocPerNode they decide how many processes torchrun starts on each "
                 "node: the node's CPUs under the legacy operator, the resources' CPU "
-                "count (F505, an error) or 1 (F530) on Trainer, the GPU count either "
+                "count (F505) or 1 (F530) on Trainer, both errors, the GPU count either "
                 "way with a GPU; or set nprocPerNode to a number in the template",
                 slot.line, slot.action.text)
         json = f"(toJson ({value}))"
-        cond = (f"and (not (regexMatch {_go_string(_GPU_KEY)} {json})) "
-                f"(regexMatch {_go_string(_SOME_CPU)} {json})")
-        why = (f"the resources {slot.action.text} name CPUs and no GPU, so Trainer would start "
-               "one process per CPU they state where torchrun started one per CPU of the "
-               "node (F505); set nprocPerNode to a number to convert those values too")
+        cond = f"not (regexMatch {_go_string(_GPU_KEY)} {json})"
+        why = (f"the resources {slot.action.text} name no GPU, so Trainer would start one "
+               "process per CPU they state (F505), or 1 without any (F530), where torchrun "
+               "started one per CPU of the node; set nprocPerNode to a number to convert those "
+               "values too")
         if all(cond != c for c, _, _ in found):
             found.append((cond, slot, why))
     return found

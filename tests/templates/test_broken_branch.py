@@ -26,6 +26,7 @@ kind: PyTorchJob
 metadata:
   name: {{ .Release.Name }}
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Worker:
       replicas: {{ .Values.workers }}

@@ -17,6 +17,7 @@ kind: PyTorchJob
 metadata:
   name: {{ .Release.Name }}-job
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Master:
       replicas: 1
@@ -171,6 +172,7 @@ kind: PyTorchJob
 metadata:
   name: {{ .Release.Name }}-job
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Master:
       replicas: 1
@@ -209,7 +211,7 @@ def test_a_worker_count_that_is_not_a_positive_number_keeps_the_legacy_job() -> 
         in outcome.text
     assert "numNodes: {{ add 1 (.Values.workers) }}" in outcome.text
     [kept] = [n for n in outcome.notes if n.code == "Y112"]
-    assert kept.line == 20
+    assert kept.line == 21
     assert "{{ .Values.workers }}" in kept.message
 
 
@@ -337,6 +339,7 @@ metadata:
     {{- end }}
   {{- end }}
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Worker:
       replicas: {{ .Values.nodes }}

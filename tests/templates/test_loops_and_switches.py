@@ -20,6 +20,7 @@ kind: PyTorchJob
 metadata:
   name: {{ $job.name }}
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Master:
       replicas: {{ $job.master_nodes }}
@@ -74,6 +75,7 @@ kind: {{ if .Values.useHyperPod }}HyperPodPyTorchJob{{ else }}PyTorchJob{{ end }
 metadata:
   name: {{ .Release.Name }}-job
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Worker:
       replicas: {{ .Values.nodes }}
@@ -101,7 +103,7 @@ def test_the_body_of_a_range_over_jobs_is_converted_inside_the_range() -> None:
                         '"^[1-9][0-9]*$" (toString ($job.worker_nodes)))) }}')
     assert "numNodes: {{ add 1 ($job.worker_nodes) }}" in outcome.text
     kept = [n for n in outcome.notes if n.code == "Y112" and COUNT_GUARD not in n.message]
-    assert [n.line for n in kept] == [10]
+    assert [n.line for n in kept] == [11]
     # and the Worker count
     assert len([n for n in outcome.notes if n.code == "Y112"]) == 2
 

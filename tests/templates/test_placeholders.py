@@ -94,6 +94,7 @@ metadata:
   annotations:
     {{ .Values.annotationKey }}: "on"
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Worker:
       replicas: {{ .Values.workers }}

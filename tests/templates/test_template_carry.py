@@ -19,6 +19,7 @@ data:
     apiVersion: kubeflow.org/v1
     kind: PyTorchJob
     spec:
+      nprocPerNode: "1"
       pytorchReplicaSpecs:
         Master:
           replicas: 1
@@ -59,6 +60,7 @@ kind: PyTorchJob
 metadata:
   name: {{ $c.name }}
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Master:
       replicas: {{ $c.masters }}
@@ -86,7 +88,7 @@ def test_a_templated_master_count_is_pinned_and_other_values_keep_the_legacy_job
     kept = [n for n in outcome.notes if n.code == "Y112" and COUNT_GUARD not in n.message]
     assert len(kept) == 1
     assert '{ ne (toString ($c.masters)) "1" }' in kept[0].message
-    assert kept[0].line == 9
+    assert kept[0].line == 10
     assert '{{- if or (ne (toString ($c.masters)) "1") (not (regexMatch' in outcome.text
     assert "numNodes: {{ add 1 ($c.workers) }}" in outcome.text
     # the legacy job is kept verbatim in the if branch
@@ -95,7 +97,7 @@ def test_a_templated_master_count_is_pinned_and_other_values_keep_the_legacy_job
 
 def test_a_master_count_inside_a_with_is_not_pinned() -> None:
     text = (MASTER.replace("{{ $c.masters }}", "{{ .masters }}")
-            .replace("spec:\n  pytorchReplicaSpecs:\n",
+            .replace("spec:\n  nprocPerNode: \"1\"\n  pytorchReplicaSpecs:\n",
                      "spec:\n  {{- with .Values.roles }}\n  pytorchReplicaSpecs:\n")
             .rstrip("\n") + "\n  {{- end }}\n")
     outcome = convert_template(text)
@@ -112,6 +114,7 @@ kind: PyTorchJob
 metadata:
   name: job
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Worker:
       replicas: 2
@@ -158,7 +161,7 @@ def test_a_counter_stepped_between_fields_is_refused_with_its_line() -> None:
     assert outcome is not None
     assert outcome.status == "skipped"
     assert [n.code for n in outcome.notes] == ["Y110"]
-    assert outcome.notes[0].line == 22
+    assert outcome.notes[0].line == 23
     assert "{{- $i = add $i 1 }}" in outcome.notes[0].message
     assert outcome.text == text
 

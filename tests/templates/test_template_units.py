@@ -14,6 +14,7 @@ kind: PyTorchJob
 metadata:
   name: {{ .Release.Name }}-job
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Master:
       replicas: 1

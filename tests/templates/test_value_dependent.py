@@ -69,6 +69,7 @@ kind: PyTorchJob
 metadata:
   name: {{ .Release.Name }}-job
 spec:
+  nprocPerNode: "1"
   pytorchReplicaSpecs:
     Worker:
       replicas: {{ .Values.nodes }}
@@ -101,7 +102,7 @@ def test_other_values_of_a_quoted_restart_policy_keep_the_legacy_job_named_once(
     assert outcome is not None
     assert outcome.status == "converted", outcome.notes
     kept = [n for n in outcome.notes if n.code == "Y112" and COUNT_GUARD not in n.message]
-    assert [n.line for n in kept] == [9]  # the Master's and the Worker's test are one
+    assert [n.line for n in kept] == [10]  # the Master's and the Worker's test are one
     assert '(not (eq (print (.Values.restartPolicy)) "Never"))' in kept[0].message
     assert outcome.text.count("(and (not (eq (print (.Values.restartPolicy))") == 1
     # the legacy job kept for those values is judged as rendered, naming the action
@@ -206,19 +207,22 @@ spec:
 """
 
 
-def test_templated_resources_keep_the_legacy_job_where_they_name_cpus_only(
+def test_templated_resources_keep_the_legacy_job_where_they_name_no_gpu(
         tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
     """torchrun's default process count follows the resources (kubeflow/trainer@v2.2.0
     pkg/runtime/framework/plugins/torch/torch.go:110-114: a GPU count, else the CPU request or
-    limit, else 1): with CPUs and no GPU the rendered job is refused (F505, an error), with a
-    GPU or with neither it converts. The converted template writes that test, so each value
-    set renders what converting its rendered job gives (Helm's engine)."""
+    limit, else 1) where the legacy operator's torchrun started one per CPU of the node
+    (kubeflow/trainer@v1.9.2 pkg/apis/kubeflow.org/v1/pytorch_defaults.go:23): with CPUs and no
+    GPU the rendered job is refused (F505), with neither too (F530, both errors), with a GPU
+    it converts. The converted template writes that test, so each value set renders what
+    converting its rendered job gives (Helm's engine)."""
     pytest.importorskip("helm_python")
     outcome = convert_template(RESOURCES)
     assert outcome is not None
     assert outcome.status == "converted", outcome.notes
     [kept] = [n for n in outcome.notes if n.code == "Y112" and COUNT_GUARD not in n.message]
-    assert "name CPUs and no GPU" in kept.message
+    assert "name no GPU" in kept.message
+    assert "F537" in {n.code for n in outcome.notes}
     base = {"image": "pytorch:2", "workers": 2}
     sets = {"gpu": {**base, "resources": {"limits": {"nvidia.com/gpu": 8, "cpu": 16}}},
             "gpu-request": {**base, "resources": {"requests": {"amd.com/gpu": "1"}}},

@@ -14,7 +14,7 @@ import shlex
 from typing import Any
 
 from migrator import paths
-from migrator.check import effective, operators, quantity
+from migrator.check import effective, operators, quantity, validate
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container
@@ -281,15 +281,20 @@ def _cpu_processes(ctx: RuleContext, draft: Draft) -> None:
     mode = str(source[1]).strip() if source is not None else "auto"
     if mode not in ("auto", "cpu"):
         return  # a number is kept; gpu is F504
-    # the count follows the resources: a finding at them when the container has any (a
-    # template's resources may be a value judged after rendering)
+    # the count follows the resources: a finding at them when the container has any
     field = "resources" if "resources" in ctx.main.node else "command"
     where = source[0] if source is not None else (*ctx.main.path, field)
     given = f"nprocPerNode {mode}" if source is not None else "the default nprocPerNode auto"
-    cpu = _cpu_resource(resources)
-    count = quantity.ceil_count(cpu) if cpu is not None else None
     legacy = (f"with {given}, torchrun started one process per CPU of the node "
               "(os.cpu_count()) in each pod")
+    if field == "resources" and _templated(ctx.main.node["resources"]):
+        # a template's value, judged once rendered (the template stage guards on it)
+        ctx.ledger.report("F537", (*ctx.main.path, field), f"{legacy}; on Trainer the count "
+                          "follows the resources the values give: their GPUs, else their CPUs, "
+                          "else 1", consume=False)
+        return
+    cpu = _cpu_resource(resources)
+    count = quantity.ceil_count(cpu) if cpu is not None else None
     if count:
         ledger_code, now = "F505", f"Trainer starts {count} (the container's CPU resources)"
     else:
@@ -297,6 +302,12 @@ def _cpu_processes(ctx: RuleContext, draft: Draft) -> None:
     ctx.ledger.report(ledger_code, where, f"{legacy}; {now}: the world size, the global batch "
                       "size and the data sharding change unless the node has exactly that many "
                       "CPUs", consume=False)
+
+
+def _templated(value: Any) -> bool:
+    """Whether ``value`` holds a template action's stand-in (while a template converts)."""
+    pattern = validate.TEMPLATE_ACTION.get()
+    return pattern is not None and pattern.search(repr(value)) is not None
 
 
 def _cpu_resource(resources: Any) -> Any:
