@@ -62,6 +62,11 @@ class Slot:
     assumed: str = ""
     quantity: bool = False  # stands for a Kubernetes quantity (500m, 4Gi) ...
     counted: bool = False  # ... unless it is also written where a count goes (nprocPerNode)
+    # a fragment that is a key's whole value (`resources:` + `{{- toYaml X | nindent 16 }}`):
+    # the key line, and the trimmed renderings of X for which the converter drops the key
+    # (`{}`, `null`: measured by convert._empty_guards; the decoded key then gets an `if`)
+    keyed: str = ""
+    dropped_when: dict[str, tuple[str, ...]] = field(default_factory=dict)  # by output key
 
 
 @dataclass
@@ -83,6 +88,9 @@ class Codec:
     # int slots encoded as a fixed value (the converter accepts only that value there; for
     # other values the template keeps the legacy job, see convert._pin)
     pins: dict[int, str] = field(default_factory=dict)
+    # keyed line slots encoded as an empty value (`{}`, `[]`, or "" for null) instead of their
+    # placeholder: the worlds that measure what the converter does with an empty fragment
+    empties: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         first: dict[tuple[str, ...], int] = {}
@@ -187,6 +195,10 @@ class Codec:
             indent, shape = self._fragment_geometry(unit, act, col)
             slot = self.slot("line", act, unit.line, ctx, shape=shape, indent=indent,
                              prefix=unit.text[:col], parent=self._list_key(unit, indent))
+            key = self._whole_value_of(unit, indent)
+            slot.keyed = slot.keyed or key
+            if key and slot.id in self.empties:
+                return [" " * indent + self.empties[slot.id]]
             return _line_placeholder(slot, indent).split("\n")
         if not _balanced(acts):
             bad = next(a for a in acts if a.kind == "control")
@@ -206,6 +218,9 @@ class Codec:
                 slot = self.slot("line", act, unit.line, ctx, shape=form, indent=child,
                                  prefix="", parent=key)
                 head = unit.text[:unit.text.index(act.text)].rstrip()
+                slot.keyed = slot.keyed or head
+                if slot.id in self.empties:
+                    return [(head + " " + self.empties[slot.id]).rstrip()]
                 return [head, *_line_placeholder(slot, child).split("\n")]
             if self.dialect == "envsubst" and not rest \
                     and "<count>" in FIELDS.enum_fields.get(key, ()):
@@ -234,6 +249,21 @@ class Codec:
             token = "\x00" if probe else self.slot("str", act, unit.line, ctx).token
             text = text[:act.start - base] + token + text[act.end - base:]
         return text
+
+    def _whole_value_of(self, unit: Unit, indent: int) -> str:
+        """The key line right above a fragment that is all of that key's value (``resources:``
+        over ``{{- toYaml X | nindent 16 }}`` and nothing else under it), or ""."""
+        units = self.template.units
+        above = units[unit.index - 1] if unit.index > 0 else None
+        if above is None or above.kind != "line" or above.in_scalar or above.actions \
+                or not re.match(r"^ *[^\s:#'\"-][^:#]*:\s*$", above.text) \
+                or above.indent >= indent:
+            return ""
+        for other in units[unit.index + 1:]:
+            if other.kind in ("line", "fragment") and not other.in_scalar \
+                    and other.text.strip():
+                return above.text if other.indent <= above.indent else ""
+        return above.text
 
     def _list_key(self, unit: Unit, indent: int) -> str:
         """The key of the list a fragment's items belong to."""
@@ -318,7 +348,12 @@ class Codec:
                     if index + 1 < len(lines) and lines[index + 1].startswith(" " * (column + 2)):
                         raise Unsupported("the converter added fields next to a template "
                                           "fragment", slot.line, slot.action.text)
+                guard = _empty_guard(slot, out[-1] if out else "", column)
+                if guard:
+                    out.insert(len(out) - 1, guard)
                 out.append(self._fragment(slot, column))
+                if guard:
+                    out.append(guard[:len(guard) - len(guard.lstrip())] + "{{- end }}")
                 # the placeholder item's other fields (item_fields) go with it
                 pad = len(form.group(1)) + 2
                 while index + 1 < len(lines) and lines[index + 1].startswith(" " * pad) \
@@ -426,6 +461,31 @@ class _Shifted:
 
     def __init__(self, unit: Unit, acts: list[Action], codec: Codec, ctx: Ctx) -> None:
         self.text = codec._inline(unit, acts, ctx) if acts else unit.text
+
+
+_KEY_LINE = re.compile(r"^( *)[^\s:#'\"-][^:#]*:\s*$")
+_INDENT_PIPE = re.compile(r"^(.*?)\s*\|\s*n?indent\s+\d+\s*$", re.DOTALL)
+_INDENT_CALL = re.compile(r"^n?indent\s+\d+\s+(.*)$", re.DOTALL)
+
+
+def fragment_expression(act: Action) -> str:
+    """The pipeline a fragment indents (``toYaml .Values.resources`` of ``toYaml
+    .Values.resources | nindent 16``), or "" when the action is no plain indented value."""
+    body = act.body.strip()
+    found = _INDENT_PIPE.match(body) or _INDENT_CALL.match(body)
+    return found.group(1).strip() if found and found.group(1).strip() else ""
+
+
+def _empty_guard(slot: Slot, key_line: str, column: int) -> str:
+    """``{{- if not (has (trim (X)) (list ...)) }}`` around a key whose fragment renders a
+    value the converter drops the key for (``resources: {}`` gives no resourcesPerNode)."""
+    key = _KEY_LINE.match(key_line)
+    expr = fragment_expression(slot.action)
+    dropped = slot.dropped_when.get(key_line.strip()) if key else None
+    if not dropped or key is None or not expr or len(key.group(1)) + 2 != column:
+        return ""
+    values = " ".join('"' + v + '"' for v in dropped)
+    return key.group(1) + "{{- if not (has (trim (" + expr + ")) (list " + values + ")) }}"
 
 
 def _extra_field(line: str, slot: Slot) -> bool:

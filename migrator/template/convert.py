@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from migrator import paths
 from migrator.check import validate
 from migrator.template import structure
-from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, decode_int
+from migrator.template.codec import (
+    _INT_TOKEN,
+    _LINE_FORM,
+    LINE_TOKEN,
+    STR_TOKEN,
+    Codec,
+    decode_int,
+    fragment_expression,
+)
 from migrator.template.conditions import condition as _condition
 from migrator.template.conditions import enclosing
+from migrator.template.knowledge import FIELDS
 from migrator.template.marks import ENV_MARK, MARK
 from migrator.template.structure import Unsupported
 from migrator.template.tokens import Action, Dialect, TemplateSyntaxError, tokenize
@@ -203,6 +213,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         others = _other_values(codec, forced, scope) + _count_guards(codec, forced, scope) \
             + _process_count_guards(codec, process_counts, scope)
         _merge_neutrals(codec)
+        if codec.template.helm and dialect == "go" and runs[0] + 2 <= total:
+            _empty_guards(codec, forced, convert, folded.worlds[tuple(sorted(forced.items()))][0])
         body = codec.decode("\n".join(render_lines(folded.pieces)))
         for _out, docs in folded.worlds.values():
             dropped = _dropped_fragment(codec, docs)
@@ -793,6 +805,98 @@ def _merge_neutrals(codec: Codec) -> None:
 
 
 _BARE_VALUE = re.compile(r"^\s*(?:- )?(?:[^\s:#'\"][^:#]*: +)?(tjmz\d{4}z)\s*$", re.MULTILINE)
+
+
+def _empty_guards(codec: Codec, forced: dict[int, int],
+                  convert: Callable[[str], tuple[str, list[Any], bool]], ref_out: str) -> None:
+    """What the converter does with a key whose whole value is a fragment when the fragment
+    renders empty: two more worlds of the reference, every such fragment `{}` (`[]` for a
+    list) in one and null in the other. Where the key is then gone from the output (a
+    container's `resources: {}` gives no resourcesPerNode) and the fragment is a plain
+    indented value, the decoded key gets an `if` on those renderings (Slot.dropped_when);
+    a key kept as written needs none. Outputs that are more than keys kept or gone (a parent
+    emptied too) leave the fragments as they are."""
+    slots = [s for s in codec.by_id.values()
+             if s.kind == "line" and s.keyed and fragment_expression(s.action)]
+    if not slots:
+        return
+    ref = ref_out.split("\n")
+    spans = _keyed_spans(codec, ref, {s.id for s in slots})
+    if not spans:
+        return
+    dropped: dict[tuple[int, str], set[str]] = {}  # (slot, output key) -> renderings
+    kept: set[tuple[int, str, str]] = set()
+    for mode in ("{}", "null"):
+        empties = {s.id: "" if mode == "null" else "{}" if s.shape == "map" else "[]"
+                   for s in slots}
+        codec.empties = empties
+        try:
+            text = codec.encode(dict(forced)).text
+        finally:
+            codec.empties = {}
+        try:
+            out, _docs, ok = convert(text)
+        except Unsupported:
+            return
+        if not ok:
+            continue  # the rendered job does not convert either: the fragments stay
+        found = _align_keys(ref, out.split("\n"), spans, empties)
+        if found is None:
+            return
+        for sid, key, gone in found:
+            renders = ("null", "") if mode == "null" else (empties[sid],)
+            if gone:
+                dropped.setdefault((sid, key), set()).update(renders)
+            else:
+                kept.update((sid, key, v) for v in renders)
+    order = ("{}", "[]", "null", "")
+    for (sid, key), values in dropped.items():
+        if any((sid, key, v) in kept for v in values):
+            continue  # the same key kept in one place and dropped in another: no one test
+        codec.by_id[sid].dropped_when[key] = tuple(v for v in order if v in values)
+
+
+def _keyed_spans(codec: Codec, ref: list[str], ids: set[int]) -> dict[int, tuple[int, int]]:
+    """Where each keyed fragment stands in the reference output: key line -> (end, slot)."""
+    spans: dict[int, tuple[int, int]] = {}
+    for index, line in enumerate(ref):
+        form = _LINE_FORM.match(line)
+        if not form or int(form.group(2)) not in ids:
+            continue
+        slot = codec.by_id[int(form.group(2))]
+        start = index - 1 - (len(FIELDS.map_wrappers.get(slot.parent, ()))
+                             if slot.shape == "map" else 0)
+        if start < 0 or not ref[start].rstrip().endswith(":"):
+            continue
+        end = index + 1
+        pad = " " * (len(form.group(1)) + 2)
+        while end < len(ref) and ref[end].startswith(pad):
+            end += 1
+        spans[start] = (end, slot.id)
+    return spans
+
+
+def _align_keys(ref: list[str], out: list[str], spans: dict[int, tuple[int, int]],
+                empties: dict[int, str]) -> list[tuple[int, str, bool]] | None:
+    """For each span of ``ref``: its slot, its key, and whether ``out`` lost the key (True) or
+    kept it holding the empty value; None when ``out`` differs from ``ref`` in another way."""
+    found: list[tuple[int, str, bool]] = []
+    i = j = 0
+    while i < len(ref):
+        if i in spans:
+            end, sid = spans[i]
+            key = ref[i].rstrip()
+            kept = (key + " " + empties[sid]).rstrip()
+            gone = not (j < len(out) and out[j].rstrip() in (kept, key + " null"))
+            found.append((sid, key.strip(), gone))
+            j += 0 if gone else 1
+            i = end
+            continue
+        if j >= len(out) or out[j] != ref[i]:
+            return None
+        i += 1
+        j += 1
+    return found if j == len(out) else None
 
 
 def _process_count_from_values(codec: Codec, world_text: str, documents: list[Any]) -> set[int]:
