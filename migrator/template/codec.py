@@ -16,6 +16,8 @@ STR_TOKEN = re.compile(r"tjmz(\d{4})z")
 LINE_TOKEN = re.compile(r"tjml(\d{4})l")
 _LINE_FORM = re.compile(
     r"^(\s*)(?:- (?:name: )?)?tjml(\d{4})l(?:: (?:tjml\d{4}l|\"1\"|'1'|1))?\s*$")
+# one TF_CONFIG host entry standing for all nodes (launch.HOST_INDEX; the count in the middle)
+HOST_ENTRY = re.compile(r'"([^"\n]*?)tjmi(\d+)i([^"\n]*)"')
 _INT_TOKEN = re.compile(r"(?<![0-9A-Za-z_.])(3\d{8}|[3-8]\d{4})(?![0-9A-Za-z_.])")
 _WHOLE = re.compile(r"^(\s*(?:- )?)([^\s:#][^:#]*?|\"[^\"]*\"|'[^']*'):[ \t]+(\S.*?)\s*$")
 # a whole-value action followed by a YAML comment (`numNodes: ${NODE_NUM}  # nodes`): the value is
@@ -371,10 +373,61 @@ class Codec:
                     and found[0][0].quantity and not found[0][0].counted:
                 out.append(count.group(1) + self._rounded(found[0][0]))
                 continue
+            line = HOST_ENTRY.sub(self._hosts_back, line)
             line = _INT_TOKEN.sub(self._int_back, line)
             line = STR_TOKEN.sub(self._str_back, line)
             out.append(line)
         return "\n".join(out)
+
+    def host_index(self, count: int) -> str | None:
+        """The index text of the one host entry that stands for a templated node count
+        (launch.HOST_INDEX), or None for a count of its own."""
+        return f"tjmi{count}i" if decode_int(count, self.ints) is not None else None
+
+    def _hosts_back(self, match: re.Match[str]) -> str:
+        """A TF_CONFIG host entry standing for every node: the entries written by a loop
+        over the templated count, comma-separated as JSON (``"h-0","h-1"``)."""
+        count = int(match.group(2))
+        if self.dialect == "envsubst" or not self.template.helm:
+            found = decode_int(count, self.ints)
+            slot = found[0][0] if found else None
+            raise Unsupported("the TF_CONFIG the converter writes lists one host per node and "
+                              "the node count comes from a template action: the list needs a "
+                              "loop over the count (`range until`), which only Helm has",
+                              slot.line if slot else 0, slot.action.text if slot else "")
+        pre, post = self._go_print(match.group(1)), self._go_print(match.group(3))
+        # the entry's parts are evaluated before the loop (`range` rebinds the dot)
+        return ("{{ $tjmHost := " + pre + " }}{{ $tjmPort := " + post + " }}"
+                "{{ range $node := until (int (" + self._expression_of(count) + ")) }}"
+                '{{ if $node }},{{ end }}"{{ $tjmHost }}{{ $node }}{{ $tjmPort }}"{{ end }}')
+
+    def _expression_of(self, value: int) -> str:
+        """The Go expression a stand-in (or a sum of them) decodes to."""
+        text = self._int_back(_INT_TOKEN.match(str(value)))  # type: ignore[arg-type]
+        if not text.startswith("{{"):
+            return text
+        inner = text[2:-2]
+        return inner.strip("-").strip()
+
+    def _go_print(self, text: str) -> str:
+        """``print`` of ``text``'s literal parts and the actions its placeholders stand for."""
+        parts: list[str] = []
+        pos = 0
+        pattern = re.compile(STR_TOKEN.pattern + "|" + _INT_TOKEN.pattern)
+        for found in pattern.finditer(text):
+            if found.start() > pos:
+                parts.append(_go_literal(text[pos:found.start()]))
+            if found.group(1) is not None:
+                slot = self.by_id.get(int(found.group(1)))
+                if slot is None or "\n" in slot.action.text or not slot.action.body:
+                    raise Unsupported("unknown placeholder in the converted output", 0)
+                parts.append("(" + slot.action.body + ")")
+            else:
+                parts.append("(" + self._expression_of(int(found.group(2))) + ")")
+            pos = found.end()
+        if pos < len(text):
+            parts.append(_go_literal(text[pos:]))
+        return "print " + " ".join(parts or ['""'])
 
     def _rounded(self, slot: Slot) -> str:
         """A process count the converter made from a quantity (nprocPerNode cpu: the CPU
@@ -486,6 +539,10 @@ def _empty_guard(slot: Slot, key_line: str, column: int) -> str:
         return ""
     values = " ".join('"' + v + '"' for v in dropped)
     return key.group(1) + "{{- if not (has (trim (" + expr + ")) (list " + values + ")) }}"
+
+
+def _go_literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _extra_field(line: str, slot: Slot) -> bool:

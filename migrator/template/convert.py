@@ -13,6 +13,7 @@ from migrator.template import structure
 from migrator.template.codec import (
     _INT_TOKEN,
     _LINE_FORM,
+    HOST_ENTRY,
     LINE_TOKEN,
     STR_TOKEN,
     Codec,
@@ -117,6 +118,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     """The outcome for ``text``; ``scope``: variables declared around it (a range's);
     ``helm``: whether the engine is Helm's, as judged for the text around it."""
     from migrator.convert.plain import convert_plain
+    from migrator.convert.rules import launch
     from migrator.settings import ConvertOptions
 
     dialect = dialect or dialect_of(text)
@@ -168,9 +170,11 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                               "which values the blocks take (render the chart first, "
                               "`check --helm`), or split the template", 0)
         token = validate.UNKNOWN_VALUE.set(_bare_values(codec, world_text))
+        hosts = launch.HOST_INDEX.set(codec.host_index)
         try:
             result = convert_plain(world_text, options or ConvertOptions())
         finally:
+            launch.HOST_INDEX.reset(hosts)
             validate.UNKNOWN_VALUE.reset(token)
         ok = not any(d.status == "failed" for d in result.documents)
         process_counts.update(_process_count_from_values(codec, world_text, result.documents))
@@ -216,6 +220,24 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         if codec.template.helm and dialect == "go" and runs[0] + 2 <= total:
             _empty_guards(codec, forced, convert, folded.worlds[tuple(sorted(forced.items()))][0])
         body = codec.decode("\n".join(render_lines(folded.pieces)))
+        single = _one_node_count(codec, folded, scope) if dialect == "go" else None
+        one_node = None
+        if single is not None:
+            # one node converts differently (no TF_CONFIG, F532): the template converted with
+            # the count pinned to 1 goes first, under a test of the count
+            codec.pins[single.id] = "1"
+            try:
+                one = fold(codec, convert, forced)
+            except WorldFailed as exc:
+                raise Unsupported("with one node the job does not convert (see the other "
+                                  "findings), and the template cannot express it",
+                                  single.line, single.action.text) from exc
+            finally:
+                del codec.pins[single.id]
+            body = "\n".join([f'{{{{- if eq (toString ({single.action.body})) "1" }}}}',
+                              codec.decode("\n".join(render_lines(one.pieces))).rstrip("\n"),
+                              "{{- else }}", body.rstrip("\n"), "{{- end }}"]) + "\n"
+            one_node = one
         for _out, docs in folded.worlds.values():
             dropped = _dropped_fragment(codec, docs)
             if dropped is not None:
@@ -244,6 +266,9 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     if not out_text.endswith("\n") and text.endswith("\n"):
         out_text += "\n"
     notes = _notes(codec, folded)
+    if one_node is not None:  # the findings of one node (F532) too
+        known = {(n.code, n.path) for n in notes}
+        notes.extend(n for n in _notes(codec, one_node) if (n.code, n.path) not in known)
     for cond, failed in legacy:
         encoded = codec.encode(failed.world)
         reasons = [_note(f, encoded.lines, codec) for d in failed.documents for f in d.findings]
@@ -807,6 +832,28 @@ def _merge_neutrals(codec: Codec) -> None:
 _BARE_VALUE = re.compile(r"^\s*(?:- )?(?:[^\s:#'\"][^:#]*: +)?(tjmz\d{4}z)\s*$", re.MULTILINE)
 
 
+def _one_node_count(codec: Codec, folded: Any, scope: frozenset[str]) -> Any:
+    """The count slot whose value 1 makes a one-node job (a TF_CONFIG host list written over
+    it alone, launch.HOST_INDEX), or None; Unsupported where the template cannot test it."""
+    found: dict[int, Any] = {}
+    for out, _docs in folded.worlds.values():
+        for match in HOST_ENTRY.finditer(out):
+            decoded = decode_int(int(match.group(2)), codec.ints)
+            if decoded is not None and len(decoded[0]) == 1 and decoded[1] == 0:
+                found[decoded[0][0].id] = decoded[0][0]
+    if not found:
+        return None
+    slot = min(found.values(), key=lambda s: s.id)
+    declared = _declared(codec) | scope
+    if len(found) > 1 or slot.ctx or not codec.template.helm or "{{" not in slot.action.text \
+            or not set(_VARIABLE.findall(slot.action.body)) <= declared:
+        raise Unsupported("one node converts differently (no TF_CONFIG, F532) and the node "
+                          f"count {slot.action.text} cannot be tested at the top of the "
+                          "template (inside a range or with, or several counts)",
+                          slot.line, slot.action.text)
+    return slot
+
+
 def _empty_guards(codec: Codec, forced: dict[int, int],
                   convert: Callable[[str], tuple[str, list[Any], bool]], ref_out: str) -> None:
     """What the converter does with a key whose whole value is a fragment when the fragment
@@ -1026,19 +1073,6 @@ def _placeholder_blame(codec: Codec, exc: WorldFailed) -> Unsupported | None:
     arena tfjob's PS replicas, F512, beside the affinity `include` of the same branch) is a
     real failure of that world: its values keep the legacy job."""
     encoded = codec.encode(exc.world)
-    for doc in exc.documents:
-        for f in doc.findings:
-            count = _INT_TOKEN.search(str(f.message)) if f.code == "F511" else None
-            found = decode_int(int(count.group(1)), codec.ints) if count else None
-            if found is not None:
-                actions = " + ".join(s.action.text for s in found[0])
-                return Unsupported(
-                    f"the TF_CONFIG the converter writes into the command lists one host per "
-                    f"TrainJob node (F511), and the node count comes from {actions}: a "
-                    "template would have to write that list with a loop over the count, "
-                    "which the converter does not generate (and a count of 1 writes no "
-                    "TF_CONFIG at all); render the chart first (`convert --helm`)",
-                    found[0][0].line, found[0][0].action.text)
     for doc in exc.documents:
         for f in doc.findings:
             raw = f"{f.path} {f.message}"
