@@ -16,6 +16,8 @@ STR_TOKEN = re.compile(r"tjmz(\d{4})z")
 LINE_TOKEN = re.compile(r"tjml(\d{4})l")
 _LINE_FORM = re.compile(
     r"^(\s*)(?:- (?:name: )?)?tjml(\d{4})l(?:: (?:tjml\d{4}l|\"1\"|'1'|1))?\s*$")
+# one TF_CONFIG host entry standing for all nodes (launch.HOST_INDEX; the count in the middle)
+HOST_ENTRY = re.compile(r'"([^"\n]*?)tjmi(\d+)i([^"\n]*)"')
 _INT_TOKEN = re.compile(r"(?<![0-9A-Za-z_.])(3\d{8}|[3-8]\d{4})(?![0-9A-Za-z_.])")
 _WHOLE = re.compile(r"^(\s*(?:- )?)([^\s:#][^:#]*?|\"[^\"]*\"|'[^']*'):[ \t]+(\S.*?)\s*$")
 # a whole-value action followed by a YAML comment (`numNodes: ${NODE_NUM}  # nodes`): the value is
@@ -62,6 +64,11 @@ class Slot:
     assumed: str = ""
     quantity: bool = False  # stands for a Kubernetes quantity (500m, 4Gi) ...
     counted: bool = False  # ... unless it is also written where a count goes (nprocPerNode)
+    # a fragment that is a key's whole value (`resources:` + `{{- toYaml X | nindent 16 }}`):
+    # the key line, and the trimmed renderings of X for which the converter drops the key
+    # (`{}`, `null`: measured by convert._empty_guards; the decoded key then gets an `if`)
+    keyed: str = ""
+    dropped_when: dict[str, tuple[str, ...]] = field(default_factory=dict)  # by output key
 
 
 @dataclass
@@ -83,6 +90,9 @@ class Codec:
     # int slots encoded as a fixed value (the converter accepts only that value there; for
     # other values the template keeps the legacy job, see convert._pin)
     pins: dict[int, str] = field(default_factory=dict)
+    # keyed line slots encoded as an empty value (`{}`, `[]`, or "" for null) instead of their
+    # placeholder: the worlds that measure what the converter does with an empty fragment
+    empties: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         first: dict[tuple[str, ...], int] = {}
@@ -187,6 +197,10 @@ class Codec:
             indent, shape = self._fragment_geometry(unit, act, col)
             slot = self.slot("line", act, unit.line, ctx, shape=shape, indent=indent,
                              prefix=unit.text[:col], parent=self._list_key(unit, indent))
+            key = self._whole_value_of(unit, indent)
+            slot.keyed = slot.keyed or key
+            if key and slot.id in self.empties:
+                return [" " * indent + self.empties[slot.id]]
             return _line_placeholder(slot, indent).split("\n")
         if not _balanced(acts):
             bad = next(a for a in acts if a.kind == "control")
@@ -206,6 +220,9 @@ class Codec:
                 slot = self.slot("line", act, unit.line, ctx, shape=form, indent=child,
                                  prefix="", parent=key)
                 head = unit.text[:unit.text.index(act.text)].rstrip()
+                slot.keyed = slot.keyed or head
+                if slot.id in self.empties:
+                    return [(head + " " + self.empties[slot.id]).rstrip()]
                 return [head, *_line_placeholder(slot, child).split("\n")]
             if self.dialect == "envsubst" and not rest \
                     and "<count>" in FIELDS.enum_fields.get(key, ()):
@@ -234,6 +251,21 @@ class Codec:
             token = "\x00" if probe else self.slot("str", act, unit.line, ctx).token
             text = text[:act.start - base] + token + text[act.end - base:]
         return text
+
+    def _whole_value_of(self, unit: Unit, indent: int) -> str:
+        """The key line right above a fragment that is all of that key's value (``resources:``
+        over ``{{- toYaml X | nindent 16 }}`` and nothing else under it), or ""."""
+        units = self.template.units
+        above = units[unit.index - 1] if unit.index > 0 else None
+        if above is None or above.kind != "line" or above.in_scalar or above.actions \
+                or not re.match(r"^ *[^\s:#'\"-][^:#]*:\s*$", above.text) \
+                or above.indent >= indent:
+            return ""
+        for other in units[unit.index + 1:]:
+            if other.kind in ("line", "fragment") and not other.in_scalar \
+                    and other.text.strip():
+                return above.text if other.indent <= above.indent else ""
+        return above.text
 
     def _list_key(self, unit: Unit, indent: int) -> str:
         """The key of the list a fragment's items belong to."""
@@ -318,7 +350,12 @@ class Codec:
                     if index + 1 < len(lines) and lines[index + 1].startswith(" " * (column + 2)):
                         raise Unsupported("the converter added fields next to a template "
                                           "fragment", slot.line, slot.action.text)
+                guard = _empty_guard(slot, out[-1] if out else "", column)
+                if guard:
+                    out.insert(len(out) - 1, guard)
                 out.append(self._fragment(slot, column))
+                if guard:
+                    out.append(guard[:len(guard) - len(guard.lstrip())] + "{{- end }}")
                 # the placeholder item's other fields (item_fields) go with it
                 pad = len(form.group(1)) + 2
                 while index + 1 < len(lines) and lines[index + 1].startswith(" " * pad) \
@@ -336,10 +373,61 @@ class Codec:
                     and found[0][0].quantity and not found[0][0].counted:
                 out.append(count.group(1) + self._rounded(found[0][0]))
                 continue
+            line = HOST_ENTRY.sub(self._hosts_back, line)
             line = _INT_TOKEN.sub(self._int_back, line)
             line = STR_TOKEN.sub(self._str_back, line)
             out.append(line)
         return "\n".join(out)
+
+    def host_index(self, count: int) -> str | None:
+        """The index text of the one host entry that stands for a templated node count
+        (launch.HOST_INDEX), or None for a count of its own."""
+        return f"tjmi{count}i" if decode_int(count, self.ints) is not None else None
+
+    def _hosts_back(self, match: re.Match[str]) -> str:
+        """A TF_CONFIG host entry standing for every node: the entries written by a loop
+        over the templated count, comma-separated as JSON (``"h-0","h-1"``)."""
+        count = int(match.group(2))
+        if self.dialect == "envsubst" or not self.template.helm:
+            found = decode_int(count, self.ints)
+            slot = found[0][0] if found else None
+            raise Unsupported("the TF_CONFIG the converter writes lists one host per node and "
+                              "the node count comes from a template action: the list needs a "
+                              "loop over the count (`range until`), which only Helm has",
+                              slot.line if slot else 0, slot.action.text if slot else "")
+        pre, post = self._go_print(match.group(1)), self._go_print(match.group(3))
+        # the entry's parts are evaluated before the loop (`range` rebinds the dot)
+        return ("{{ $tjmHost := " + pre + " }}{{ $tjmPort := " + post + " }}"
+                "{{ range $node := until (int (" + self._expression_of(count) + ")) }}"
+                '{{ if $node }},{{ end }}"{{ $tjmHost }}{{ $node }}{{ $tjmPort }}"{{ end }}')
+
+    def _expression_of(self, value: int) -> str:
+        """The Go expression a stand-in (or a sum of them) decodes to."""
+        text = self._int_back(_INT_TOKEN.match(str(value)))  # type: ignore[arg-type]
+        if not text.startswith("{{"):
+            return text
+        inner = text[2:-2]
+        return inner.strip("-").strip()
+
+    def _go_print(self, text: str) -> str:
+        """``print`` of ``text``'s literal parts and the actions its placeholders stand for."""
+        parts: list[str] = []
+        pos = 0
+        pattern = re.compile(STR_TOKEN.pattern + "|" + _INT_TOKEN.pattern)
+        for found in pattern.finditer(text):
+            if found.start() > pos:
+                parts.append(_go_literal(text[pos:found.start()]))
+            if found.group(1) is not None:
+                slot = self.by_id.get(int(found.group(1)))
+                if slot is None or "\n" in slot.action.text or not slot.action.body:
+                    raise Unsupported("unknown placeholder in the converted output", 0)
+                parts.append("(" + slot.action.body + ")")
+            else:
+                parts.append("(" + self._expression_of(int(found.group(2))) + ")")
+            pos = found.end()
+        if pos < len(text):
+            parts.append(_go_literal(text[pos:]))
+        return "print " + " ".join(parts or ['""'])
 
     def _rounded(self, slot: Slot) -> str:
         """A process count the converter made from a quantity (nprocPerNode cpu: the CPU
@@ -426,6 +514,35 @@ class _Shifted:
 
     def __init__(self, unit: Unit, acts: list[Action], codec: Codec, ctx: Ctx) -> None:
         self.text = codec._inline(unit, acts, ctx) if acts else unit.text
+
+
+_KEY_LINE = re.compile(r"^( *)[^\s:#'\"-][^:#]*:\s*$")
+_INDENT_PIPE = re.compile(r"^(.*?)\s*\|\s*n?indent\s+\d+\s*$", re.DOTALL)
+_INDENT_CALL = re.compile(r"^n?indent\s+\d+\s+(.*)$", re.DOTALL)
+
+
+def fragment_expression(act: Action) -> str:
+    """The pipeline a fragment indents (``toYaml .Values.resources`` of ``toYaml
+    .Values.resources | nindent 16``), or "" when the action is no plain indented value."""
+    body = act.body.strip()
+    found = _INDENT_PIPE.match(body) or _INDENT_CALL.match(body)
+    return found.group(1).strip() if found and found.group(1).strip() else ""
+
+
+def _empty_guard(slot: Slot, key_line: str, column: int) -> str:
+    """``{{- if not (has (trim (X)) (list ...)) }}`` around a key whose fragment renders a
+    value the converter drops the key for (``resources: {}`` gives no resourcesPerNode)."""
+    key = _KEY_LINE.match(key_line)
+    expr = fragment_expression(slot.action)
+    dropped = slot.dropped_when.get(key_line.strip()) if key else None
+    if not dropped or key is None or not expr or len(key.group(1)) + 2 != column:
+        return ""
+    values = " ".join('"' + v + '"' for v in dropped)
+    return key.group(1) + "{{- if not (has (trim (" + expr + ")) (list " + values + ")) }}"
+
+
+def _go_literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _extra_field(line: str, slot: Slot) -> bool:

@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from migrator import paths
 from migrator.check import validate
 from migrator.template import structure
-from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, decode_int
+from migrator.template.codec import (
+    _INT_TOKEN,
+    _LINE_FORM,
+    HOST_ENTRY,
+    LINE_TOKEN,
+    STR_TOKEN,
+    Codec,
+    decode_int,
+    fragment_expression,
+)
 from migrator.template.conditions import condition as _condition
 from migrator.template.conditions import enclosing
+from migrator.template.knowledge import FIELDS
 from migrator.template.marks import ENV_MARK, MARK
 from migrator.template.structure import Unsupported
 from migrator.template.tokens import Action, Dialect, TemplateSyntaxError, tokenize
@@ -107,6 +118,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     """The outcome for ``text``; ``scope``: variables declared around it (a range's);
     ``helm``: whether the engine is Helm's, as judged for the text around it."""
     from migrator.convert.plain import convert_plain
+    from migrator.convert.rules import launch
     from migrator.settings import ConvertOptions
 
     dialect = dialect or dialect_of(text)
@@ -159,9 +171,11 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                               "`check --helm`), or split the template", 0)
         token = validate.UNKNOWN_VALUE.set(_bare_values(codec, world_text))
         actions = validate.TEMPLATE_ACTION.set(_ANY_TOKEN)
+        hosts = launch.HOST_INDEX.set(codec.host_index)
         try:
             result = convert_plain(world_text, options or ConvertOptions())
         finally:
+            launch.HOST_INDEX.reset(hosts)
             validate.TEMPLATE_ACTION.reset(actions)
             validate.UNKNOWN_VALUE.reset(token)
         ok = not any(d.status == "failed" for d in result.documents)
@@ -205,7 +219,27 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         others = _other_values(codec, forced, scope) + _count_guards(codec, forced, scope) \
             + _process_count_guards(codec, process_counts, scope)
         _merge_neutrals(codec)
+        if codec.template.helm and dialect == "go" and runs[0] + 2 <= total:
+            _empty_guards(codec, forced, convert, folded.worlds[tuple(sorted(forced.items()))][0])
         body = codec.decode("\n".join(render_lines(folded.pieces)))
+        single = _one_node_count(codec, folded, scope) if dialect == "go" else None
+        one_node = None
+        if single is not None:
+            # one node converts differently (no TF_CONFIG, F532): the template converted with
+            # the count pinned to 1 goes first, under a test of the count
+            codec.pins[single.id] = "1"
+            try:
+                one = fold(codec, convert, forced)
+            except WorldFailed as exc:
+                raise Unsupported("with one node the job does not convert (see the other "
+                                  "findings), and the template cannot express it",
+                                  single.line, single.action.text) from exc
+            finally:
+                del codec.pins[single.id]
+            body = "\n".join([f'{{{{- if eq (toString ({single.action.body})) "1" }}}}',
+                              codec.decode("\n".join(render_lines(one.pieces))).rstrip("\n"),
+                              "{{- else }}", body.rstrip("\n"), "{{- end }}"]) + "\n"
+            one_node = one
         for _out, docs in folded.worlds.values():
             dropped = _dropped_fragment(codec, docs)
             if dropped is not None:
@@ -234,6 +268,9 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     if not out_text.endswith("\n") and text.endswith("\n"):
         out_text += "\n"
     notes = _notes(codec, folded)
+    if one_node is not None:  # the findings of one node (F532) too
+        known = {(n.code, n.path) for n in notes}
+        notes.extend(n for n in _notes(codec, one_node) if (n.code, n.path) not in known)
     for cond, failed in legacy:
         encoded = codec.encode(failed.world)
         reasons = [_note(f, encoded.lines, codec) for d in failed.documents for f in d.findings]
@@ -798,6 +835,120 @@ _ANY_TOKEN = re.compile(f"{STR_TOKEN.pattern}|{LINE_TOKEN.pattern}")
 _BARE_VALUE = re.compile(r"^\s*(?:- )?(?:[^\s:#'\"][^:#]*: +)?(tjmz\d{4}z)\s*$", re.MULTILINE)
 
 
+def _one_node_count(codec: Codec, folded: Any, scope: frozenset[str]) -> Any:
+    """The count slot whose value 1 makes a one-node job (a TF_CONFIG host list written over
+    it alone, launch.HOST_INDEX), or None; Unsupported where the template cannot test it."""
+    found: dict[int, Any] = {}
+    for out, _docs in folded.worlds.values():
+        for match in HOST_ENTRY.finditer(out):
+            decoded = decode_int(int(match.group(2)), codec.ints)
+            if decoded is not None and len(decoded[0]) == 1 and decoded[1] == 0:
+                found[decoded[0][0].id] = decoded[0][0]
+    if not found:
+        return None
+    slot = min(found.values(), key=lambda s: s.id)
+    declared = _declared(codec) | scope
+    if len(found) > 1 or slot.ctx or not codec.template.helm or "{{" not in slot.action.text \
+            or not set(_VARIABLE.findall(slot.action.body)) <= declared:
+        raise Unsupported("one node converts differently (no TF_CONFIG, F532) and the node "
+                          f"count {slot.action.text} cannot be tested at the top of the "
+                          "template (inside a range or with, or several counts)",
+                          slot.line, slot.action.text)
+    return slot
+
+
+def _empty_guards(codec: Codec, forced: dict[int, int],
+                  convert: Callable[[str], tuple[str, list[Any], bool]], ref_out: str) -> None:
+    """What the converter does with a key whose whole value is a fragment when the fragment
+    renders empty: two more worlds of the reference, every such fragment `{}` (`[]` for a
+    list) in one and null in the other. Where the key is then gone from the output (a
+    container's `resources: {}` gives no resourcesPerNode) and the fragment is a plain
+    indented value, the decoded key gets an `if` on those renderings (Slot.dropped_when);
+    a key kept as written needs none. Outputs that are more than keys kept or gone (a parent
+    emptied too) leave the fragments as they are."""
+    slots = [s for s in codec.by_id.values()
+             if s.kind == "line" and s.keyed and fragment_expression(s.action)]
+    if not slots:
+        return
+    ref = ref_out.split("\n")
+    spans = _keyed_spans(codec, ref, {s.id for s in slots})
+    if not spans:
+        return
+    dropped: dict[tuple[int, str], set[str]] = {}  # (slot, output key) -> renderings
+    kept: set[tuple[int, str, str]] = set()
+    for mode in ("{}", "null"):
+        empties = {s.id: "" if mode == "null" else "{}" if s.shape == "map" else "[]"
+                   for s in slots}
+        codec.empties = empties
+        try:
+            text = codec.encode(dict(forced)).text
+        finally:
+            codec.empties = {}
+        try:
+            out, _docs, ok = convert(text)
+        except Unsupported:
+            return
+        if not ok:
+            continue  # the rendered job does not convert either: the fragments stay
+        found = _align_keys(ref, out.split("\n"), spans, empties)
+        if found is None:
+            return
+        for sid, key, gone in found:
+            renders = ("null", "") if mode == "null" else (empties[sid],)
+            if gone:
+                dropped.setdefault((sid, key), set()).update(renders)
+            else:
+                kept.update((sid, key, v) for v in renders)
+    order = ("{}", "[]", "null", "")
+    for (sid, key), values in dropped.items():
+        if any((sid, key, v) in kept for v in values):
+            continue  # the same key kept in one place and dropped in another: no one test
+        codec.by_id[sid].dropped_when[key] = tuple(v for v in order if v in values)
+
+
+def _keyed_spans(codec: Codec, ref: list[str], ids: set[int]) -> dict[int, tuple[int, int]]:
+    """Where each keyed fragment stands in the reference output: key line -> (end, slot)."""
+    spans: dict[int, tuple[int, int]] = {}
+    for index, line in enumerate(ref):
+        form = _LINE_FORM.match(line)
+        if not form or int(form.group(2)) not in ids:
+            continue
+        slot = codec.by_id[int(form.group(2))]
+        start = index - 1 - (len(FIELDS.map_wrappers.get(slot.parent, ()))
+                             if slot.shape == "map" else 0)
+        if start < 0 or not ref[start].rstrip().endswith(":"):
+            continue
+        end = index + 1
+        pad = " " * (len(form.group(1)) + 2)
+        while end < len(ref) and ref[end].startswith(pad):
+            end += 1
+        spans[start] = (end, slot.id)
+    return spans
+
+
+def _align_keys(ref: list[str], out: list[str], spans: dict[int, tuple[int, int]],
+                empties: dict[int, str]) -> list[tuple[int, str, bool]] | None:
+    """For each span of ``ref``: its slot, its key, and whether ``out`` lost the key (True) or
+    kept it holding the empty value; None when ``out`` differs from ``ref`` in another way."""
+    found: list[tuple[int, str, bool]] = []
+    i = j = 0
+    while i < len(ref):
+        if i in spans:
+            end, sid = spans[i]
+            key = ref[i].rstrip()
+            kept = (key + " " + empties[sid]).rstrip()
+            gone = not (j < len(out) and out[j].rstrip() in (kept, key + " null"))
+            found.append((sid, key.strip(), gone))
+            j += 0 if gone else 1
+            i = end
+            continue
+        if j >= len(out) or out[j] != ref[i]:
+            return None
+        i += 1
+        j += 1
+    return found if j == len(out) else None
+
+
 def _process_count_from_values(codec: Codec, world_text: str, documents: list[Any]) -> set[int]:
     """The slots of container resources written by an action (``{{ toYaml .Values.resources
     }}``) where torchrun's default process count follows them (contract.py
@@ -928,19 +1079,6 @@ def _placeholder_blame(codec: Codec, exc: WorldFailed) -> Unsupported | None:
     arena tfjob's PS replicas, F512, beside the affinity `include` of the same branch) is a
     real failure of that world: its values keep the legacy job."""
     encoded = codec.encode(exc.world)
-    for doc in exc.documents:
-        for f in doc.findings:
-            count = _INT_TOKEN.search(str(f.message)) if f.code == "F511" else None
-            found = decode_int(int(count.group(1)), codec.ints) if count else None
-            if found is not None:
-                actions = " + ".join(s.action.text for s in found[0])
-                return Unsupported(
-                    f"the TF_CONFIG the converter writes into the command lists one host per "
-                    f"TrainJob node (F511), and the node count comes from {actions}: a "
-                    "template would have to write that list with a loop over the count, "
-                    "which the converter does not generate (and a count of 1 writes no "
-                    "TF_CONFIG at all); render the chart first (`convert --helm`)",
-                    found[0][0].line, found[0][0].action.text)
     for doc in exc.documents:
         for f in doc.findings:
             raw = f"{f.path} {f.message}"

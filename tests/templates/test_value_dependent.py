@@ -232,3 +232,36 @@ def test_templated_resources_keep_the_legacy_job_where_they_name_no_gpu(
             "zero-cpu": {**base, "resources": {"limits": {"cpu": 0, "memory": "1Gi"}}},
             "memory-only": {**base, "resources": {"limits": {"memory": "1Gi"}}}}
     check_inline_chart(tmp_path, RESOURCES, sets, crdcheck, shared)
+
+
+@pytest.mark.parametrize("same_line", [False, True], ids=["next-line", "same-line"])
+@pytest.mark.parametrize("companions", [False, True], ids=["built-in", "companion"])
+def test_templated_resources_that_render_empty_write_what_the_rendered_job_converts_to(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType, companions: bool,
+        same_line: bool) -> None:
+    """`resources:` over `{{- toYaml .Values.resources | nindent 16 }}` (or on its line)
+    renders `{}` (or
+    `null` when unset, Helm's toYaml of nil): the converter writes no resourcesPerNode for the
+    rendered job, so the converted template guards the key on the same renderings; with a
+    companion runtime `resources: {}` is kept in its container and only null is dropped.
+    Helm's engine renders both sides. (The job states its process count, so the resources do
+    not decide whether it converts: see the test above.)"""
+    pytest.importorskip("helm_python")
+    options = {"companion_runtimes": True} if companions else None
+    base = {"image": "pytorch:2", "workers": 2}
+    sets = {"empty": {**base, "resources": {}},
+            "unset": dict(base),
+            "null": {**base, "resources": None},
+            "gpu": {**base, "resources": {"limits": {"nvidia.com/gpu": 8}}},
+            "memory-only": {**base, "resources": {"limits": {"memory": "1Gi"}}}}
+    stated = RESOURCES.replace("spec:\n  pytorchReplicaSpecs:",
+                               "spec:\n  nprocPerNode: \"1\"\n  pytorchReplicaSpecs:")
+    template = stated.replace("resources:\n                {{- toYaml",
+                              "resources: {{ toYaml") if same_line else stated
+    assert stated != RESOURCES and same_line == (template != stated)
+    outcomes = check_inline_chart(tmp_path, template, sets, crdcheck, shared, options)
+    guard = outcomes["2.2"].text
+    if companions:
+        assert '(list "null" "")' in guard
+    else:
+        assert '(list "{}" "null" "")' in guard

@@ -7,7 +7,9 @@ PADDLE_* env statically (mappings/legacy/*.yaml ``companionEnv``).
 
 from __future__ import annotations
 
+import contextvars
 import json
+from collections.abc import Callable
 
 from migrator.check import operators
 from migrator.convert.draft import Draft
@@ -22,6 +24,11 @@ UNBUILDABLE = "F523"
 CONTRACT_ENV = "F515"
 TF_CONFIG_CODE, SINGLE_REPLICA = "F511", "F532"
 INDEX_ENV = "JOB_COMPLETION_INDEX"
+# a node count that stands for a template action (set by the template stage, which reads it
+# back): the host list is then one entry whose index is the text this returns for the count,
+# and the template writes the entries with a loop over the count (None: a count of its own)
+HOST_INDEX: contextvars.ContextVar[Callable[[int], str | None] | None] = \
+    contextvars.ContextVar("host_index", default=None)
 
 
 def apply(ctx: RuleContext, draft: Draft) -> None:
@@ -100,12 +107,16 @@ def _tf_config(main: Container, draft: Draft, ledger: Ledger, name: str, num_nod
                       "entrypoint), so it cannot be wrapped to build TF_CONFIG; set the command "
                       "explicitly", consume=False)
         return
-    hosts = [f"{name}-node-0-{index}.{name}:{port}" for index in range(num_nodes)]
+    symbolic = HOST_INDEX.get()
+    index_text = symbolic(num_nodes) if symbolic is not None else None
+    hosts = [f"{name}-node-0-{index_text}.{name}:{port}"] if index_text is not None else \
+        [f"{name}-node-0-{index}.{name}:{port}" for index in range(num_nodes)]
     cluster = json.dumps({"worker": hosts}, separators=(",", ":"))
     script = (f"export TF_CONFIG='{{\"cluster\":{cluster},\"task\":{{\"type\":\"worker\","
               f"\"index\":'\"${{{INDEX_ENV}:?}}\"'}}}}'; exec \"$@\"")
     wrapped = yamlio.new_seq(["/bin/sh", "-c", script, "tf-config", *command])
     draft.set_trainer("command", wrapped)
+    workers = "every node" if index_text is not None else f"{num_nodes} worker(s)"
     ledger.report(TF_CONFIG_CODE, where, f"the command is wrapped to export TF_CONFIG for "
-                  f"{num_nodes} worker(s) from the pod's completion index; a Chief becomes "
+                  f"{workers} from the pod's completion index; a Chief becomes "
                   "worker 0 (MultiWorkerMirroredStrategy treats it as the chief)", consume=False)
