@@ -30,6 +30,8 @@ class Value:
 
     __slots__ = ()
     FIELDS: ClassVar[tuple[str, ...]] = ()
+    # measured attributes, not compared (not in FIELDS), that a copy (``replaced``) keeps
+    MEASURED: ClassVar[tuple[str, ...]] = ()
     _values: ClassVar[Any]  # attrgetter(*FIELDS): the tuple a dataclass compares
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -79,7 +81,7 @@ def replaced(value: V, **changes: Any) -> V:
     """``dataclasses.replace`` for a value class whose constructor takes its ``FIELDS`` by
     name: a copy with ``changes``, without importing dataclasses (a run that copies a value
     in every conversion, an embedded job's options say, need not pay ~5 ms for it)."""
-    fields = type(value).FIELDS
+    fields = (*type(value).FIELDS, *getattr(type(value), "MEASURED", ()))
     unknown = set(changes) - set(fields)
     if unknown:
         raise TypeError(f"{type(value).__name__} has no field {sorted(unknown)[0]!r}")
@@ -293,6 +295,7 @@ class DocumentResult(Value):
 
     FIELDS = ("index", "line", "status", "text", "source", "output", "mappings", "values",
               "findings", "reportable", "effective")
+    MEASURED = ("seconds",)
     index: int
     line: int
     status: Status
@@ -364,6 +367,7 @@ class FileResult(Value):
 
     FIELDS = ("name", "relative", "source", "unreadable", "result", "scanned", "was_changed",
               "virtual", "written", "write_error")
+    MEASURED = ("identity", "seconds")
     name: str
     relative: str
     source: SourceText | None = None

@@ -144,3 +144,18 @@ def test_a_command_is_built_when_looked_up() -> None:
     assert group.get_command(context, "x") is None  # unknown: all built, for the suggestions
     assert sorted(built) == ["a", "b", "c"]
     assert sorted(group.commands) == ["a", "b", "c"]
+
+
+def test_a_copy_keeps_what_was_measured() -> None:
+    """``replaced`` keeps the measured attributes that equality leaves out (a Markdown page's
+    documents are copied with their page lines: their JUnit time went to 0)."""
+    from migrator.results import replaced
+
+    document = DocumentResult(0, 1, "converted", "x", seconds=0.25)
+    moved = replaced(document, line=7)
+    assert (moved.line, moved.seconds) == (7, 0.25)
+    assert replaced(document, seconds=0.5).seconds == 0.5
+    file = FileResult("a.yaml", "a.yaml", identity=(1, 2, 3, 4, 5, 6), seconds=1.5)
+    kept = replaced(file, written=True)
+    assert (kept.written, kept.identity, kept.seconds) == (True, (1, 2, 3, 4, 5, 6), 1.5)
+    assert moved == replaced(document, line=7, seconds=9.0)  # still not compared

@@ -258,7 +258,8 @@ def test_templated_resources_that_render_empty_write_what_the_rendered_job_conve
                                "spec:\n  nprocPerNode: \"1\"\n  pytorchReplicaSpecs:")
     template = stated.replace("resources:\n                {{- toYaml",
                               "resources: {{ toYaml") if same_line else stated
-    assert stated != RESOURCES and same_line == (template != stated)
+    assert stated != RESOURCES
+    assert same_line == (template != stated)
     outcomes = check_inline_chart(tmp_path, template, sets, crdcheck, shared, options)
     guard = outcomes["2.2"].text
     if companions:
