@@ -254,3 +254,14 @@ def test_generated_documents_load_identically(value: Any, flow: bool | None,
     text = out.getvalue()
     assume(fastload.load(text, yamlio._load_pure) is not None)  # else the pure loader decides
     assert _assert_same_tree(text)
+
+
+@needs_libyaml
+def test_an_empty_value_after_an_explicit_key_goes_to_the_pure_loader() -> None:
+    """libyaml marks the empty value of '0' where its line ends, the pure loader on the next
+    line: the key follows `: ` (an explicit key's value), which the empty-value scan must see
+    as what stands before the key, as it sees sequence dashes (found by the property above)."""
+    text = ("apiVersion: kubeflow.org/v1\nkind: JAXJob\nmetadata:\n  name: a0\nspec:\n  x:\n"
+            "    weird:\n      ? \"\\n\"\n      : '0':\n        '': []\n")
+    assert fastload.load(text, yamlio._load_pure) is None
+    _assert_same_tree(text.replace("      : '0':", "      : '0': 1"))  # a value: libyaml's

@@ -68,9 +68,10 @@ def without_comments() -> Iterator[None]:
 ONE_PASS_DEPTH = 100
 
 # a key with nothing after it on its line (its value starts on a later line, or it is empty):
-# the end of such a line, and what stands before the key (indentation and sequence dashes)
+# the end of such a line, and what stands before the key (indentation, sequence dashes and
+# the indicators of an explicit key and its value, `? ` and `: `)
 _KEY_END = re.compile(r"(?m):[ ]*$")
-_BEFORE_KEY = re.compile(r"(?:[ ]*-[ ]+)*[ ]*")
+_BEFORE_KEY = re.compile(r"(?:[ ]*[-?:][ ]+)*[ ]*")
 
 def load(text: str, pure_load: Callable[[str], Any], bound: int | None = None) -> Any | None:
     """The document loaded with libyaml, or None when it needs the pure loader.
