@@ -92,8 +92,12 @@ KINDS = {
     "PyTorchJob": ("kubeflow.org/v1", "pytorchReplicaSpecs", "pytorch", ("Master", "Worker")),
     "XGBoostJob": ("kubeflow.org/v1", "xgbReplicaSpecs", "xgboost", ("Master", "Worker")),
     "JAXJob": ("kubeflow.org/v1", "jaxReplicaSpecs", "jax", ("Worker",)),
-    "TFJob": ("kubeflow.org/v1", "tfReplicaSpecs", "tensorflow", ("Chief", "Worker")),
-    "PaddleJob": ("kubeflow.org/v1", "paddleReplicaSpecs", "paddle", ("Worker",)),
+    # every replica type of training-operator v1.9.2: tensorflow_types.go:101-122 at
+    # kubeflow/trainer@v1.9.2 (Chief and Master are aliases, at most one: tfjob_webhook.go:123),
+    # paddlepaddle_types.go:40-43 (Master makes it parameter-server mode: envvar.go:77)
+    "TFJob": ("kubeflow.org/v1", "tfReplicaSpecs", "tensorflow",
+              ("Chief", "Master", "PS", "Worker", "Evaluator")),
+    "PaddleJob": ("kubeflow.org/v1", "paddleReplicaSpecs", "paddle", ("Master", "Worker")),
     "MPIJob-v1": ("kubeflow.org/v1", "mpiReplicaSpecs", "mpi", ("Launcher", "Worker")),
     "MPIJob": ("kubeflow.org/v2beta1", "mpiReplicaSpecs", "mpi", ("Launcher", "Worker")),
 }
@@ -105,12 +109,22 @@ def jobs(draw: st.DrawFn, kind: str) -> str:
     specs: dict[str, Any] = {}
     shared = draw(templates(main))
     for role in roles:
-        if role in ("Master", "Chief", "Launcher"):
+        if role == "Master" and "Chief" in specs:
+            continue  # aliases: at most one of them
+        if role in ("PS", "Evaluator") or (kind == "PaddleJob" and role == "Master"):
+            # a rarer role (a quarter of the jobs): one evaluator, up to two servers
+            if draw(st.integers(0, 3)) > 0:
+                continue
+            replicas = 1 if role == "Evaluator" else draw(st.integers(1, 2))
+        elif role in ("Master", "Chief", "Launcher"):
             replicas = 1
             if kind in ("XGBoostJob",) or role == "Launcher" or draw(st.booleans()):
                 pass
             else:
                 continue
+        elif role == "Worker" and specs and kind in ("TFJob", "PaddleJob") and draw(
+                st.integers(0, 4)) == 0:
+            continue  # a TFJob or PaddleJob without workers (a Chief alone, servers alone)
         else:
             replicas = draw(st.integers(1, 3))
         same = draw(st.integers(0, 2)) > 0
