@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -48,6 +49,19 @@ def crdcheck(shared: Path) -> ModuleType:
         pytest.skip("crdcheck.py is not available")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    load = getattr(module, "load_crd")  # noqa: B009 (a module loaded from a file)
+    loaded: dict[tuple[Path, bytes], Any] = {}
+
+    def load_crd(path: Path) -> Any:
+        """``load_crd`` once per CRD file and contents in the session: parsing a CRD's schema
+        takes seconds, and many tests check objects against the same upstream CRDs (the
+        validator it returns holds no state between checks)."""
+        key = (Path(path), Path(path).read_bytes())
+        if key not in loaded:
+            loaded[key] = load(path)
+        return loaded[key]
+
+    setattr(module, "load_crd", load_crd)  # noqa: B010 (a module loaded from a file)
     return module
 
 

@@ -13,6 +13,7 @@ from xml.etree import ElementTree as ET
 import jsonschema
 import pytest
 
+from tests import corpus
 from tests.goldens import FIXTURES, ROOT
 from tests.test_cli import run
 
@@ -108,7 +109,10 @@ def test_report_format_prints_to_stdout(tmp_path: Path) -> None:
 
 def test_corpus_reports_in_all_formats(tmp_path: Path, shared: Path,
                                       sarif_schema: dict[str, object]) -> None:
-    reports = _reports(tmp_path, shared / "corpus", extra=("--companion-runtimes",))
+    """Every format over a corpus run (CI: the folders of the fixed sample, tests/corpus.py;
+    the whole corpus with ``TRAINJOB_FULL_CORPUS=1``)."""
+    tree = corpus.copy_sample(shared / "corpus", tmp_path / "corpus")
+    reports = _reports(tmp_path, tree, extra=("--companion-runtimes",))
     jsonschema.validate(json.loads(reports["r.sarif"]), sarif_schema)
     jsonschema.validate(json.loads(reports["r.json"]), REPORT_SCHEMA)
     assert ET.fromstring(reports["r.xml"]).get("tests")

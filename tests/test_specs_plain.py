@@ -5,6 +5,7 @@ pydantic names them."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 
-def _yaml(path: Path) -> Any:
+def _read(path: Path) -> Any:
     return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
 
 
@@ -55,6 +56,7 @@ def _same(value: Any, model: Any, where: str) -> None:
 def _validated(loaded: catalog.Catalog) -> Iterator[tuple[Any, type[plain.Declared], Any]]:
     """(plain value, its class, pydantic's validation of the same data) for every file."""
     root = catalog.mappings_dir()
+    _yaml = functools.cache(_read)  # each file parsed once (codes.yaml is read per code)
     for spec in loaded.legacy.values():
         yield spec, specs.MappingSpec, _yaml(root / "legacy" / f"{spec.id}.yaml")
     raw = {path.stem: (path, _yaml(path)) for path in sorted((root / "targets").glob("*.yaml"))}
@@ -117,7 +119,28 @@ def test_the_catalog_key_is_made_without_pydantic(tmp_path: Path) -> None:
     assert out.strip() == "False"
 
 
-def _entry(cache_dir: Path) -> tuple[Path, dict[str, Any]]:
+@pytest.fixture(scope="module")
+def stored_entry(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, bytes]:
+    """The catalog's cache entry (file name, bytes), built once for the module: the tests that
+    damage an entry start from a copy of it instead of building the catalog again each."""
+    folder = tmp_path_factory.mktemp("catalog") / "cache"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TRAINJOB_MIGRATE_CACHE_DIR", str(folder))
+        patch.delenv("TRAINJOB_MIGRATE_NO_CACHE", raising=False)
+        catalog.load.cache_clear()
+        try:
+            catalog.load()
+        finally:
+            catalog.load.cache_clear()
+    (entry,) = folder.glob("catalog-*.json")
+    return entry.name, entry.read_bytes()
+
+
+def _entry(cache_dir: Path, stored: tuple[str, bytes]) -> tuple[Path, dict[str, Any]]:
+    """The stored entry in ``cache_dir`` (a private folder, as the cache makes it), loaded."""
+    cache_dir.mkdir(mode=0o700)
+    name, data = stored
+    (cache_dir / name).write_bytes(data)
     catalog.load()
     (entry,) = cache_dir.glob("catalog-*.json")
     return entry, json.loads(entry.read_text(encoding="utf-8"))
@@ -154,10 +177,11 @@ DAMAGE: dict[str, Callable[[dict[str, Any]], Any]] = {
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
-def test_a_damaged_entry_is_rebuilt(cache_dir: Path, damage: str) -> None:
+def test_a_damaged_entry_is_rebuilt(cache_dir: Path, stored_entry: tuple[str, bytes],
+                                    damage: str) -> None:
     """JSON that is not a catalog, whatever is wrong with it, is a miss: the catalog is
     rebuilt (never a traceback) and the entry replaced."""
-    entry, data = _entry(cache_dir)
+    entry, data = _entry(cache_dir, stored_entry)
     built, stored = catalog.load(), entry.read_bytes()
     changed = DAMAGE[damage](data)
     entry.write_text(json.dumps(changed if isinstance(changed, list) else data),
@@ -168,8 +192,9 @@ def test_a_damaged_entry_is_rebuilt(cache_dir: Path, damage: str) -> None:
     assert entry.read_bytes() == stored  # rewritten
 
 
-def test_a_deeply_nested_entry_is_rebuilt(cache_dir: Path) -> None:
-    entry, _ = _entry(cache_dir)
+def test_a_deeply_nested_entry_is_rebuilt(cache_dir: Path,
+                                          stored_entry: tuple[str, bytes]) -> None:
+    entry, _ = _entry(cache_dir, stored_entry)
     built = catalog.load()
     entry.write_text('{"legacy": ' + "[" * 100000 + "]" * 100000 + "}", encoding="utf-8")
     catalog.load.cache_clear()
@@ -183,7 +208,7 @@ def _mapping_copy(tmp_path: Path) -> Path:
 
 
 def _edit(path: Path, change: Callable[[Any], Any]) -> None:
-    data = _yaml(path)
+    data = _read(path)
     change(data)
     with path.open("w", encoding="utf-8") as out:
         YAML().dump(data, out)

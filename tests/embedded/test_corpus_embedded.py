@@ -4,6 +4,7 @@ the Argo example's resource step converts with its conditions rewritten."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from types import ModuleType
@@ -15,6 +16,7 @@ from migrator import convert_text
 from migrator.convert import markdown
 from migrator.load import textscan as scan
 from migrator.load import yamlio
+from migrator.results import TextResult
 from migrator.settings import ConvertOptions
 from tests.test_corpus import CRD_FILES, trainer_objects
 
@@ -30,6 +32,14 @@ def markdown_pages(shared: Path) -> list[Path]:
     return sorted(pages)
 
 
+@functools.cache
+def _converted_page(page: Path, target: str) -> tuple[str, TextResult]:
+    """A corpus page's text and its conversion (computed once per session: three tests per
+    target read the same conversion; none changes it)."""
+    text = page.read_bytes().decode("utf-8")
+    return text, markdown.convert(text, ConvertOptions(target=target))
+
+
 def _converted_objects(shared: Path, target: str, crdcheck: ModuleType,
                        legacy_only: bool) -> tuple[int, list[tuple[str, int, str]]]:
     """How many Trainer objects the corpus pages' converted snippets hold, and the CRD
@@ -38,8 +48,7 @@ def _converted_objects(shared: Path, target: str, crdcheck: ModuleType,
                   for kind, name in CRD_FILES.items()}
     converted, problems = 0, []
     for page in markdown_pages(shared):
-        text = page.read_bytes().decode("utf-8")
-        result = markdown.convert(text, ConvertOptions(target=target))
+        text, result = _converted_page(page, target)
         _, blocks = markdown.scan(text)
         _, after = markdown.scan(result.text)
         for before, now in zip(blocks, after, strict=True):
@@ -57,8 +66,7 @@ def _converted_objects(shared: Path, target: str, crdcheck: ModuleType,
 @pytest.mark.parametrize("target", ["2.2", "2.3"])
 def test_markdown_pages_convert_in_place(target: str, shared: Path) -> None:
     for page in markdown_pages(shared):
-        text = page.read_bytes().decode("utf-8")
-        result = markdown.convert(text, ConvertOptions(target=target))
+        text, result = _converted_page(page, target)
         assert all(f.code != "Y105" for f in result.findings), page
         assert all(d.status != "failed" for d in result.documents), page  # per snippet
         lines, blocks = markdown.scan(text)
