@@ -30,5 +30,5 @@ def test_readme_says_python_venv_test_time_and_shared_skips() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "Python 3.11 or later" in readme
     assert "python -m venv" in readme
-    assert "about 10 minutes" in readme
+    assert "about 7 minutes" in readme
     assert "../shared is not available" in readme
