@@ -38,10 +38,6 @@ MAX_NAME = 63
 # template is rendered, so it is not judged as a string here (the rendered job is judged)
 UNKNOWN_VALUE: contextvars.ContextVar[re.Pattern[str] | None] = \
     contextvars.ContextVar("unknown_value", default=None)
-# the stand-ins of every template action (set by migrator.template likewise): a value holding
-# one, such as resources written by `toYaml`, is known only once the template is rendered
-TEMPLATE_ACTION: contextvars.ContextVar[re.Pattern[str] | None] = \
-    contextvars.ContextVar("template_action", default=None)
 
 
 def check(doc: Any, target: TargetSpec, codes: dict[str, CodeDoc],

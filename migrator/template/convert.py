@@ -118,7 +118,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     """The outcome for ``text``; ``scope``: variables declared around it (a range's);
     ``helm``: whether the engine is Helm's, as judged for the text around it."""
     from migrator.convert.plain import convert_plain
-    from migrator.convert.rules import launch
+    from migrator.convert.rules import contract, launch
     from migrator.settings import ConvertOptions
 
     dialect = dialect or dialect_of(text)
@@ -170,13 +170,13 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                               "which values the blocks take (render the chart first, "
                               "`check --helm`), or split the template", 0)
         token = validate.UNKNOWN_VALUE.set(_bare_values(codec, world_text))
-        actions = validate.TEMPLATE_ACTION.set(_ANY_TOKEN)
+        actions = contract.TEMPLATE_ACTION.set(_ANY_TOKEN)
         hosts = launch.HOST_INDEX.set(codec.host_index)
         try:
             result = convert_plain(world_text, options or ConvertOptions())
         finally:
             launch.HOST_INDEX.reset(hosts)
-            validate.TEMPLATE_ACTION.reset(actions)
+            contract.TEMPLATE_ACTION.reset(actions)
             validate.UNKNOWN_VALUE.reset(token)
         ok = not any(d.status == "failed" for d in result.documents)
         process_counts.update(_process_count_from_values(codec, world_text, result.documents))

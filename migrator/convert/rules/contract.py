@@ -9,12 +9,13 @@ command for things that no longer exist (MASTER_ADDR, <job>-master-0, port 23456
 
 from __future__ import annotations
 
+import contextvars
 import re
 import shlex
 from typing import Any
 
 from migrator import paths
-from migrator.check import effective, operators, quantity, validate
+from migrator.check import effective, operators, quantity
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container
@@ -42,6 +43,10 @@ NPROC_FLAG = re.compile(r"--nproc[-_]per[-_]node\b")
 # is what ran (kubeflow/trainer@v1.9.2 pkg/controller.v1/mpi/mpijob_controller.go:1110-1127,
 # hasIntelMPIBootstrapValues), so it is never "overridden".
 ADDED_WHEN_ABSENT = frozenset({"I_MPI_HYDRA_BOOTSTRAP", "I_MPI_HYDRA_BOOTSTRAP_EXEC"})
+# the stand-ins of every template action (set by the template stage while it converts a
+# template's worlds): resources holding one are known only once the template is rendered
+TEMPLATE_ACTION: contextvars.ContextVar[re.Pattern[str] | None] = \
+    contextvars.ContextVar("template_action", default=None)
 ACCELERATOR = re.compile(r"neuron|habana|gaudi|google\.com/tpu|/mig-", re.IGNORECASE)
 
 
@@ -306,7 +311,7 @@ def _cpu_processes(ctx: RuleContext, draft: Draft) -> None:
 
 def _templated(value: Any) -> bool:
     """Whether ``value`` holds a template action's stand-in (while a template converts)."""
-    pattern = validate.TEMPLATE_ACTION.get()
+    pattern = TEMPLATE_ACTION.get()
     return pattern is not None and pattern.search(repr(value)) is not None
 
 
