@@ -413,10 +413,9 @@ class Codec:
         """``print`` of ``text``'s literal parts and the actions its placeholders stand for."""
         parts: list[str] = []
         pos = 0
-        pattern = re.compile(STR_TOKEN.pattern + "|" + _INT_TOKEN.pattern)
-        for found in pattern.finditer(text):
+        for found in _PRINTED_TOKEN.finditer(text):
             if found.start() > pos:
-                parts.append(_go_literal(text[pos:found.start()]))
+                parts.append(go_string(text[pos:found.start()]))
             if found.group(1) is not None:
                 slot = self.by_id.get(int(found.group(1)))
                 if slot is None or "\n" in slot.action.text or not slot.action.body:
@@ -426,7 +425,7 @@ class Codec:
                 parts.append("(" + self._expression_of(int(found.group(2))) + ")")
             pos = found.end()
         if pos < len(text):
-            parts.append(_go_literal(text[pos:]))
+            parts.append(go_string(text[pos:]))
         return "print " + " ".join(parts or ['""'])
 
     def _rounded(self, slot: Slot) -> str:
@@ -516,6 +515,8 @@ class _Shifted:
         self.text = codec._inline(unit, acts, ctx) if acts else unit.text
 
 
+# a string or number stand-in inside a printed value (``Codec._go_print``)
+_PRINTED_TOKEN = re.compile(STR_TOKEN.pattern + "|" + _INT_TOKEN.pattern)
 _KEY_LINE = re.compile(r"^( *)[^\s:#'\"-][^:#]*:\s*$")
 _INDENT_PIPE = re.compile(r"^(.*?)\s*\|\s*n?indent\s+\d+\s*$", re.DOTALL)
 _INDENT_CALL = re.compile(r"^n?indent\s+\d+\s+(.*)$", re.DOTALL)
@@ -541,7 +542,8 @@ def _empty_guard(slot: Slot, key_line: str, column: int) -> str:
     return key.group(1) + "{{- if not (has (trim (" + expr + ")) (list " + values + ")) }}"
 
 
-def _go_literal(text: str) -> str:
+def go_string(text: str) -> str:
+    """``text`` as a Go string literal."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

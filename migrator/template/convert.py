@@ -19,6 +19,7 @@ from migrator.template.codec import (
     Codec,
     decode_int,
     fragment_expression,
+    go_string,
 )
 from migrator.template.conditions import condition as _condition
 from migrator.template.conditions import enclosing
@@ -1005,7 +1006,7 @@ def _process_count_guards(codec: Codec, slots: set[int], scope: frozenset[str]
                 "way with a GPU; or set nprocPerNode to a number in the template",
                 slot.line, slot.action.text)
         json = f"(toJson ({value}))"
-        cond = f"not (regexMatch {_go_string(_GPU_KEY)} {json})"
+        cond = f"not (regexMatch {go_string(_GPU_KEY)} {json})"
         why = (f"the resources {slot.action.text} name no GPU, so Trainer would start one "
                "process per CPU they state (F505), or 1 without any (F530), where torchrun "
                "started one per CPU of the node; set nprocPerNode to a number to convert those "
@@ -1014,10 +1015,6 @@ def _process_count_guards(codec: Codec, slots: set[int], scope: frozenset[str]
             found.append((cond, slot, why))
     return found
 
-
-def _go_string(text: str) -> str:
-    """``text`` as a Go string literal."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _bare_values(codec: Codec, world_text: str) -> re.Pattern[str] | None:

@@ -9,7 +9,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, World, decode_int
+from migrator.template.codec import (
+    _INT_TOKEN,
+    LINE_TOKEN,
+    STR_TOKEN,
+    Codec,
+    World,
+    decode_int,
+    go_string,
+)
 from migrator.template.structure import Block, Branch, Unsupported
 from migrator.template.tokens import Action
 
@@ -573,13 +581,10 @@ def render_lines(pieces: list[Piece]) -> list[str]:
                 out.extend(pad + "{{- " + a.body + " }}" for a in block.branches[alt].trailing)
         if block.fail:
             out.append(pad + "{{- else }}")
-            out.append(pad + "{{- fail " + _go_string(block.fail) + " }}")
+            out.append(pad + "{{- fail " + go_string(block.fail) + " }}")
         out.append(pad + "{{- end }}")
     return out
 
-
-def _go_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _control(action: Any) -> str:
