@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import io
 import re
@@ -305,8 +306,16 @@ _KEY_LINE = re.compile(r"^( *)[^\s#-][^:#]*:\s*(?:#.*)?$")
 _DASH_LINE = re.compile(r"^( *)- ")
 
 
+# the indentation every document is written with, whatever its source's (the template stage
+# compares the outputs of its branch worlds line by line: one layout for all of them)
+LAYOUT: contextvars.ContextVar[Indent | None] = contextvars.ContextVar("LAYOUT", default=None)
+
+
 def detect_indent(text: str) -> Indent:
     """Guess a document's block indentation from its first nested mapping and sequence."""
+    fixed = LAYOUT.get()
+    if fixed is not None:
+        return fixed
     mapping = sequence = offset = None
     previous: tuple[int, bool] | None = None
     for raw in text.splitlines():

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from migrator import paths
 from migrator.check import validate
+from migrator.load import yamlio
 from migrator.template import structure
 from migrator.template.codec import (
     _INT_TOKEN,
@@ -29,9 +30,9 @@ from migrator.template.structure import Unsupported
 from migrator.template.tokens import Action, Dialect, TemplateSyntaxError, tokenize
 from migrator.template.worlds import (
     MAX_BRANCH_RUNS,
+    MAX_BRANCH_WORK,
     WorldFailed,
     fold,
-    max_runs,
     render_lines,
 )
 
@@ -44,10 +45,13 @@ KEPT_LEGACY = "Y112"
 _VALUE_CODES = ("K103", "V601", "V602", "V603", "V604", "V605")
 VALUE_CHECKED_LATER = "Y113"
 VALUE_ASSUMED = "Y130"
-MAX_LEGACY = 4
-# all folds of one document together (the first fold is capped by worlds.MAX_BRANCH_RUNS before
-# it starts; each branch kept legacy folds again)
-MAX_TOTAL_RUNS = 2 * MAX_BRANCH_RUNS
+# the converter's outputs of every branch world are written in one layout
+CANONICAL_LAYOUT = yamlio.Indent(mapping=2, sequence=4, offset=2)
+MAX_LEGACY = 8  # conditions that keep the legacy job (each folds the template again)
+# all folds of one document together (each fold is capped by worlds.MAX_BRANCH_RUNS and
+# MAX_BRANCH_WORK before it starts; each branch kept legacy folds again): twice one fold's
+# runs, and twice its characters converted
+MAX_TOTAL_RUNS = 4 * MAX_BRANCH_RUNS
 _ENV = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -154,8 +158,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         return _convert_loop(text, template, loop, defines, options, render, scope)
     codec = Codec(template, dialect)
 
-    runs = [0]
-    total = min(MAX_TOTAL_RUNS, 2 * max_runs(codec))  # (fewer for a long template)
+    runs = [0, 0]  # conversions, characters converted
     # a refold (a branch kept legacy) meets most worlds of the fold before it again, as the
     # same text (the kept branch was the reference one): each text is converted once
     seen: dict[str, tuple[str, list[Any], bool]] = {}
@@ -165,17 +168,20 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         if world_text in seen:
             return seen[world_text]
         runs[0] += 1  # every fold (one more per branch kept legacy) draws on one budget
-        if runs[0] > total:
-            raise Unsupported(f"the template's blocks needed more than {total} branch "
+        runs[1] += len(world_text)
+        if runs[0] > MAX_TOTAL_RUNS or runs[1] > 4 * MAX_BRANCH_WORK:
+            raise Unsupported(f"the template's blocks needed more than {runs[0] - 1} branch "
                               "conversions in all (its branches kept failing in turn); decide "
                               "which values the blocks take (render the chart first, "
                               "`check --helm`), or split the template", 0)
         token = validate.UNKNOWN_VALUE.set(_bare_values(codec, world_text))
         actions = contract.TEMPLATE_ACTION.set(_ANY_TOKEN)
         hosts = launch.HOST_INDEX.set(codec.host_index)
+        layout = yamlio.LAYOUT.set(CANONICAL_LAYOUT)
         try:
             result = convert_plain(world_text, options or ConvertOptions())
         finally:
+            yamlio.LAYOUT.reset(layout)
             launch.HOST_INDEX.reset(hosts)
             contract.TEMPLATE_ACTION.reset(actions)
             validate.UNKNOWN_VALUE.reset(token)
@@ -184,7 +190,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         if result.text.count("\n") > 20 * world_text.count("\n") + 500:
             raise Unsupported("the converted job grows with a templated number (one entry per "
                               "replica, say), which a template cannot express", 0)
-        seen[world_text] = (_canonical(result.text), list(result.documents), ok)
+        out = _canonical(result.text) if ok else result.text  # (a failed world's is unused)
+        seen[world_text] = (out, list(result.documents), ok)
         return seen[world_text]
 
     forced: dict[int, int] = {}
@@ -198,7 +205,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     try:
         while True:
             try:
-                folded = fold(codec, convert, forced)
+                folded = fold(codec, convert, forced, seen)
                 break
             except WorldFailed as exc:
                 blame = _placeholder_blame(codec, exc)
@@ -220,8 +227,10 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         others = _other_values(codec, forced, scope) + _count_guards(codec, forced, scope) \
             + _process_count_guards(codec, process_counts, scope)
         _merge_neutrals(codec)
-        if codec.template.helm and dialect == "go" and runs[0] + 2 <= total:
-            _empty_guards(codec, forced, convert, folded.worlds[tuple(sorted(forced.items()))][0])
+        reference = folded.worlds[tuple(sorted(forced.items()))][0]
+        if codec.template.helm and dialect == "go" and runs[0] + 2 <= MAX_TOTAL_RUNS \
+                and runs[1] + 2 * len(codec.encode(forced).text) <= 2 * MAX_BRANCH_WORK:
+            _empty_guards(codec, forced, convert, reference)
         body = codec.decode("\n".join(render_lines(folded.pieces)))
         single = _one_node_count(codec, folded, scope) if dialect == "go" else None
         one_node = None
@@ -230,7 +239,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             # the count pinned to 1 goes first, under a test of the count
             codec.pins[single.id] = "1"
             try:
-                one = fold(codec, convert, forced)
+                one = fold(codec, convert, forced, seen)
             except WorldFailed as exc:
                 raise Unsupported("with one node the job does not convert (see the other "
                                   "findings), and the template cannot express it",
@@ -788,32 +797,27 @@ def _units_of(branch: Any) -> list[int]:
 
 
 def _canonical(text: str) -> str:
-    """The converter's output in one layout (it copies the source's list indentation, which
-    differs between worlds), so that worlds differ only where their content differs."""
-    import io
-
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
-    yaml = YAML(typ="rt", pure=True)
-    yaml.preserve_quotes = True
-    yaml.width = 4096
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    try:
-        docs = list(yaml.load_all(text))
-        out = io.StringIO()
-        yaml.dump_all(docs, out)
-    except (YAMLError, ValueError, TypeError):
-        return text
-    lines = []
-    for line in out.getvalue().split("\n"):
+    """The converter's output in one layout (it is written with CANONICAL_LAYOUT, and an
+    item's first field is a line of its own), so that worlds differ only where their content
+    differs."""
+    lines: list[str] = []
+    for line in text.split("\n"):
         item = _ITEM_MAPPING.match(line)
         if item:  # `- key: v` -> `-` + `  key: v`: an item's first field is a line of its own
             lines.append(item.group(1) + "-")
             lines.append(" " * (len(item.group(1)) + 2) + item.group(2))
+        elif line.strip() in ("{}", "[]") and lines and lines[-1].endswith(":") \
+                and _indent(lines[-1]) < _indent(line):
+            lines[-1] += " " + line.strip()  # an empty value written on the key's next line
         else:
-            lines.append(line)
+            lines.append(line if line.strip() else "")  # (a blank line's spaces are noise)
+    while len(lines) > 1 and not lines[-1] and not lines[-2]:
+        lines.pop()
     return "\n".join(lines)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
 
 
 _ITEM_MAPPING = re.compile(r"^(\s*)- ((?:[A-Za-z0-9_./-]+|\"[^\"]*\"|'[^']*'):(?: |$).*)$")

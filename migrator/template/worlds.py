@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,16 +139,42 @@ MAX_BRANCH_RUNS = 80
 MAX_BRANCH_WORK = 2_000_000
 
 
-def planned_runs(codec: Codec) -> int:
+def live(codec: Codec, forced: World | None = None) -> tuple[set[int], int]:
+    """The blocks a fold with ``forced`` still switches (the first of each condition) and the
+    characters of template text it converts per run: a forced block's other branches are gone
+    from every world (a role kept legacy for the values that enable it costs nothing)."""
+    forced = forced or {}
+    found: set[int] = set()
+    size = [0]
+
+    def walk(branch: Branch) -> None:
+        for item in branch.items:
+            if isinstance(item, int):
+                size[0] += len(codec.template.units[item].text) + 1
+                continue
+            key = codec.canon.get(item.id, item.id)
+            if key in forced:
+                if 0 <= forced[key] < len(item.branches):
+                    walk(item.branches[forced[key]])
+                continue
+            found.add(key)
+            for sub in item.branches:
+                walk(sub)
+
+    walk(codec.template.root)
+    return found, size[0]
+
+
+def planned_runs(codec: Codec, forced: World | None = None) -> int:
     """Converter runs the fold needs at least: the reference world, every other branch of each
-    block (blocks with the same condition switch together) and a second iteration per range;
-    leaf blocks, when there are at least BATCH_MIN of them, by batches (code_length)."""
+    live block (blocks with the same condition switch together) and a second iteration per
+    range; leaf blocks, when there are at least BATCH_MIN of them, by batches (code_length)."""
     outer = {codec.canon.get(b.id, b.id) for b in codec.template.blocks
              if any(_has_blocks(branch) for branch in b.branches)}
+    blocks = {b.id: b for b in codec.template.blocks}
     runs, leaves = 1, 0
-    for block in codec.template.blocks:
-        if codec.canon.get(block.id, block.id) != block.id:
-            continue
+    for bid in sorted(live(codec, forced)[0]):
+        block = blocks[bid]
         if _batchable(block, outer):
             leaves += 1
         else:
@@ -156,28 +182,33 @@ def planned_runs(codec: Codec) -> int:
     return runs + (code_length(leaves) if leaves >= BATCH_MIN else leaves)
 
 
-def max_runs(codec: Codec) -> int:
+def max_runs(codec: Codec, forced: World | None = None) -> int:
     """The branch runs this document may take: MAX_BRANCH_RUNS, fewer for a long template
-    (MAX_BRANCH_WORK characters converted in all)."""
-    return max(1, min(MAX_BRANCH_RUNS, MAX_BRANCH_WORK // max(1, len(codec.template.text))))
+    (MAX_BRANCH_WORK characters converted in all; only the text a run converts counts)."""
+    return max(1, min(MAX_BRANCH_RUNS, MAX_BRANCH_WORK // max(1, _size(codec, forced))))
 
 
-def too_many_runs(codec: Codec) -> Unsupported | None:
+def _size(codec: Codec, forced: World | None) -> int:
+    """Characters of template text one branch run converts (at most)."""
+    return live(codec, forced)[1] if forced else len(codec.template.text)
+
+
+def too_many_runs(codec: Codec, forced: World | None = None) -> Unsupported | None:
     """The refusal for a document with more branch worlds than it may take, or None."""
-    runs = planned_runs(codec)
-    if runs <= max_runs(codec):
+    runs = planned_runs(codec, forced)
+    if runs <= max_runs(codec, forced):
         return None
-    return _over_cap(codec, str(runs))
+    return _over_cap(codec, str(runs), forced)
 
 
-def _over_cap(codec: Codec, runs: str) -> Unsupported:
+def _over_cap(codec: Codec, runs: str, forced: World | None = None) -> Unsupported:
     """The refusal of a document whose blocks need ``runs`` branch conversions."""
-    count = sum(1 for b in codec.template.blocks if codec.canon.get(b.id, b.id) == b.id)
+    count = len(live(codec, forced)[0])
     first = codec.template.blocks[0] if codec.template.blocks else None
     head = first.branches[0].header.text if first and first.branches[0].header else ""
-    limit = max_runs(codec)
+    limit = max_runs(codec, forced)
     size = "" if limit == MAX_BRANCH_RUNS else \
-        f" for a template of {len(codec.template.text) // 1024} KB"
+        f" for a template of {_size(codec, forced) // 1024} KB"
     return Unsupported(f"{count} conditional/range blocks need {runs} branch conversions, more "
                        f"than the limit of {limit} per document{size}; decide which "
                        "values the blocks take (render the chart first, `check --helm`), or "
@@ -383,21 +414,27 @@ def _score(lines: list[str], start: int, stop: int) -> tuple[bool, bool, bool]:
     return (whole, closed, body[0].lstrip().startswith("- "))
 
 
-def fold(codec: Codec, convert: Converter, forced: World | None = None) -> Folded:
+def fold(codec: Codec, convert: Converter, forced: World | None = None,
+         known: Container[str] = ()) -> Folded:
+    """Convert the branch worlds of ``codec``'s template and fold them into one; ``known``:
+    world texts converted before (by an earlier fold of the same template), which are free."""
     forced = dict(forced or {})
-    refused = too_many_runs(codec)
-    limit = max_runs(codec)
+    refused = too_many_runs(codec, forced)
+    limit = max_runs(codec, forced)
     blocks = {b.id: b for b in codec.template.blocks}
     folded = Folded([])
+    fresh = [0]
 
     def run(world: World) -> list[str]:
         key = tuple(sorted(world.items()))
         if key not in folded.worlds:
-            if len(folded.worlds) >= limit:
-                # batched worlds that disagree fall back to one block at a time: the plan
-                # under the cap does not bound what the fallback converts, this does
-                raise _over_cap(codec, f"more than {limit}")
             text = codec.encode(world).text
+            if text not in known:
+                if fresh[0] >= limit:
+                    # batched worlds that disagree fall back to one block at a time: the
+                    # plan under the cap does not bound what the fallback converts, this does
+                    raise _over_cap(codec, f"more than {limit}", forced)
+                fresh[0] += 1
             out, docs, ok = convert(text)
             if not ok:
                 raise WorldFailed(world, docs)
@@ -705,11 +742,14 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
     _owners(folded.pieces, world, flat)
     if len(flat) != len(expected):
         return False
-    for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, expected, got,
-                                                       autojunk=False).get_opcodes():
+    emptied: dict[tuple[int, int], str] = {}  # a key the converter keeps as `key: {}`
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, expected, got,
+                                                      autojunk=False).get_opcodes():
         if tag == "equal":
             continue
-        if tag != "delete":
+        if tag == "replace" and _emptied(expected[i1:i2], got[j1:j2]):
+            emptied[id(flat[i1][0]), flat[i1][1]] = got[j1]
+        elif tag != "delete":
             return False
         owners.extend(flat[i1:i2])
     if not owners:
@@ -717,6 +757,7 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
     blocks = {b.id: b for b in codec.template.blocks}
     guards = 0
     for lst, index in sorted(owners, key=lambda o: (id(o[0]), -o[1])):
+        key = (id(lst), index)
         line = lst[index]
         assert isinstance(line, str)
         depth = _indent(line)
@@ -750,8 +791,16 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
         header = Action(-1, -1, "{{- if " + str(text) + " }}", f"if {text}", "control", "if")
         guard = Block(-1 - guards, "guard", 0, [Branch(header)], members=frozenset(members))
         guards += 1
-        lst[index:end] = [Cond(guard, [lst[index:end], []])]
+        lst[index:end] = [Cond(guard, [lst[index:end], [emptied[key]] if key in emptied else []])]
     return True
+
+
+def _emptied(expected: list[str], got: list[str]) -> bool:
+    """A key whose entries are all gone, which the converter writes as ``key: {}`` (a companion
+    runtime's container ``resources:``) rather than leaving out."""
+    head = expected[0].rstrip()
+    return len(got) == 1 and head.endswith(":") and got[0] == head + " {}" \
+        and all(_indent(line) > _indent(head) for line in expected[1:] if line.strip())
 
 
 def _owners(pieces: list[Piece], world: World, out: list[tuple[list[Piece], int]]) -> None:
