@@ -33,6 +33,8 @@ from migrator.template.worlds import (
     MAX_BRANCH_WORK,
     WorldFailed,
     fold,
+    lift_escaped,
+    refold,
     render_lines,
 )
 
@@ -231,7 +233,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         if codec.template.helm and dialect == "go" and runs[0] + 2 <= MAX_TOTAL_RUNS \
                 and runs[1] + 2 * len(codec.encode(forced).text) <= 2 * MAX_BRANCH_WORK:
             _empty_guards(codec, forced, convert, reference)
-        body = codec.decode("\n".join(render_lines(folded.pieces)))
+        body = codec.decode("\n".join(render_lines(lift_escaped(codec, folded.pieces, forced))))
         single = _one_node_count(codec, folded, scope) if dialect == "go" else None
         one_node = None
         if single is not None:
@@ -239,7 +241,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             # the count pinned to 1 goes first, under a test of the count
             codec.pins[single.id] = "1"
             try:
-                one = fold(codec, convert, forced, seen)
+                one = refold(folded, codec, convert, forced, seen)
             except WorldFailed as exc:
                 raise Unsupported("with one node the job does not convert (see the other "
                                   "findings), and the template cannot express it",
@@ -247,7 +249,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             finally:
                 del codec.pins[single.id]
             body = "\n".join([f'{{{{- if eq (toString ({single.action.body})) "1" }}}}',
-                              codec.decode("\n".join(render_lines(one.pieces))).rstrip("\n"),
+                              codec.decode("\n".join(render_lines(
+                                  lift_escaped(codec, one.pieces, forced)))).rstrip("\n"),
                               "{{- else }}", body.rstrip("\n"), "{{- end }}"]) + "\n"
             one_node = one
         for _out, docs in folded.worlds.values():

@@ -60,7 +60,8 @@ class Block:
     branches: list[Branch]
     end: Action | None = None
     fail: str = ""  # enum blocks: the message of the {{ fail }} for any other value
-    members: frozenset[int] = frozenset()  # guard blocks: on when one of these blocks is on
+    # guard blocks: on when every block of one of these sets is on
+    members: frozenset[frozenset[int]] = frozenset()
     other: int = -1  # enum blocks: the unit as written (for a value none of the branches take)
 
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import math
-from collections.abc import Callable, Container
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -415,31 +415,14 @@ def _score(lines: list[str], start: int, stop: int) -> tuple[bool, bool, bool]:
 
 
 def fold(codec: Codec, convert: Converter, forced: World | None = None,
-         known: Container[str] = ()) -> Folded:
+         known: Collection[str] = ()) -> Folded:
     """Convert the branch worlds of ``codec``'s template and fold them into one; ``known``:
     world texts converted before (by an earlier fold of the same template), which are free."""
     forced = dict(forced or {})
     refused = too_many_runs(codec, forced)
-    limit = max_runs(codec, forced)
     blocks = {b.id: b for b in codec.template.blocks}
     folded = Folded([])
-    fresh = [0]
-
-    def run(world: World) -> list[str]:
-        key = tuple(sorted(world.items()))
-        if key not in folded.worlds:
-            text = codec.encode(world).text
-            if text not in known:
-                if fresh[0] >= limit:
-                    # batched worlds that disagree fall back to one block at a time: the
-                    # plan under the cap does not bound what the fallback converts, this does
-                    raise _over_cap(codec, f"more than {limit}", forced)
-                fresh[0] += 1
-            out, docs, ok = convert(text)
-            if not ok:
-                raise WorldFailed(world, docs)
-            folded.worlds[key] = (out, docs)
-        return folded.worlds[key][0].split("\n")
+    run = _runner(codec, convert, forced, known, folded)
 
     if refused is not None:
         # over the cap: only the reference world is converted, so that a construct failing
@@ -540,6 +523,39 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None,
     live = {r.block for r in top.regions}
     for region in top.regions:
         folded.moved.setdefault(region.block, region.start)
+    _settle(folded, run, blocks, live, codec, forced)
+    return folded
+
+
+def _runner(codec: Codec, convert: Converter, forced: World, known: Collection[str],
+            folded: Folded) -> Callable[[World], list[str]]:
+    """The output lines of a branch world, converted once into ``folded.worlds``; past the
+    document's runs (max_runs), Unsupported; WorldFailed when the world does not convert."""
+    limit = max_runs(codec, forced)
+    fresh = [0]
+
+    def run(world: World) -> list[str]:
+        key = tuple(sorted(world.items()))
+        if key not in folded.worlds:
+            text = codec.encode(world).text
+            if text not in known:
+                if fresh[0] >= limit:
+                    # batched worlds that disagree fall back to one block at a time: the
+                    # plan under the cap does not bound what the fallback converts, this does
+                    raise _over_cap(codec, f"more than {limit}", forced)
+                fresh[0] += 1
+            out, docs, ok = convert(text)
+            if not ok:
+                raise WorldFailed(world, docs)
+            folded.worlds[key] = (out, docs)
+        return folded.worlds[key][0].split("\n")
+
+    return run
+
+
+def _settle(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int, Block],
+            live: set[int], codec: Codec, forced: World) -> None:
+    """Check the fold against worlds it was not built from, guarding what they show."""
     for attempt in range(MAX_GUARD_ROUNDS + 1):
         try:
             _verify(folded, run, blocks, live, codec, forced)
@@ -548,7 +564,63 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None,
             if attempt == MAX_GUARD_ROUNDS or exc.detail is None \
                     or not _guard(folded, exc.detail, codec, forced):
                 raise
-    return folded
+
+
+def refold(base: Folded, codec: Codec, convert: Converter, forced: World,
+           known: Collection[str] = ()) -> Folded:
+    """The fold of the same template under another encoding (a count pinned to 1), derived
+    from ``base``: the lines that change in the worlds ``base`` was checked with are replaced
+    where they stand, and the result is checked as a fold is. Where a change cannot be placed
+    (it straddles blocks) or the check fails, the template is folded anew."""
+    blocks = {b.id: b for b in codec.template.blocks}
+    live = set(base.moved)
+    derived = Folded(_copy(base.pieces), moved=dict(base.moved))
+    run = _runner(codec, convert, forced, known, derived)
+    try:
+        for world in [{}, *(w for w in _checks(codec, blocks, live) if -1 not in w.values())]:
+            got = run({**forced, **world})
+            if not _substitute(derived.pieces, world, evaluate(derived.pieces, world), got):
+                raise Unsupported("a change straddles blocks", 0)
+        _settle(derived, run, blocks, live, codec, forced)
+    except (Unsupported, WorldFailed):
+        return fold(codec, convert, forced, {*known, *(codec.encode(dict(k)).text
+                                                      for k in derived.worlds)})
+    return derived
+
+
+def _copy(pieces: list[Piece]) -> list[Piece]:
+    """The piece lists and conditions of a fold, copied (blocks are shared)."""
+    return [p if isinstance(p, str) else Cond(p.block, [_copy(b) for b in p.branches])
+            for p in pieces]
+
+
+def _substitute(pieces: list[Piece], world: World, expected: list[str], got: list[str]) -> bool:
+    """Make ``pieces`` evaluate to ``got`` in ``world`` by replacing the lines that differ
+    where they stand; False when a change spans lines of different piece lists."""
+    flat: list[tuple[list[Piece], int]] = []
+    _owners(pieces, world, flat)
+    edits: list[tuple[list[Piece], int, int, list[str]]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, expected, got,
+                                                      autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if i1 < i2:
+            lst, first = flat[i1]
+            if all(flat[i] == (lst, first + i - i1) for i in range(i1, i2)):
+                edits.append((lst, first, first + i2 - i1, got[j1:j2]))
+            elif j1 == j2 or i2 - i1 == j2 - j1:  # line by line, wherever each one stands
+                edits.extend((*flat[i], flat[i][1] + 1, got[j1 + i - i1:j1 + i - i1 + 1]
+                              if j1 < j2 else []) for i in range(i1, i2))
+            else:
+                return False
+        elif i1 > 0:  # an insertion after the line before it
+            lst, before = flat[i1 - 1]
+            edits.append((lst, before + 1, before + 1, got[j1:j2]))
+        else:
+            return False
+    for lst, start, end, lines in sorted(edits, key=lambda e: (id(e[0]), -e[1])):
+        lst[start:end] = lines
+    return True
 
 
 class WorldFailed(Exception):
@@ -574,7 +646,7 @@ def evaluate(pieces: list[Piece], world: World, retoken: Callable[[str, Block], 
             out.append(piece)
             continue
         if piece.block.kind == "guard":
-            on = any(world.get(m, 0) in (0, -1) for m in piece.block.members)
+            on = _on(piece.block, world)
             choice = 0 if on else 1
         else:
             choice = world.get(piece.block.id, 0)
@@ -584,6 +656,47 @@ def evaluate(pieces: list[Piece], world: World, retoken: Callable[[str, Block], 
             out.extend(retoken(line, piece.block) if retoken else line for line in body)
         else:
             out.extend(evaluate(piece.branches[choice], world, retoken))
+    return out
+
+
+def lift_escaped(codec: Codec, pieces: list[Piece], forced: World,
+                 around: frozenset[int] = frozenset()) -> list[Piece]:
+    """``pieces`` where a block's lines stand outside a ``with`` it is written in (its other
+    branches change lines the ``with`` itself does not: arena tfjob's successPolicy enum in the
+    companion's Job): its tests read ``.`` as the with's value, so they are lifted to the top
+    (conditions.condition), and the first branch is what the lines are when the with is off.
+    ``{{ if C1 }}`` b1 ... ``{{ else }}`` b0, Ck the lifted test of branch k. Unsupported where
+    a test cannot be lifted (reading a field of ``.``)."""
+    from migrator.template.conditions import _path_to, condition
+
+    out: list[Piece] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            out.append(piece)
+            continue
+        rep = codec.canon.get(piece.block.id, piece.block.id)
+        inner = around | {rep}
+        branches = [lift_escaped(codec, b, forced, inner) for b in piece.branches]
+        block = piece.block
+        twins = [] if block.kind == "guard" else \
+            [b for b in codec.template.blocks if codec.canon.get(b.id, b.id) == rep]
+        # (a twin written where its withs are around it reads the same values)
+        if not twins or not all(any(a.kind == "with" and codec.canon.get(a.id, a.id) not in around
+                                    for a, _c in _path_to(codec.template.root, twin, []) or [])
+                                for twin in twins):
+            out.append(Cond(block, branches))
+            continue
+        tests = [condition(codec, block, k, forced) for k in range(1, len(branches))]
+        if block.fail or None in tests or any(b.neutral or b.trailing for b in block.branches):
+            head = block.branches[0].header.text if block.branches[0].header else ""
+            raise Unsupported(f"the lines {head} switches stand outside the with it is "
+                              "written in, and its test cannot be lifted there",
+                              block.line, head)
+        heads = [Branch(Action(-1, -1, "{{- " + f"{word} {test}" + " }}", f"{word} {test}",
+                               "control", "if"))
+                 for word, test in zip(["if"] + ["else if"] * len(tests), tests, strict=False)]
+        lifted = Block(block.id, "if", block.line, heads)
+        out.append(Cond(lifted, [*branches[1:], branches[0]]))
     return out
 
 
@@ -638,17 +751,7 @@ def _first_indent(lines: list[Any]) -> int:
 def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int, Block],
             live: set[int], codec: Codec, forced: World) -> None:
     """Worlds the fold was not built from must come out as the fold predicts."""
-    checks: list[World] = []
-    if live:
-        checks.append({b: blocks[b].alternatives - 1 for b in live})
-        ordered = sorted(live)
-        checks.append({b: blocks[b].alternatives - 1 for b in ordered[::2]})
-        checks.append({b: blocks[b].alternatives - 1 for b in ordered[1::2]})
-    ranges = [b for b in sorted(live) if blocks[b].kind == "range"]
-    if ranges:
-        checks.append(dict.fromkeys(ranges, -1))
-        checks.extend({b: 1} for b in ranges)
-    for world in [_possible(codec, blocks, w) for w in checks]:
+    for world in _checks(codec, blocks, live):
         # a block nested in a block that is off does not matter; -1 needs every ancestor on
         got = run({**forced, **world})  # first: it creates the second iteration's tokens
         expected = evaluate(folded.pieces, world, lambda line, blk: _retoken(codec, line, blk))
@@ -663,6 +766,22 @@ def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int,
                               culprit.branches[0].header else "")
             err.detail = (world, expected, got)
             raise err
+
+
+def _checks(codec: Codec, blocks: dict[int, Block], live: set[int]) -> list[World]:
+    """The worlds a fold is checked with: every live block switched, every other one (twice),
+    every range run twice, and each range empty."""
+    checks: list[World] = []
+    if live:
+        checks.append({b: blocks[b].alternatives - 1 for b in live})
+        ordered = sorted(live)
+        checks.append({b: blocks[b].alternatives - 1 for b in ordered[::2]})
+        checks.append({b: blocks[b].alternatives - 1 for b in ordered[1::2]})
+    ranges = [b for b in sorted(live) if blocks[b].kind == "range"]
+    if ranges:
+        checks.append(dict.fromkeys(ranges, -1))
+        checks.extend({b: 1} for b in ranges)
+    return [_possible(codec, blocks, w) for w in checks]
 
 
 def _possible(codec: Codec, blocks: dict[int, Block], world: World) -> World:
@@ -769,11 +888,11 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
             end += 1
         while end > index + 1 and isinstance(lst[end - 1], str) and not str(lst[end - 1]).strip():
             end -= 1
-        members: set[int] = set()
+        chains: set[frozenset[int]] = set()
         for item in lst[index + 1:end]:
             if isinstance(item, Cond):
-                members |= item.block.members if item.block.kind == "guard" else {item.block.id}
-        if not members:
+                chains.update(_cut(chain, blocks) for chain in _writers(item))
+        if not chains:
             # a leaf that goes with its parent is covered by the parent's guard
             if any(other is lst and j < index and _indent(str(lst[j])) < depth
                    for other, j in owners):
@@ -782,14 +901,20 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
         # a member's own test, as written: the guard stands right around it (in the same
         # range or with body, under the same ifs), where that test reads the same values; a
         # test lifted to the top may be a twin's (same test, another place: Nova SFT's env
-        # range under the initContainer's if), or impossible (inside a range)
-        conds = [_branch_condition(blocks[m], 0) or condition(codec, blocks[m], 0, forced)
-                 for m in sorted(members)]
-        if any(not c for c in conds):
-            return False
+        # range under the initContainer's if), or impossible (inside a range). A block that
+        # writes lines only through blocks inside it (`if gt $gpus 0` around `if nvidiaPath`)
+        # writes them when all of them hold.
+        conds = []
+        for chain in sorted(chains, key=sorted):
+            tests = [_branch_condition(blocks[m], 0) or condition(codec, blocks[m], 0, forced)
+                     for m in sorted(chain)]
+            if any(not t for t in tests):
+                return False
+            conds.append(tests[0] if len(tests) == 1 else
+                         "and " + " ".join(f"({t})" for t in tests))
         text = conds[0] if len(conds) == 1 else "or " + " ".join(f"({c})" for c in conds)
         header = Action(-1, -1, "{{- if " + str(text) + " }}", f"if {text}", "control", "if")
-        guard = Block(-1 - guards, "guard", 0, [Branch(header)], members=frozenset(members))
+        guard = Block(-1 - guards, "guard", 0, [Branch(header)], members=frozenset(chains))
         guards += 1
         lst[index:end] = [Cond(guard, [lst[index:end], [emptied[key]] if key in emptied else []])]
     return True
@@ -803,6 +928,41 @@ def _emptied(expected: list[str], got: list[str]) -> bool:
         and all(_indent(line) > _indent(head) for line in expected[1:] if line.strip())
 
 
+def _writers(cond: Cond) -> set[frozenset[int]]:
+    """The sets of blocks under which ``cond`` writes a line: its block when its first branch
+    has a line of its own (or holds a block that writes in another branch too), else its block
+    with each such set of the blocks inside."""
+    if cond.block.kind == "guard":
+        return set(cond.block.members)
+    first = cond.branches[0]
+    if any(_written(x) for x in first):
+        return {frozenset({cond.block.id})}
+    return {chain | {cond.block.id} for x in first if isinstance(x, Cond) for chain in _writers(x)}
+
+
+def _written(piece: Piece) -> bool:
+    """A line of the piece itself, or a block that writes lines in a branch other than its
+    first (its enclosing block writes them whichever branch it takes)."""
+    if isinstance(piece, str):
+        return bool(piece.strip())
+    return _head(Cond(piece.block, [[], *piece.branches[1:]])) is not None
+
+
+def _cut(chain: frozenset[int], blocks: dict[int, Block]) -> frozenset[int]:
+    """A set of nested blocks (outermost first by id) up to its first with or range: the tests
+    inside one read what it rebinds, so its own (not empty) stands for them."""
+    ordered = sorted(chain)
+    for i, bid in enumerate(ordered):
+        if blocks[bid].kind in ("with", "range"):
+            return frozenset(ordered[:i + 1])
+    return chain
+
+
+def _on(block: Block, world: World) -> bool:
+    """Whether a guard's lines are written in ``world``: every block of one of its sets is on."""
+    return any(all(world.get(m, 0) in (0, -1) for m in chain) for chain in block.members)
+
+
 def _owners(pieces: list[Piece], world: World, out: list[tuple[list[Piece], int]]) -> None:
     """Where every line of ``evaluate(pieces, world)`` comes from (no range repeats here)."""
     for index, piece in enumerate(pieces):
@@ -810,7 +970,7 @@ def _owners(pieces: list[Piece], world: World, out: list[tuple[list[Piece], int]
             out.append((pieces, index))
             continue
         if piece.block.kind == "guard":
-            on = any(world.get(m, 0) in (0, -1) for m in piece.block.members)
+            on = _on(piece.block, world)
             choice = 0 if on else 1
         else:
             choice = max(world.get(piece.block.id, 0), 0)

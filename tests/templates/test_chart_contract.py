@@ -43,10 +43,6 @@ REFUSED = {
     # cannot be a TrainJob (kubedl's Cron knows Kubeflow jobs only)
     ("arena-cron-tfjob", "templates/_tfjob.yaml"): "Y110",
     ("arena-cron-tfjob", "templates/cron.yaml"): "Y110",
-    # 95 distinct conditional and range blocks (4 roles, 324 blocks) need 90 branch
-    # conversions, over the limit of 39 for a 49 KB template (Y110, line 16); its TF_CONFIG
-    # over the templated worker count converts (test_tf_config.py)
-    ("arena-tfjob", "templates/tfjob.yaml"): "Y110",
     # mpi-operator v1alpha1: one pod template for launcher and workers, kubectl exec, and
     # arena's fork adds fields upstream never had (K101 says so)
     ("arena-mpijob", "templates/mpijob.yaml"): "K101",
