@@ -880,12 +880,13 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
     dropped: dict[tuple[int, str], set[str]] = {}  # (slot, output key) -> renderings
     kept: set[tuple[int, str, str]] = set()
     spans = _keyed_spans(codec, ref, set(fragments))
+    shapes = {sid: "{}" if codec.by_id[sid].shape == "map" else "[]" for sid in codec.by_id}
     if spans:
         for mode in ("{}", "null"):
             found = _measure(codec, forced, convert, ref, spans, mode)
             if found is None:
                 break
-            _tally(found, mode, dropped, kept)
+            _tally(found, mode, shapes, dropped, kept)
     scalars = _keyed_spans(codec, ref, {s.id for s in codec.by_id.values()
                                         if s.kind != "line" and s.keyed})
     groups = [scalars] if scalars else []
@@ -895,7 +896,7 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
         runs += 1
         found = _measure(codec, forced, convert, ref, group, "null")
         if found is not None:
-            _tally(found, "null", dropped, kept)
+            _tally(found, "null", shapes, dropped, kept)
             continue
         starts = sorted(group)
         if len(starts) > 1:  # one scalar that changes more (a null count): the halves alone
@@ -941,11 +942,12 @@ def _measure(codec: Codec, forced: dict[int, int],
     return keys
 
 
-def _tally(found: list[tuple[int, str, bool]], mode: str,
+def _tally(found: list[tuple[int, str, bool]], mode: str, shapes: dict[int, str],
            dropped: dict[tuple[int, str], set[str]], kept: set[tuple[int, str, str]]) -> None:
-    """Record which keys a measuring world dropped and which it kept, per rendering."""
+    """Record which keys a measuring world dropped and which it kept, per rendering
+    (``shapes``: the empty value of each slot, `{}` or `[]`)."""
     for sid, key, gone in found:
-        renders = ("null", "") if mode == "null" else ("{}", "[]")
+        renders = ("null", "") if mode == "null" else (shapes[sid],)
         if gone:
             dropped.setdefault((sid, key), set()).update(renders)
         else:
