@@ -64,9 +64,10 @@ class Slot:
     assumed: str = ""
     quantity: bool = False  # stands for a Kubernetes quantity (500m, 4Gi) ...
     counted: bool = False  # ... unless it is also written where a count goes (nprocPerNode)
-    # a fragment that is a key's whole value (`resources:` + `{{- toYaml X | nindent 16 }}`):
-    # the key line, and the trimmed renderings of X for which the converter drops the key
-    # (`{}`, `null`: measured by convert._empty_guards; the decoded key then gets an `if`)
+    # a fragment that is a key's whole value (`resources:` + `{{- toYaml X | nindent 16 }}`),
+    # or a scalar that is (`runAsUser: {{ X }}`): the key line, and the trimmed renderings of X
+    # for which the converter drops the key (`{}`, `null`: measured by convert._empty_guards;
+    # the decoded key then gets an `if`)
     keyed: str = ""
     dropped_when: dict[str, tuple[str, ...]] = field(default_factory=dict)  # by output key
 
@@ -90,9 +91,12 @@ class Codec:
     # int slots encoded as a fixed value (the converter accepts only that value there; for
     # other values the template keeps the legacy job, see convert._pin)
     pins: dict[int, str] = field(default_factory=dict)
-    # keyed line slots encoded as an empty value (`{}`, `[]`, or "" for null) instead of their
+    # keyed slots encoded as an empty value (`{}`, `[]`, or "" for null) instead of their
     # placeholder: the worlds that measure what the converter does with an empty fragment
     empties: dict[int, str] = field(default_factory=dict)
+    # keyed scalars that are all of a map's entries, where the converter writes the map as
+    # `{}` once they are all dropped (a companion runtime's `securityContext: {}`)
+    kept_empty: set[frozenset[int]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         first: dict[tuple[str, ...], int] = {}
@@ -238,9 +242,21 @@ class Codec:
                                  summable=key in FIELDS.int_fields)
                 slot.quantity = slot.quantity or quantity
                 slot.counted = slot.counted or unit.count
+                if self._nulled(slot, whole, act, rest):
+                    return [whole.group(1) + whole.group(2) + ":"]
                 keyed = _Shifted(unit, rest, self, ctx)
                 return [keyed.text.replace(act.text, self.pins.get(slot.id, slot.token))]
+            if self._nulled(self.slot("str", act, unit.line, ctx), whole, act, rest):
+                return [whole.group(1) + whole.group(2) + ":"]
         return self._inline(unit, acts, ctx).split("\n")
+
+    def _nulled(self, slot: Slot, whole: re.Match[str], act: Action, rest: list[Action]) -> bool:
+        """Whether a scalar that is all of a key's value (`runAsUser: {{ X }}`, not quoted)
+        is encoded as null in this world (its key line is noted: Slot.keyed)."""
+        if rest or _quoted(act) or _value(whole) != "\x00":
+            return False
+        slot.keyed = slot.keyed or (whole.group(1) + whole.group(2) + ":")
+        return slot.id in self.empties
 
     def _inline(self, unit: Unit, acts: list[Action], ctx: Ctx, probe: bool = False) -> str:
         text = unit.text
@@ -373,11 +389,69 @@ class Codec:
                     and found[0][0].quantity and not found[0][0].counted:
                 out.append(count.group(1) + self._rounded(found[0][0]))
                 continue
+            guard = self._null_guard(line)
             line = HOST_ENTRY.sub(self._hosts_back, line)
             line = _INT_TOKEN.sub(self._int_back, line)
             line = STR_TOKEN.sub(self._str_back, line)
-            out.append(line)
+            if not guard:
+                out.append(line)
+                continue
+            lead = guard[:len(guard) - len(guard.lstrip())]
+            out.extend([guard, line, lead + "{{- end }}"])
+            emptied = self._emptied_map(lines, index)
+            if emptied:  # the entries' guards wrote nothing: the `{}` goes on the map's line
+                out.append(lead + "{{- if " + emptied + " }} {}{{- end }}")
         return "\n".join(out)
+
+    def _null_slot(self, line: str) -> tuple[Slot, str] | None:
+        """The slot and key of a line `key: <stand-in>` whose key the converter drops when
+        the slot renders null (Slot.dropped_when), or None."""
+        found = _SCALAR_LINE.match(line)
+        if found is None:
+            return None
+        token = found.group(3)
+        slot: Slot | None = None
+        if STR_TOKEN.fullmatch(token):
+            slot = self.by_id.get(int(token[4:8]))
+        elif _INT_TOKEN.fullmatch(token):
+            ints = decode_int(int(token), self.ints)
+            slot = ints[0][0] if ints and len(ints[0]) == 1 and not ints[1] else None
+        key = found.group(1) + found.group(2) + ":"
+        if slot is None or not slot.dropped_when.get(key.strip()) or not slot.action.body:
+            return None
+        return slot, key
+
+    def _null_guard(self, line: str) -> str:
+        """``{{- if not (...) }}`` around a key whose scalar the converter drops when it renders
+        null (`runAsUser: {{ X }}` with X unset renders `runAsUser:`)."""
+        found = self._null_slot(line)
+        if found is None:
+            return ""
+        slot, key = found
+        return key[:len(key) - len(key.lstrip())] + "{{- if not " + _null_test(slot) + " }}"
+
+    def _emptied_map(self, lines: list[str], index: int) -> str:
+        """When ``lines[index]`` is the last entry of a map whose entries are all guarded
+        scalars that the converter writes as `{}` once all are dropped (Codec.kept_empty): the
+        test that they all render null; else ""."""
+        column = _indent_of(lines[index])
+        if index + 1 < len(lines) and lines[index + 1].strip() \
+                and _indent_of(lines[index + 1]) >= column:
+            return ""
+        slots: list[Slot] = []
+        for i in range(index, -1, -1):
+            if _indent_of(lines[i]) < column:
+                if not lines[i].rstrip().endswith(":"):
+                    return ""
+                break
+            found = self._null_slot(lines[i])
+            if found is None or _indent_of(lines[i]) != column:
+                return ""
+            slots.append(found[0])
+        if frozenset(s.id for s in slots) not in self.kept_empty:
+            return ""
+        tests = [_null_test(s) for s in reversed(slots)]
+        return tests[0] if len(tests) == 1 else "and " + " ".join(tests)
 
     def host_index(self, count: int) -> str | None:
         """The index text of the one host entry that stands for a templated node count
@@ -518,6 +592,8 @@ class _Shifted:
 # a string or number stand-in inside a printed value (``Codec._go_print``)
 _PRINTED_TOKEN = re.compile(STR_TOKEN.pattern + "|" + _INT_TOKEN.pattern)
 _KEY_LINE = re.compile(r"^( *)[^\s:#'\"-][^:#]*:\s*$")
+# `key: <stand-in>` on a line of its own (a scalar that is all of a key's value)
+_SCALAR_LINE = re.compile(r"^( *)([^\s:#'\"-][^:#]*): (tjmz\d{4}z|\d+)\s*$")
 _INDENT_PIPE = re.compile(r"^(.*?)\s*\|\s*n?indent\s+\d+\s*$", re.DOTALL)
 _INDENT_CALL = re.compile(r"^n?indent\s+\d+\s+(.*)$", re.DOTALL)
 
@@ -540,6 +616,23 @@ def _empty_guard(slot: Slot, key_line: str, column: int) -> str:
         return ""
     values = " ".join('"' + v + '"' for v in dropped)
     return key.group(1) + "{{- if not (has (trim (" + expr + ")) (list " + values + ")) }}"
+
+
+# YAML's spellings of null: a scalar key rendering one of them holds null
+NULLS = ("null", "Null", "NULL", "~", "")
+
+
+def _null_test(slot: Slot) -> str:
+    """Whether a scalar action renders null: nothing (an unset value prints as nothing in
+    Helm, and `toString` of it is `<nil>`) or a YAML spelling of null."""
+    expr = slot.action.body.strip()
+    values = " ".join(go_string(v) for v in NULLS)
+    return (f'(or (kindIs "invalid" ({expr})) '
+            f"(has (trim (toString ({expr}))) (list {values})))")
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
 
 
 def go_string(text: str) -> str:

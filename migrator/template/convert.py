@@ -14,6 +14,7 @@ from migrator.template import structure
 from migrator.template.codec import (
     _INT_TOKEN,
     _LINE_FORM,
+    _SCALAR_LINE,
     HOST_ENTRY,
     LINE_TOKEN,
     STR_TOKEN,
@@ -867,57 +868,104 @@ def _one_node_count(codec: Codec, folded: Any, scope: frozenset[str]) -> Any:
 
 def _empty_guards(codec: Codec, forced: dict[int, int],
                   convert: Callable[[str], tuple[str, list[Any], bool]], ref_out: str) -> None:
-    """What the converter does with a key whose whole value is a fragment when the fragment
-    renders empty: two more worlds of the reference, every such fragment `{}` (`[]` for a
-    list) in one and null in the other. Where the key is then gone from the output (a
-    container's `resources: {}` gives no resourcesPerNode) and the fragment is a plain
-    indented value, the decoded key gets an `if` on those renderings (Slot.dropped_when);
-    a key kept as written needs none. Outputs that are more than keys kept or gone (a parent
-    emptied too) leave the fragments as they are."""
-    slots = [s for s in codec.by_id.values()
-             if s.kind == "line" and s.keyed and fragment_expression(s.action)]
-    if not slots:
-        return
+    """What the converter does with a key whose whole value is a fragment or a scalar when it
+    renders empty: more worlds of the reference, every such fragment `{}` (`[]` for a list)
+    in one and null in another, and the scalars (`runAsUser: {{ X }}`) null in a third.
+    Where the key is then gone from the output (a container's `resources: {}` gives no
+    resourcesPerNode, a companion runtime keeps no null) and the value is a plain indented
+    fragment or a scalar on its key's line, the decoded key gets an `if` on those renderings
+    (Slot.dropped_when); a key kept as written needs none. Outputs that are more than keys
+    kept or gone (a parent emptied too, other than to `{}` by its dropped scalars) leave the
+    values as they are; scalars are then measured again in halves, within a few worlds."""
     ref = ref_out.split("\n")
-    spans = _keyed_spans(codec, ref, {s.id for s in slots})
-    if not spans:
-        return
+    fragments = [s.id for s in codec.by_id.values()
+                 if s.kind == "line" and s.keyed and fragment_expression(s.action)]
     dropped: dict[tuple[int, str], set[str]] = {}  # (slot, output key) -> renderings
     kept: set[tuple[int, str, str]] = set()
-    for mode in ("{}", "null"):
-        empties = {s.id: "" if mode == "null" else "{}" if s.shape == "map" else "[]"
-                   for s in slots}
-        codec.empties = empties
-        try:
-            text = codec.encode(dict(forced)).text
-        finally:
-            codec.empties = {}
-        try:
-            out, _docs, ok = convert(text)
-        except Unsupported:
-            return
-        if not ok:
-            continue  # the rendered job does not convert either: the fragments stay
-        found = _align_keys(ref, out.split("\n"), spans, empties)
-        if found is None:
-            return
-        for sid, key, gone in found:
-            renders = ("null", "") if mode == "null" else (empties[sid],)
-            if gone:
-                dropped.setdefault((sid, key), set()).update(renders)
-            else:
-                kept.update((sid, key, v) for v in renders)
+    spans = _keyed_spans(codec, ref, set(fragments))
+    shapes = {sid: "{}" if codec.by_id[sid].shape == "map" else "[]" for sid in codec.by_id}
+    if spans:
+        for mode in ("{}", "null"):
+            found = _measure(codec, forced, convert, ref, spans, mode)
+            if found is None:
+                break
+            _tally(found, mode, shapes, dropped, kept)
+    scalars = _keyed_spans(codec, ref, {s.id for s in codec.by_id.values()
+                                        if s.kind != "line" and s.keyed})
+    groups = [scalars] if scalars else []
+    runs = 0
+    while groups and runs < MAX_NULL_WORLDS:
+        group = groups.pop()
+        runs += 1
+        found = _measure(codec, forced, convert, ref, group, "null")
+        if found is not None:
+            _tally(found, "null", shapes, dropped, kept)
+            continue
+        starts = sorted(group)
+        if len(starts) > 1:  # one scalar that changes more (a null count): the halves alone
+            half = len(starts) // 2
+            groups += [{k: group[k] for k in starts[half:]}, {k: group[k] for k in starts[:half]}]
     order = ("{}", "[]", "null", "")
     for (sid, key), values in dropped.items():
         if any((sid, key, v) in kept for v in values):
             continue  # the same key kept in one place and dropped in another: no one test
         codec.by_id[sid].dropped_when[key] = tuple(v for v in order if v in values)
+    codec.kept_empty = {group for group in codec.kept_empty
+                        if all(codec.by_id[sid].dropped_when for sid in group)}
 
 
-def _keyed_spans(codec: Codec, ref: list[str], ids: set[int]) -> dict[int, tuple[int, int]]:
-    """Where each keyed fragment stands in the reference output: key line -> (end, slot)."""
-    spans: dict[int, tuple[int, int]] = {}
+MAX_NULL_WORLDS = 6  # worlds measuring null scalars (halves of those that change more)
+Span = tuple[int, int, str]  # (end, slot, key line) of a keyed value in the reference output
+
+
+def _measure(codec: Codec, forced: dict[int, int],
+             convert: Callable[[str], tuple[str, list[Any], bool]], ref: list[str],
+             spans: dict[int, Span], mode: str) -> list[tuple[int, str, bool]] | None:
+    """The keyed values of ``spans`` rendered empty (``mode`` `{}` or null) in the reference
+    world: for each, its slot, its output key and whether the converter dropped the key; None
+    when that world does not convert or changes more."""
+    empties = {sid: "" if mode == "null" else "{}" if codec.by_id[sid].shape == "map" else "[]"
+               for _end, sid, _key in spans.values()}
+    codec.empties = empties
+    try:
+        text = codec.encode(dict(forced)).text
+    finally:
+        codec.empties = {}
+    try:
+        out, _docs, ok = convert(text)
+    except Unsupported:
+        return None
+    if not ok:
+        return None  # the rendered job does not convert either: the values stay
+    found = _align_keys(ref, out.split("\n"), spans, empties)
+    if found is None:
+        return None
+    keys, emptied = found
+    codec.kept_empty.update(emptied)
+    return keys
+
+
+def _tally(found: list[tuple[int, str, bool]], mode: str, shapes: dict[int, str],
+           dropped: dict[tuple[int, str], set[str]], kept: set[tuple[int, str, str]]) -> None:
+    """Record which keys a measuring world dropped and which it kept, per rendering
+    (``shapes``: the empty value of each slot, `{}` or `[]`)."""
+    for sid, key, gone in found:
+        renders = ("null", "") if mode == "null" else (shapes[sid],)
+        if gone:
+            dropped.setdefault((sid, key), set()).update(renders)
+        else:
+            kept.update((sid, key, v) for v in renders)
+
+
+def _keyed_spans(codec: Codec, ref: list[str], ids: set[int]) -> dict[int, Span]:
+    """Where each keyed value stands in the reference output: key line -> (end, slot, key):
+    a fragment under its key, or a scalar on its key's line."""
+    spans: dict[int, Span] = {}
     for index, line in enumerate(ref):
+        scalar = _scalar_slot(codec, line)
+        if scalar is not None and scalar.id in ids:
+            spans[index] = (index + 1, scalar.id, line.split(":", 1)[0] + ":")
+            continue
         form = _LINE_FORM.match(line)
         if not form or int(form.group(2)) not in ids:
             continue
@@ -930,31 +978,71 @@ def _keyed_spans(codec: Codec, ref: list[str], ids: set[int]) -> dict[int, tuple
         pad = " " * (len(form.group(1)) + 2)
         while end < len(ref) and ref[end].startswith(pad):
             end += 1
-        spans[start] = (end, slot.id)
+        spans[start] = (end, slot.id, ref[start].rstrip())
     return spans
 
 
-def _align_keys(ref: list[str], out: list[str], spans: dict[int, tuple[int, int]],
-                empties: dict[int, str]) -> list[tuple[int, str, bool]] | None:
+def _scalar_slot(codec: Codec, line: str) -> Any:
+    """The keyed scalar slot a line `key: <stand-in>` holds, or None."""
+    found = _SCALAR_LINE.match(line)
+    if found is None:
+        return None
+    token = found.group(3)
+    if STR_TOKEN.fullmatch(token):
+        slot = codec.by_id.get(int(token[4:8]))
+    else:
+        ints = decode_int(int(token), codec.ints)
+        slot = ints[0][0] if ints and len(ints[0]) == 1 and not ints[1] else None
+    return slot if slot is not None and slot.kind != "line" and slot.keyed else None
+
+
+def _align_keys(ref: list[str], out: list[str], spans: dict[int, Span], empties: dict[int, str]
+                ) -> tuple[list[tuple[int, str, bool]], list[frozenset[int]]] | None:
     """For each span of ``ref``: its slot, its key, and whether ``out`` lost the key (True) or
-    kept it holding the empty value; None when ``out`` differs from ``ref`` in another way."""
+    kept it holding the empty value; and the maps ``out`` writes as `{}` because all their
+    entries, scalars, were dropped (their slots). None when ``out`` differs in another way."""
     found: list[tuple[int, str, bool]] = []
+    emptied: list[frozenset[int]] = []
     i = j = 0
     while i < len(ref):
         if i in spans:
-            end, sid = spans[i]
-            key = ref[i].rstrip()
+            end, sid, key = spans[i]
             kept = (key + " " + empties[sid]).rstrip()
             gone = not (j < len(out) and out[j].rstrip() in (kept, key + " null"))
             found.append((sid, key.strip(), gone))
             j += 0 if gone else 1
             i = end
             continue
+        if j < len(out) and out[j].rstrip() == ref[i].rstrip() + " {}":
+            entries = _entries(ref, i, spans)
+            if entries is None:
+                return None
+            # a map that held only scalars the converter dropped, written as `{}`
+            found.extend((sid, key.strip(), True) for sid, key in entries)
+            emptied.append(frozenset(sid for sid, _key in entries))
+            i += 1 + len(entries)
+            j += 1
+            continue
         if j >= len(out) or out[j] != ref[i]:
             return None
         i += 1
         j += 1
-    return found if j == len(out) else None
+    return (found, emptied) if j == len(out) else None
+
+
+def _entries(ref: list[str], index: int, spans: dict[int, Span]) -> list[tuple[int, str]] | None:
+    """The (slot, key) of every entry under the key line ``ref[index]`` when all are scalar
+    spans of one line each, else None."""
+    column = len(ref[index]) - len(ref[index].lstrip(" "))
+    entries: list[tuple[int, str]] = []
+    i = index + 1
+    while i < len(ref) and len(ref[i]) - len(ref[i].lstrip(" ")) > column:
+        span = spans.get(i)
+        if span is None or span[0] != i + 1 or not span[2].endswith(":"):
+            return None
+        entries.append((span[1], span[2]))
+        i += 1
+    return entries or None
 
 
 def _process_count_from_values(codec: Codec, world_text: str, documents: list[Any]) -> set[int]:

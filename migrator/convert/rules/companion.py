@@ -36,7 +36,7 @@ def add_template(companion: Companion, replica: Replica, main: Container, contai
     template = yamlio.clone(replica.template.node)
     for key in [k for k in template if k not in POD_TEMPLATE_FIELDS]:
         del template[key]  # apiVersion/kind of a PodTemplate: reported as U901, never written
-    _drop_nulls(template)
+    drop_nulls(template)
     containers = template["spec"]["containers"]
     quoted: list[FieldPath] = []
     for kind in ("containers", "initContainers"):
@@ -88,16 +88,16 @@ def retry_limit(companion: Companion, job: str, restart_policy: str, backoff: in
         companion.job(job)["backoffLimit"] = limit
 
 
-def _drop_nulls(node: Any) -> None:
+def drop_nulls(node: Any) -> None:
     """Remove ``key: null`` entries (Kubernetes reads them as unset; CRD schemas reject them)."""
     if isinstance(node, dict):
         for key in [k for k, v in node.items() if v is None]:
             del node[key]
         for value in node.values():
-            _drop_nulls(value)
+            drop_nulls(value)
     elif isinstance(node, list):
         for value in node:
-            _drop_nulls(value)
+            drop_nulls(value)
 
 
 def exit_code_policy(companion: Companion, job: str, container: str) -> None:

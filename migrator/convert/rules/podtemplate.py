@@ -160,7 +160,9 @@ def convert_template(replica: Replica, main: Container, draft: Draft, ledger: Le
             if draft.companion is not None:
                 ledger.mapped(path, f"{base}.spec.{field}")
             elif name in target.patchable_pod_fields:
-                draft.job(job).spec[name] = yamlio.clone(value)
+                patched = yamlio.clone(value)
+                companion.drop_nulls(patched)  # null inside is unset, as in a companion runtime
+                draft.job(job).spec[name] = patched
                 ledger.mapped(path, f"{base}.spec.{name}")
             else:
                 _unsupported(rule.code or rules.pod_spec.other_code, path, field, ledger, "pod",
