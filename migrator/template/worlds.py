@@ -771,12 +771,21 @@ def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int,
 def _checks(codec: Codec, blocks: dict[int, Block], live: set[int]) -> list[World]:
     """The worlds a fold is checked with: every live block switched, every other one (twice),
     every range run twice, and each range empty."""
+    from migrator.template.conditions import _path_to
+
     checks: list[World] = []
     if live:
         checks.append({b: blocks[b].alternatives - 1 for b in live})
         ordered = sorted(live)
         checks.append({b: blocks[b].alternatives - 1 for b in ordered[::2]})
         checks.append({b: blocks[b].alternatives - 1 for b in ordered[1::2]})
+        # the innermost blocks switched with the blocks around them as they are (an outer
+        # `if` switched off hides that two sibling ifs leave their key empty)
+        outer = {codec.canon.get(a.id, a.id) for b in ordered
+                 for a, _c in _path_to(codec.template.root, blocks[b], []) or []}
+        inner = [b for b in ordered if b not in outer]
+        if outer & live and inner:
+            checks.append({b: blocks[b].alternatives - 1 for b in inner})
     ranges = [b for b in sorted(live) if blocks[b].kind == "range"]
     if ranges:
         checks.append(dict.fromkeys(ranges, -1))

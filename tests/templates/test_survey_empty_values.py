@@ -88,10 +88,7 @@ def test_some_of_several_null_scalars_leave_the_others(
                        {"companion_runtimes": True}, targets=("2.2",))
 
 
-@pytest.mark.parametrize("wrapped", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, reason="worlds._verify never turns the inner blocks off together while an "
-    "outer block stays on (its all-off world turns the outer one off too)"))],
-    ids=["top", "in-if"])
+@pytest.mark.parametrize("wrapped", [False, True], ids=["top", "in-if"])
 def test_a_key_whose_blocks_are_all_off_is_guarded_inside_an_outer_if(
         tmp_path: Path, shared: Path, crdcheck: ModuleType, wrapped: bool) -> None:
     """The intel transfer-learning hf_k8s chart: `resources:` holds only `if` blocks (limits,
