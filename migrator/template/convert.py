@@ -892,7 +892,13 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
             _tally(found, mode, shapes, dropped, kept)
     scalars = _keyed_spans(codec, ref, {s.id for s in codec.by_id.values()
                                         if s.kind != "line" and s.keyed})
-    groups = [scalars] if scalars else []
+    # siblings together (a securityContext's runAsUser, runAsGroup, fsGroup), each parent in a
+    # world of its own; a group whose world fails (one null that changes more: a count) is
+    # measured again in halves
+    siblings: dict[int, dict[int, Span]] = {}
+    for start, span in scalars.items():
+        siblings.setdefault(_parent_line(ref, start), {})[start] = span
+    groups = [siblings[k] for k in sorted(siblings, reverse=True)]
     runs = 0
     while groups and runs < MAX_NULL_WORLDS:
         group = groups.pop()
@@ -902,7 +908,7 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
             _tally(found, "null", shapes, dropped, kept)
             continue
         starts = sorted(group)
-        if len(starts) > 1:  # one scalar that changes more (a null count): the halves alone
+        if len(starts) > 1:
             half = len(starts) // 2
             groups += [{k: group[k] for k in starts[half:]}, {k: group[k] for k in starts[:half]}]
     order = ("{}", "[]", "null", "")
@@ -914,7 +920,16 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
                         if all(codec.by_id[sid].dropped_when for sid in group)}
 
 
-MAX_NULL_WORLDS = 6  # worlds measuring null scalars (halves of those that change more)
+MAX_NULL_WORLDS = 12  # worlds measuring null scalars (halves of those that change more)
+
+
+def _parent_line(lines: list[str], index: int) -> int:
+    """The index of the nearest line before ``index`` indented less (-1: none)."""
+    depth = _indent(lines[index])
+    for i in range(index - 1, -1, -1):
+        if lines[i].strip() and _indent(lines[i]) < depth:
+            return i
+    return -1
 Span = tuple[int, int, str]  # (end, slot, key line) of a keyed value in the reference output
 
 
