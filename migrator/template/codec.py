@@ -189,7 +189,8 @@ class Codec:
             # read by the embedded job's converter like any other
             whole = _WHOLE.match(self._inline(unit, acts, ctx, probe=True))
             key = whole.group(2).strip("\"'") if whole else ""
-            if whole and _value(whole) == "\x00" and FIELDS.is_int(key):
+            if whole and _value(whole) == "\x00" and FIELDS.is_int(key) \
+                    and self._names_a_field(unit):
                 slot = self.slot("int", acts[0], unit.line, ctx,
                                  summable=key in FIELDS.int_fields)
                 return [unit.text.replace(acts[0].text, slot.token)]
@@ -234,9 +235,10 @@ class Codec:
                 slot = self.slot("int", act, unit.line, ctx)
                 slot.assumed, slot.counted = key, True
                 return [unit.text.replace(act.text, slot.token)]
-            quantity = self._parent_key(unit) in FIELDS.quantity_parents \
-                or key in FIELDS.quantity_fields
-            if quantity or unit.count or (FIELDS.is_int(key) and not _quoted(act)
+            field_key = self._names_a_field(unit)
+            quantity = field_key and (self._parent_key(unit) in FIELDS.quantity_parents
+                                      or key in FIELDS.quantity_fields)
+            if quantity or unit.count or (field_key and FIELDS.is_int(key) and not _quoted(act)
                                           and _value(whole) == "\x00"):
                 slot = self.slot("int", act, unit.line, ctx,
                                  summable=key in FIELDS.int_fields)
@@ -293,12 +295,23 @@ class Codec:
                 return text.split(":", 1)[0].strip("\"'") if text.endswith(":") else ""
         return ""
 
+    def _names_a_field(self, unit: Unit) -> bool:
+        """Whether the key of ``unit``'s line is a field, whose name tells the type of its
+        value, rather than an entry of a string map (a label ``gpu-topology`` is no count)."""
+        return self._parent_key(unit) not in FIELDS.string_maps
+
     def _parent_key(self, unit: Unit) -> str:
+        """The key of the mapping that holds ``unit``'s line (within its block scalar when it
+        is in one: the lines of an embedded job), or ""."""
         units = self.template.units
         indent = unit.indent + (2 if unit.text.lstrip().startswith("- ") else 0)
         for i in range(unit.index - 1, -1, -1):
             other = units[i]
-            if other.kind != "line" or other.in_scalar:
+            if other.kind != "line" or other.text.lstrip().startswith("#"):
+                continue  # a YAML comment line is no key, whatever its column
+            if other.in_scalar != unit.in_scalar:
+                if unit.in_scalar:  # the scalar's own key line: nothing holds the line in it
+                    return ""
                 continue
             if other.indent < indent:
                 text = other.text.strip()

@@ -36,6 +36,9 @@ class Unit:
     in_scalar: bool = False
     quoted_until: int = -1  # a quoted scalar opens here and closes in unit ``quoted_until``
     count: bool = False  # the value is a count (an enum block's COUNT branch): an int stand-in
+    # a YAML comment after the unit's control actions (`{{ if X }}  # why`): the text the line
+    # renders, so it becomes a comment line of the branch the actions leave open
+    comment: str = ""
 
     @property
     def indent(self) -> int:
@@ -399,17 +402,31 @@ def _units(text: str, actions: list[Action]) -> list[Unit]:
             mine.append(a)
             a += 1
         chunk = text[pos:end]
-        dash = _DASH_CONTROL.match(chunk)
+        comment = _comment_after(chunk, pos, mine, actions)
+        head = chunk[:len(chunk) - len(comment)]
+        dash = _DASH_CONTROL.match(head)
         if dash and mine and actions[mine[0]].start == pos + dash.end() \
-                and _kind(chunk[dash.end():], pos + dash.end(), mine, actions) == "control":
+                and _kind(head[dash.end():], pos + dash.end(), mine, actions) == "control":
             # `- {{- if x }}`: an item whose fields sit in the block below
             units.append(Unit(len(units), line, dash.group(1), [], "line"))
-            units.append(Unit(len(units), line, chunk[dash.end():], mine, "control"))
+            units.append(Unit(len(units), line, chunk[dash.end():], mine, "control",
+                              comment=comment))
         else:
-            units.append(Unit(len(units), line, chunk, mine, _kind(chunk, pos, mine, actions)))
+            kind = _kind(head, pos, mine, actions)
+            units.append(Unit(len(units), line, chunk, mine, kind,
+                              comment=comment if kind == "control" else ""))
         line += chunk.count("\n") + 1
         pos = end + 1
     return units
+
+
+def _comment_after(chunk: str, pos: int, mine: list[int], actions: list[Action]) -> str:
+    """The YAML comment after the line's last action when none of its actions writes a value
+    (`{{ if X }}  # why`), or "": with the actions rendering nothing, it is a comment line."""
+    if not mine or any(actions[i].outputs for i in mine):
+        return ""
+    tail = chunk[actions[mine[-1]].end - pos:]
+    return tail if tail.lstrip(" \t").startswith("#") else ""
 
 
 def _kind(chunk: str, pos: int, mine: list[int], actions: list[Action]) -> UnitKind:
@@ -500,7 +517,7 @@ def _blocks(units: list[Unit], actions: list[Action]) -> tuple[Branch, list[Bloc
     stack: list[tuple[Block | None, Branch]] = [(None, root)]
     blocks: list[Block] = []
     placed: list[tuple[Branch, Action, int, int]] = []  # assignment, items before it, line
-    for unit in units:
+    for unit in units[:]:  # (comment units are appended on the way)
         if unit.in_scalar or unit.kind != "control":
             if unit.kind != "blank" or unit.in_scalar:
                 stack[-1][1].items.append(unit.index)
@@ -535,6 +552,10 @@ def _blocks(units: list[Unit], actions: list[Action]) -> tuple[Branch, list[Bloc
             else:
                 raise Unsupported(f"the '{word}' action is not carried by the converter",
                                   unit.line, act.text)
+        if unit.comment:
+            # a unit of its own (appended: indices stay positions), where the line renders it
+            units.append(Unit(len(units), unit.line, unit.comment, [], "line"))
+            stack[-1][1].items.append(len(units) - 1)
     if len(stack) > 1:
         unclosed = stack[-1][0]
         assert unclosed is not None
