@@ -712,9 +712,9 @@ def render_lines(pieces: list[Piece]) -> list[str]:
         pad = " " * _first_indent(body or [x for b in piece.branches for x in b
                                           if isinstance(x, str)])
         out.append(pad + _control(block.branches[0].header))
-        out.extend(pad + "{{- " + a.body + " }}" for a in block.branches[0].neutral)
+        out.extend(pad + _control(a) for a in block.branches[0].neutral)
         out.extend(body)
-        out.extend(pad + "{{- " + a.body + " }}" for a in block.branches[0].trailing)
+        out.extend(pad + _control(a) for a in block.branches[0].trailing)
         alts = list(piece.branches[1:])
         if block.kind == "enum" and not block.fail:
             # trailing values that write nothing, with nothing for other values: the same
@@ -723,12 +723,12 @@ def render_lines(pieces: list[Piece]) -> list[str]:
         for alt, lines in enumerate(alts, start=1):
             if alt < len(block.branches):
                 out.append(pad + _control(block.branches[alt].header))
-                out.extend(pad + "{{- " + a.body + " }}" for a in block.branches[alt].neutral)
+                out.extend(pad + _control(a) for a in block.branches[alt].neutral)
             elif lines:
                 out.append(pad + "{{- else }}")
             out.extend(render_lines(lines))
             if alt < len(block.branches):
-                out.extend(pad + "{{- " + a.body + " }}" for a in block.branches[alt].trailing)
+                out.extend(pad + _control(a) for a in block.branches[alt].trailing)
         if block.fail:
             out.append(pad + "{{- else }}")
             out.append(pad + "{{- fail " + go_string(block.fail) + " }}")
@@ -738,7 +738,10 @@ def render_lines(pieces: list[Piece]) -> list[str]:
 
 
 def _control(action: Any) -> str:
-    return "{{- " + str(action.body) + " }}"
+    """An action written again on a line of its own (a comment's `*/` must end it: Helm
+    refuses `*/ }}`)."""
+    body = str(action.body)
+    return "{{- " + body + ("}}" if body.startswith("/*") else " }}")
 
 
 def _first_indent(lines: list[Any]) -> int:

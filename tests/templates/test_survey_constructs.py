@@ -208,3 +208,42 @@ def test_string_maps_cover_the_string_maps_of_the_pod_tables() -> None:
              for name, spec in kube.fields.items() if spec == "map"}
     assert typed
     assert typed <= FIELDS.string_maps
+
+
+GO_COMMENT = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  nprocPerNode: "1"
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: {{ .Values.workers }}
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: {{ .Values.image }}
+              {{- if .Values.gpu }}
+              {{/* request a GPU */}}
+              resources:
+                limits:
+                  nvidia.com/gpu: 1
+              {{- end }}
+"""
+
+
+def test_a_template_comment_inside_a_block_is_written_as_helm_reads_it(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    """A `{{/* ... */}}` comment inside an `if` is written again with the block's control
+    actions: `*/` must close the action (`{{- /* x */}}`; Helm refuses `{{- /* x */ }}`)."""
+    pytest.importorskip("helm_python")
+    outcome = convert_template(GO_COMMENT)
+    assert outcome is not None
+    assert outcome.status == "converted", outcome.notes
+    assert "{{- /* request a GPU */}}" in outcome.text
+    sets: dict[str, dict[str, Any]] = {
+        "gpu": {"image": "pytorch:2", "workers": 2, "gpu": True},
+        "cpu": {"image": "pytorch:2", "workers": 3},
+        "one": {"image": "pytorch:2", "workers": 1, "gpu": False}}
+    check_inline_chart(tmp_path, GO_COMMENT, sets, crdcheck, shared)
