@@ -577,8 +577,14 @@ def refold(base: Folded, codec: Codec, convert: Converter, forced: World,
     derived = Folded(_copy(base.pieces), moved=dict(base.moved))
     run = _runner(codec, convert, forced, known, derived)
     try:
-        for world in [{}, *(w for w in _checks(codec, blocks, live) if -1 not in w.values())]:
-            got = run({**forced, **world})
+        for world, must in [({}, True), *((w, m) for w, m in _checks(codec, blocks, live)
+                                          if -1 not in w.values())]:
+            try:
+                got = run({**forced, **world})
+            except WorldFailed:
+                if must:
+                    raise
+                continue
             if not _substitute(derived.pieces, world, evaluate(derived.pieces, world), got):
                 raise Unsupported("a change straddles blocks", 0)
         _settle(derived, run, blocks, live, codec, forced)
@@ -754,9 +760,14 @@ def _first_indent(lines: list[Any]) -> int:
 def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int, Block],
             live: set[int], codec: Codec, forced: World) -> None:
     """Worlds the fold was not built from must come out as the fold predicts."""
-    for world in _checks(codec, blocks, live):
+    for world, must in _checks(codec, blocks, live):
         # a block nested in a block that is off does not matter; -1 needs every ancestor on
-        got = run({**forced, **world})  # first: it creates the second iteration's tokens
+        try:
+            got = run({**forced, **world})  # first: it creates the second iteration's tokens
+        except WorldFailed:
+            if must:
+                raise
+            continue  # (values that make the rendered job fail too: nothing to predict)
         expected = evaluate(folded.pieces, world, lambda line, blk: _retoken(codec, line, blk))
         if expected != got:
             bad = _first_difference(expected, got)
@@ -771,29 +782,31 @@ def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int,
             raise err
 
 
-def _checks(codec: Codec, blocks: dict[int, Block], live: set[int]) -> list[World]:
-    """The worlds a fold is checked with: every live block switched, every other one (twice),
-    every range run twice, and each range empty."""
+def _checks(codec: Codec, blocks: dict[int, Block], live: set[int]
+            ) -> list[tuple[World, bool]]:
+    """The worlds a fold is checked with, each with whether it must convert: every live block
+    switched, every other one (twice), every range run twice, and each range empty; and the
+    innermost blocks switched with the blocks around them on, where they may fail together
+    (a list item whose every field is in an if)."""
     from migrator.template.conditions import _path_to
 
-    checks: list[World] = []
+    checks: list[tuple[World, bool]] = []
     if live:
-        checks.append({b: blocks[b].alternatives - 1 for b in live})
         ordered = sorted(live)
-        checks.append({b: blocks[b].alternatives - 1 for b in ordered[::2]})
-        checks.append({b: blocks[b].alternatives - 1 for b in ordered[1::2]})
-        # the innermost blocks switched with the blocks around them as they are (an outer
-        # `if` switched off hides that two sibling ifs leave their key empty)
+        checks.append(({b: blocks[b].alternatives - 1 for b in live}, True))
+        checks.append(({b: blocks[b].alternatives - 1 for b in ordered[::2]}, True))
+        checks.append(({b: blocks[b].alternatives - 1 for b in ordered[1::2]}, True))
+        # (an outer `if` switched off hides that two sibling ifs leave their key empty)
         outer = {codec.canon.get(a.id, a.id) for b in ordered
                  for a, _c in _path_to(codec.template.root, blocks[b], []) or []}
         inner = [b for b in ordered if b not in outer]
         if outer & live and inner:
-            checks.append({b: blocks[b].alternatives - 1 for b in inner})
+            checks.append(({b: blocks[b].alternatives - 1 for b in inner}, False))
     ranges = [b for b in sorted(live) if blocks[b].kind == "range"]
     if ranges:
-        checks.append(dict.fromkeys(ranges, -1))
-        checks.extend({b: 1} for b in ranges)
-    return [_possible(codec, blocks, w) for w in checks]
+        checks.append((dict.fromkeys(ranges, -1), True))
+        checks.extend(({b: 1}, True) for b in ranges)
+    return [(_possible(codec, blocks, w), must) for w, must in checks]
 
 
 def _possible(codec: Codec, blocks: dict[int, Block], world: World) -> World:
@@ -878,8 +891,9 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
                                                       autojunk=False).get_opcodes():
         if tag == "equal":
             continue
-        if tag == "replace" and _emptied(expected[i1:i2], got[j1:j2]):
-            emptied[id(flat[i1][0]), flat[i1][1]] = got[j1]
+        at = _emptied(expected[i1:i2], got[j1:j2]) if tag == "replace" else None
+        if at is not None:
+            emptied[id(flat[i1 + at][0]), flat[i1 + at][1]] = got[j1]
         elif tag != "delete":
             return False
         owners.extend(flat[i1:i2])
@@ -932,12 +946,17 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
     return True
 
 
-def _emptied(expected: list[str], got: list[str]) -> bool:
-    """A key whose entries are all gone, which the converter writes as ``key: {}`` (a companion
-    runtime's container ``resources:``) rather than leaving out."""
-    head = expected[0].rstrip()
-    return len(got) == 1 and head.endswith(":") and got[0] == head + " {}" \
-        and all(_indent(line) > _indent(head) for line in expected[1:] if line.strip())
+def _emptied(expected: list[str], got: list[str]) -> int | None:
+    """Where in ``expected`` a key stands whose entries are all gone, which the converter
+    writes as ``key: {}`` (``got``; a companion runtime's container ``resources:``) rather than
+    leaving out; the other lines are gone too. None when the change is not that."""
+    if len(got) != 1:
+        return None
+    for index, line in enumerate(expected):
+        head = line.rstrip()
+        if head.endswith(":") and got[0] == head + " {}":
+            return index
+    return None
 
 
 def _writers(cond: Cond) -> set[frozenset[int]]:

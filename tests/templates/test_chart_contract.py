@@ -49,12 +49,6 @@ REFUSED = {
     # an AppWrapper component needs pod sets: a TrainJob has no pod template to point at
     ("mlbatch-pytorchjob-generator", "templates/appwrapper.yaml"): "E802",
 }
-# with --companion-runtimes only: arena's PyTorchJob writes each optional pod field once per
-# role, and the companion carries both roles' templates, so its 57 conditional and range blocks
-# need more value combinations than the converter checks (Y110 names the first such block);
-# without companions it converts (above)
-REFUSED_WITH_COMPANIONS = {("arena-pytorchjob", "templates/pytorchjob.yaml"): "Y110"}
-
 CRD_PROBLEMS: list[str] = []  # problems the converter itself has on the rendered jobs
 
 
@@ -100,8 +94,7 @@ def test_every_value_set_keeps_the_contract(shared: Path, crdcheck: ModuleType,
         if not (chart / "templates").is_dir():
             rel = f"templates/{template.name}"
         key = rel
-        refused = REFUSED.get((name, rel)) or (
-            REFUSED_WITH_COMPANIONS.get((name, rel)) if options is not None else None)
+        refused = REFUSED.get((name, rel))
         if refused is None:
             assert outcome.status == "converted", \
                 (rel, [(n.code, n.line, n.message) for n in outcome.notes])
