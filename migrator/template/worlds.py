@@ -785,9 +785,9 @@ def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int,
 def _checks(codec: Codec, blocks: dict[int, Block], live: set[int]
             ) -> list[tuple[World, bool]]:
     """The worlds a fold is checked with, each with whether it must convert: every live block
-    switched, every other one (twice), every range run twice, and each range empty; and the
-    innermost blocks switched with the blocks around them on, where they may fail together
-    (a list item whose every field is in an if)."""
+    switched, every other one (twice), every range run twice, and each range empty; and, where
+    blocks nest, all but the outermost switched, and the innermost alone (these two may fail
+    to convert: a list item whose every field is in an if)."""
     from migrator.template.conditions import _path_to
 
     checks: list[tuple[World, bool]] = []
@@ -796,11 +796,17 @@ def _checks(codec: Codec, blocks: dict[int, Block], live: set[int]
         checks.append(({b: blocks[b].alternatives - 1 for b in live}, True))
         checks.append(({b: blocks[b].alternatives - 1 for b in ordered[::2]}, True))
         checks.append(({b: blocks[b].alternatives - 1 for b in ordered[1::2]}, True))
-        # (an outer `if` switched off hides that two sibling ifs leave their key empty)
-        outer = {codec.canon.get(a.id, a.id) for b in ordered
-                 for a, _c in _path_to(codec.template.root, blocks[b], []) or []}
+        # (an outer `if` switched off hides what the blocks inside it do together: the whole
+        # job in an if, two sibling ifs that leave their key empty)
+        paths = {b: {codec.canon.get(a.id, a.id)
+                     for a, _c in _path_to(codec.template.root, blocks[b], []) or []}
+                 for b in ordered}
+        outer = set().union(*paths.values()) & live
         inner = [b for b in ordered if b not in outer]
-        if outer & live and inner:
+        top = {b for b in ordered if not paths[b] & live}
+        if outer:
+            checks.append(({b: blocks[b].alternatives - 1 for b in ordered if b not in top},
+                           False))
             checks.append(({b: blocks[b].alternatives - 1 for b in inner}, False))
     ranges = [b for b in sorted(live) if blocks[b].kind == "range"]
     if ranges:
@@ -942,7 +948,10 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
         header = Action(-1, -1, "{{- if " + str(text) + " }}", f"if {text}", "control", "if")
         guard = Block(-1 - guards, "guard", 0, [Branch(header)], members=frozenset(chains))
         guards += 1
-        lst[index:end] = [Cond(guard, [lst[index:end], [emptied[key]] if key in emptied else []])]
+        # `key: {}` is what the guard writes when off only if it is off in the world that
+        # showed it (else the blocks inside it decide, in a later round)
+        empty: list[Piece] = [emptied[key]] if key in emptied and not _on(guard, world) else []
+        lst[index:end] = [Cond(guard, [lst[index:end], empty])]
     return True
 
 

@@ -105,3 +105,50 @@ def test_a_key_whose_blocks_are_all_off_is_guarded_inside_an_outer_if(
         "limits": {"habana": False, "resources": {"cpuLimit": 4}},
         "both": {"habana": False, "resources": {"cpuLimit": 4, "cpuRequest": 2}}}
     check_inline_chart(tmp_path, template, sets, crdcheck, shared, targets=("2.2",))
+
+
+NESTED = HEAD + """          containers:
+            - name: pytorch
+              image: img
+              command: ["torchrun", "train.py"]
+              resources:
+                {{- if or .Values.resources.cpuLimit .Values.resources.memoryLimit }}
+                limits:
+                  {{- if .Values.resources.cpuLimit }}
+                  cpu: {{ .Values.resources.cpuLimit }}
+                  {{- end }}
+                  {{- if .Values.resources.memoryLimit }}
+                  memory: {{ .Values.resources.memoryLimit }}
+                  {{- end }}
+                {{- end }}
+                {{- if or .Values.resources.cpuRequest .Values.resources.memoryRequest }}
+                requests:
+                  {{- if .Values.resources.cpuRequest }}
+                  cpu: {{ .Values.resources.cpuRequest }}
+                  {{- end }}
+                  {{- if .Values.resources.memoryRequest }}
+                  memory: {{ .Values.resources.memoryRequest }}
+                  {{- end }}
+                {{- end }}
+"""
+
+
+@pytest.mark.parametrize("companions", [True, False], ids=["companion", "built-in"])
+def test_nested_ifs_under_a_key_guard_it_as_the_rendered_job_keeps_it(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType, companions: bool) -> None:
+    """The intel transfer-learning hf_k8s chart's exact shape: the job inside an `if`,
+    `limits:` under `if or cpuLimit memoryLimit`, each entry under its own if. With nothing
+    set `resources:` renders null and the rendered job's companion container has no
+    resources; a fold world with the outer ifs on and the inner ones off (no values give it)
+    shows `resources: {}`, which must not become what the template writes when the outer ifs
+    are off. (The fold is checked with all blocks but the job's `if` switched.)"""
+    pytest.importorskip("helm_python")
+    options = {"companion_runtimes": True} if companions else None
+    sets: dict[str, dict[str, object]] = {
+        "unset": {"resources": {}},
+        "nulls": {"resources": {"cpuLimit": None, "memoryLimit": None, "cpuRequest": None}},
+        "limits": {"resources": {"cpuLimit": 32, "memoryLimit": "64Gi"}},
+        "requests": {"resources": {"cpuRequest": 16}},
+        "both": {"resources": {"cpuLimit": 32, "memoryRequest": "64Gi"}}}
+    template = "{{- if ne .Values.habana true }}\n" + NESTED + "{{- end }}\n"
+    check_inline_chart(tmp_path, template, sets, crdcheck, shared, options, targets=("2.2",))
