@@ -139,7 +139,7 @@ MAX_BRANCH_RUNS = 80
 MAX_BRANCH_WORK = 2_000_000
 
 
-def live(codec: Codec, forced: World | None = None) -> tuple[set[int], int]:
+def _still_switched(codec: Codec, forced: World | None = None) -> tuple[set[int], int]:
     """The blocks a fold with ``forced`` still switches (the first of each condition) and the
     characters of template text it converts per run: a forced block's other branches are gone
     from every world (a role kept legacy for the values that enable it costs nothing)."""
@@ -173,7 +173,7 @@ def planned_runs(codec: Codec, forced: World | None = None) -> int:
              if any(_has_blocks(branch) for branch in b.branches)}
     blocks = {b.id: b for b in codec.template.blocks}
     runs, leaves = 1, 0
-    for bid in sorted(live(codec, forced)[0]):
+    for bid in sorted(_still_switched(codec, forced)[0]):
         block = blocks[bid]
         if _batchable(block, outer):
             leaves += 1
@@ -190,7 +190,7 @@ def max_runs(codec: Codec, forced: World | None = None) -> int:
 
 def _size(codec: Codec, forced: World | None) -> int:
     """Characters of template text one branch run converts (at most)."""
-    return live(codec, forced)[1] if forced else len(codec.template.text)
+    return _still_switched(codec, forced)[1] if forced else len(codec.template.text)
 
 
 def too_many_runs(codec: Codec, forced: World | None = None) -> Unsupported | None:
@@ -203,7 +203,7 @@ def too_many_runs(codec: Codec, forced: World | None = None) -> Unsupported | No
 
 def _over_cap(codec: Codec, runs: str, forced: World | None = None) -> Unsupported:
     """The refusal of a document whose blocks need ``runs`` branch conversions."""
-    count = len(live(codec, forced)[0])
+    count = len(_still_switched(codec, forced)[0])
     first = codec.template.blocks[0] if codec.template.blocks else None
     head = first.branches[0].header.text if first and first.branches[0].header else ""
     limit = max_runs(codec, forced)

@@ -290,7 +290,7 @@ def test_arena_tfjob_converts_and_keeps_the_legacy_job_for_the_roles_trainer_lac
     """Four roles' pod templates, 95 distinct blocks in 49 KB: refused for its size before.
     Once the values that enable a PS or an Evaluator (F512), a Chief (P306: its pod template
     differs from the Workers') or no Worker at all (K103) keep the legacy job, their roles'
-    text and blocks are gone from every world the fold converts (worlds.live), and the
+    text and blocks are gone from every world the fold converts (worlds._still_switched), and the
     Worker-only job converts: TF_CONFIG over `replicas: {{ .Values.workers }}` is a loop, one
     worker has none (F532). Held against Helm's engine in test_chart_contract.py."""
     from migrator.template import worlds
