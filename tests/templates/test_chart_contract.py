@@ -34,7 +34,9 @@ OPTIONS = {name: ConvertOptions(companion_runtimes=True)
 # `hostNetwork: {{ .Values.useHostNetwork }}` lands in the companion runtime)
 BOTH_MODES = ("arena-pytorchjob", "nemo-training", "nemo-peft")
 RUNS = [(name, OPTIONS.get(name)) for name in sorted(CHARTS)] + \
-    [(name, ConvertOptions(companion_runtimes=True)) for name in BOTH_MODES]
+    [(name, ConvertOptions(companion_runtimes=True)) for name in BOTH_MODES] + \
+    [(name, ConvertOptions(companion_runtimes=True, target="2.3"))  # (and the 2.3 CRDs)
+     for name in ("arena-pytorchjob", "arena-tfjob")]
 
 
 # templates left as they are, each with the finding that says why (the rest must convert)
@@ -62,10 +64,10 @@ def _base(chart: Path) -> dict[str, Any]:
 _CRDS: dict[Path, Any] = {}
 
 
-def _crd_problems(crdcheck: ModuleType, shared: Path, text: str) -> list[str]:
+def _crd_problems(crdcheck: ModuleType, shared: Path, text: str, target: str) -> list[str]:
     """Strict upstream-CRD problems of the v2 objects in a rendered stream."""
     found = []
-    for crd in sorted((shared / "crds" / "trainer-v2.2.0").glob("*.yaml")):
+    for crd in sorted((shared / "crds" / f"trainer-v{target}.0").glob("*.yaml")):
         if crd not in _CRDS:
             _CRDS[crd] = crdcheck.load_crd(crd)
         kind, api, validator = _CRDS[crd]
@@ -76,7 +78,8 @@ def _crd_problems(crdcheck: ModuleType, shared: Path, text: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("name", "options"), RUNS,
-                         ids=[f"{n}-companion" if o is not None else n for n, o in RUNS])
+                         ids=[n if o is None else f"{n}-companion" if o.target == "2.2" else
+                              f"{n}-companion-{o.target}" for n, o in RUNS])
 def test_every_value_set_keeps_the_contract(shared: Path, crdcheck: ModuleType,
                                              name: str, options: ConvertOptions | None) -> None:
     from migrator.template import convert_template
@@ -111,10 +114,11 @@ def test_every_value_set_keeps_the_contract(shared: Path, crdcheck: ModuleType,
             after = _one(render_chart(chart, values, {rel: outcome.text}), rel)
             verdict = compare(after, rendered, outcome, options)
             assert verdict.ok, f"{name} {rel} {label}:\n" + "\n".join(verdict.problems)
-            problems = _crd_problems(crdcheck, shared, after)
+            target = options.target if options is not None else "2.2"
+            problems = _crd_problems(crdcheck, shared, after, target)
             # the converter's own output for the rendered job is the reference (the objects are
             # equal, see above): the template adds no CRD problem of its own
-            assert problems == _crd_problems(crdcheck, shared, verdict.direct), \
+            assert problems == _crd_problems(crdcheck, shared, verdict.direct, target), \
                 f"{name} {rel} {label}: {problems}"
             CRD_PROBLEMS.extend(f"{name} {label}: {p}" for p in problems)
 
