@@ -1,0 +1,119 @@
+"""Known gaps (strict xfail): values whose rendered job converts, but only some combinations of
+blocks fail, so the template keeps the legacy job for too many values. Reduced from public
+charts a survey tried (arena tfjob 2019/2024/2026 and the corpus chart; arena mpijob 2026).
+Each test passes once the template keeps the legacy job for exactly the failing values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.templates.contract import check_inline_chart
+
+CHIEF_SELECTORS = """{{- $sel := .Values.sel -}}
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          {{- if ne (len $sel.Worker) 0 }}
+          nodeSelector:
+          {{- range $k, $v := $sel.Worker }}
+            {{ $k }}: "{{ $v }}"
+          {{- end }}
+          {{- end }}
+          containers:
+            - name: tensorflow
+              image: tf:2
+              command: ["python", "train.py"]
+    {{- if .Values.chief }}
+    Chief:
+      template:
+        spec:
+          {{- if ne (len $sel.Chief) 0 }}
+          nodeSelector:
+          {{- range $k, $v := $sel.Chief }}
+            {{ $k }}: "{{ $v }}"
+          {{- end }}
+          {{- end }}
+          containers:
+            - name: tensorflow
+              image: tf:2
+              command: ["python", "train.py"]
+    {{- end }}
+"""
+
+DEVICES = """apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  slotsPerWorker: 1
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+            - image: "{{ .Values.image }}"
+              name: mpi
+              command: ["mpirun", "python", "train.py"]
+              resources:
+                limits:
+                 {{- range $key, $value := .Values.devices }}
+                 {{ $key }}: {{ $value }}
+                 {{- end }}
+                 {{- if .Values.cpu }}
+                  cpu: {{ .Values.cpu | quote }}
+                 {{- end }}
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - image: "{{ .Values.image }}"
+              name: mpi
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="a Chief keeps the legacy job for every value (P306 in "
+                   "the world where its node selector block is off and the Worker's on); "
+                   "needs a fold with the Chief on, keeping the legacy job only for the "
+                   "selector blocks")
+def test_a_chief_with_the_workers_pod_template_converts(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    """arena tfjob's optional Chief: each role has its own node-selector block. With no
+    selectors, or equal ones, the rendered Chief + Worker job converts (one template for every
+    node); only different selectors are refused (P306)."""
+    pytest.importorskip("helm_python")
+    sets: dict[str, dict[str, Any]] = {
+        "workers": {"sel": {"Worker": {}, "Chief": {}}},
+        "chief": {"chief": True, "sel": {"Worker": {}, "Chief": {}}},
+        "chief-selectors-differ": {"chief": True, "sel": {"Worker": {"a": "b"}, "Chief": {}}}}
+    check_inline_chart(tmp_path, CHIEF_SELECTORS, sets, crdcheck, shared,
+                       {"companion_runtimes": True}, targets=("2.2",))
+
+
+@pytest.mark.xfail(strict=True, reason="the template keeps the legacy job wherever .Values.cpu "
+                   "is set; the rendered YAML is broken only with devices too (the range is "
+                   "one column left of cpu:)")
+def test_a_branch_broken_only_beside_another_keeps_the_legacy_job_for_both(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    """arena mpijob (2026): `range .Values.devices` writes limits one column left of `cpu:`,
+    so the rendered job is broken YAML only when both are set; with a CPU and no devices it
+    converts."""
+    pytest.importorskip("helm_python")
+    sets: dict[str, dict[str, Any]] = {
+        "plain": {"image": "x"},
+        "cpu": {"image": "x", "cpu": "2"},
+        "cpu-devices": {"image": "x", "cpu": "2", "devices": {"rdma/hca": 1}}}
+    check_inline_chart(tmp_path, DEVICES, sets, crdcheck, shared,
+                       {"companion_runtimes": True}, targets=("2.2",))
