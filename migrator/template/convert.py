@@ -83,6 +83,8 @@ class Outcome:
     # source fields whose value a template action makes: the converter's checks of their value
     # (e.g. whether a command starts torchrun) can only be judged on the rendered job
     value_paths: set[str] = field(default_factory=set)
+    # the converted text after its header (MARK, defines, top-level assignments)
+    core: str = field(default="", repr=False)
 
 
 def dialect_of(text: str) -> Dialect | None:
@@ -122,9 +124,11 @@ _LINE_REF = re.compile(r"(\(line )(\d+)(?=\)| of the original)")
 
 def _convert_template(text: str, dialect: Dialect | None, options: Any, render: bool,
                       origin: list[list[int]], scope: frozenset[str] = frozenset(),
-                      helm: bool | None = None) -> Outcome | None:
+                      helm: bool | None = None,
+                      preset: tuple[tuple[int, int], ...] = ()) -> Outcome | None:
     """The outcome for ``text``; ``scope``: variables declared around it (a range's);
-    ``helm``: whether the engine is Helm's, as judged for the text around it."""
+    ``helm``: whether the engine is Helm's, as judged for the text around it; ``preset``:
+    blocks whose branch the text around the result has chosen (a split, below)."""
     from migrator.convert.plain import convert_plain
     from migrator.convert.rules import contract, launch
     from migrator.settings import ConvertOptions
@@ -197,8 +201,11 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         seen[world_text] = (out, list(result.documents), ok)
         return seen[world_text]
 
-    forced: dict[int, int] = {}
+    forced: dict[int, int] = dict(preset)
     legacy: list[tuple[str, WorldFailed]] = []  # (Go condition, the world that failed)
+    # a top-level block whose branch fails only because its roles' pod templates differ
+    # (P306), which other values may make equal: converted again with that branch chosen
+    split: tuple[str, dict[int, int]] | None = None
     dropped_values: list[WorldFailed] = []  # failing enum branches: their value keeps the legacy
     # a kind switch (`{{ if .Values.useHyperPod }}` HyperPodPyTorchJob `{{ else }}` PyTorchJob):
     # the template is converted with the legacy side chosen; the other side keeps the original
@@ -223,10 +230,13 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                         and _drop_enum_branch(codec, forced, exc):
                     dropped_values.append(exc)  # that value joins the others: the legacy job
                     continue
+                before = dict(forced)
                 kept = _keep_legacy(codec, forced, exc) if dialect == "go" else None
                 if kept is None or len(legacy) >= MAX_LEGACY:
                     return _world_failed(text, dialect, codec, exc)
                 legacy.append((kept, exc))
+                if split is None and not preset:
+                    split = _splits(codec, before, forced, kept, exc)
         others = _other_values(codec, forced, scope) + _count_guards(codec, forced, scope) \
             + _process_count_guards(codec, process_counts, scope)
         _merge_neutrals(codec)
@@ -271,14 +281,31 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     header = [MARK if dialect == "go" else ENV_MARK, *defines,
               *(a.text for a in template.root.neutral)]
     out_text = "\n".join([*header, body])
-    conds = switches + [c for c, _ in legacy] + [c for c, _, _ in others]
-    if conds:
-        cond = conds[0] if len(conds) == 1 else "or " + " ".join(f"({c})" for c in conds)
+    sub = None
+    if split is not None:
+        sub = _convert_template(text, dialect, options, render, [], scope, helm,
+                                tuple(sorted(split[1].items())))
+        if sub is None or sub.status != "converted":
+            sub = None
+    # the conditions found before the split hold whichever branch it takes; those found after
+    # it (and the other values') were found with its other branch chosen
+    at = next((i for i, (c, _) in enumerate(legacy) if split and c == split[0]), len(legacy))
+    opening = switches + [c for c, _ in legacy[:at]] if sub is not None else \
+        switches + [c for c, _ in legacy] + [c for c, _, _ in others]
+    closing = [c for c, _ in legacy[at + 1:]] + [c for c, _, _ in others] if sub is not None else []
+    core = body
+    if opening or sub is not None:
         # the named templates are defined once, in the header (a define cannot stand inside an
         # if): the legacy side is the original without them
         kept = structure.lift_defines(text, tokenize(text, dialect))[0] if defines else text
-        out_text = "\n".join([*header, "{{- if " + cond + " }}", kept.rstrip("\n"),
-                               "{{- else }}", body.rstrip("\n"), "{{- end }}"]) + "\n"
+        parts = ["{{- if " + _any(opening) + " }}", kept.rstrip("\n")] if opening else []
+        if sub is not None and split is not None:
+            parts += ["{{- else if " + split[0] + " }}" if parts else "{{- if " + split[0] + " }}",
+                      sub.core.rstrip("\n")]
+        if closing:
+            parts += ["{{- else if " + _any(closing) + " }}", kept.rstrip("\n")]
+        core = "\n".join([*parts, "{{- else }}", body.rstrip("\n"), "{{- end }}"]) + "\n"
+        out_text = "\n".join([*header, core])
     if not out_text.endswith("\n") and text.endswith("\n"):
         out_text += "\n"
     notes = _notes(codec, folded)
@@ -286,6 +313,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         known = {(n.code, n.path) for n in notes}
         notes.extend(n for n in _notes(codec, one_node) if (n.code, n.path) not in known)
     for cond, failed in legacy:
+        if sub is not None and split is not None and cond == split[0]:
+            continue  # (converted after all: the notes of that conversion say what it keeps)
         encoded = codec.encode(failed.world)
         reasons = [_note(f, encoded.lines, codec) for d in failed.documents for f in d.findings]
         errors = [n for n in reasons if n.severity == "error"]
@@ -337,9 +366,20 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                               f"is inside {head}; named templates are not converted (the "
                               "templates that include it are judged where they include it; "
                               "or render the chart first)", 1))
+    if sub is not None and split is not None:  # the findings of the values it converts
+        seen_notes = {(n.code, n.path, n.message) for n in notes}
+        for note in sub.notes:
+            if note.code == VALUE_CHECKED_LATER:
+                continue
+            if note.code == KEPT_LEGACY:  # (within the branch the split chose)
+                note.message = note.message.replace(
+                    "where {{ ", "where {{ and (" + split[0] + ") (", 1).replace(
+                    " }} holds", ") }} holds", 1)
+            if (note.code, note.path, note.message) not in seen_notes:
+                notes.append(note)
     outcome = Outcome(status, out_text if render else text, dialect, notes, ref_docs,
                       _provenance(codec, ref_out), len(folded.worlds),
-                      _value_paths(codec.encode(forced).text))
+                      _value_paths(codec.encode(forced).text), core)
     if outcome.value_paths:
         outcome.notes.append(Note(VALUE_CHECKED_LATER, "", f"{len(outcome.value_paths)} source "
                                   "fields take their value from template actions; checks of "
@@ -731,6 +771,45 @@ def _other_value_notes(codec: Codec, block: Any, forced: dict[int, int],
     return [_note(f, encoded.lines, codec) for d in docs for f in d.findings]
 
 
+def _any(conds: list[str]) -> str:
+    """A Go test true when one of ``conds`` is."""
+    return conds[0] if len(conds) == 1 else "or " + " ".join(f"({c})" for c in conds)
+
+
+def _splits(codec: Codec, before: dict[int, int], forced: dict[int, int], cond: str,
+            exc: WorldFailed) -> tuple[str, dict[int, int]] | None:
+    """The condition and the choices to convert the template again with, when the block just
+    kept legacy is a top-level ``if`` whose first branch failed only with errors other values
+    may not have (FIELDS.split_codes: its roles' pod templates differ); else None."""
+    from migrator.template.conditions import _path_to
+
+    added = [k for k in forced if k not in before]
+    blocks = {b.id: b for b in codec.template.blocks}
+    if len(added) != 1 or forced[added[0]] != 1 or blocks[added[0]].kind != "if" \
+            or _path_to(codec.template.root, blocks[added[0]], []):
+        return None
+    errors = [f.code for d in exc.documents for f in d.findings
+              if getattr(f.severity, "value", "") == "error"]
+    if not errors or not set(errors) <= FIELDS.split_codes:
+        return None
+    chosen = {**before, added[0]: 0}
+    # blocks testing the opposite (`{{- if (not .Values.chief) }}`) are off where it is on
+    test = _test_of(blocks[added[0]])
+    for other in codec.template.blocks:
+        rep = codec.canon.get(other.id, other.id)
+        if other.kind == "if" and rep not in chosen and _test_of(other) in (
+                f"not {test}", f"not ({test})", f"(not {test})", f"(not ({test}))"):
+            chosen[rep] = 1
+    return cond, chosen
+
+
+def _test_of(block: Any) -> str:
+    """The test of an ``if`` block's first branch, as written (spaces collapsed)."""
+    head = block.branches[0].header
+    body = " ".join(str(head.body).split()) if head is not None else ""
+    return body[3:] if body.startswith("if ") else ""
+
+
 def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed) -> str | None:
     """Force the block whose branch fails to its other branch; the Go condition of the failure.
 
@@ -743,7 +822,7 @@ def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed) -> str 
     if toggled:
         block, failing = blocks[toggled[0]], exc.world[toggled[0]]
     else:
-        found = _innermost(codec, exc, forced)
+        found = _innermost(codec, exc, forced) or _writer_of_field(codec, exc, forced)
         if found is None:
             return None
         block, failing = found, 0
@@ -770,6 +849,26 @@ def _innermost(codec: Codec, exc: WorldFailed, forced: dict[int, int]) -> Any:
         if span[0] <= target <= span[1] and (best is None or span[0] >= best[1][0]):
             best = (block, span)
     return best[0] if best else None
+
+
+def _writer_of_field(codec: Codec, exc: WorldFailed, forced: dict[int, int]) -> Any:
+    """When no block on encloses the first error, the innermost block on that writes the field
+    the error names (a Chief whose nodeSelector block is kept off differs from the Workers',
+    whose own nodeSelector block writes the field: P306), or None."""
+    keys = {re.sub(r"\[.*?\]", "", str(f.path)).rsplit(".", 1)[-1]
+            for d in exc.documents for f in d.findings
+            if getattr(f.severity, "value", "") == "error" and f.path}
+    units = codec.template.units
+    best = None
+    for block, _span in _spans(codec, codec.template.root, forced, []):
+        written = {found.group(1) for u in block.branches[0].items if isinstance(u, int)
+                   for found in [_FIELD_KEY.match(units[u].text)] if found}
+        if written & keys:
+            best = block
+    return best
+
+
+_FIELD_KEY = re.compile(r"\s*(?:-\s+)?([\w.-]+):")
 
 
 def _spans(codec: Codec, branch: Any, forced: dict[int, int], out: list[Any]) -> list[Any]:

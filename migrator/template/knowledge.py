@@ -17,6 +17,7 @@ class Fields:
     quantity_parents: frozenset[str]
     quantity_fields: frozenset[str]
     string_maps: frozenset[str]
+    split_codes: frozenset[str]
     enum_fields: dict[str, tuple[str, ...]]
     item_fields: dict[str, dict[str, object]]
     map_wrappers: dict[str, tuple[str, ...]]
@@ -41,7 +42,7 @@ def load() -> Fields:
                   tuple(re.compile(p) for p in data["int_key_patterns"]),
                   frozenset(data["list_fields"]), frozenset(data["string_lists"]),
                   frozenset(data["quantity_parents"]), frozenset(data["quantity_fields"]),
-                  frozenset(data["string_maps"]),
+                  frozenset(data["string_maps"]), frozenset(data["split_codes"]),
                   {k: tuple(v) for k, v in data["enum_fields"].items()},
                   {k: dict(v) for k, v in data["item_fields"].items()},
                   {k: tuple(v) for k, v in data["map_wrappers"].items()},

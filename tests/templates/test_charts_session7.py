@@ -289,10 +289,11 @@ def test_arena_tfjob_converts_and_keeps_the_legacy_job_for_the_roles_trainer_lac
         shared: Path) -> None:
     """Four roles' pod templates, 95 distinct blocks in 49 KB: refused for its size before.
     Once the values that enable a PS or an Evaluator (F512), a Chief (P306: its pod template
-    differs from the Workers') or no Worker at all (K103) keep the legacy job, their roles'
-    text and blocks are gone from every world the fold converts (worlds._still_switched), and the
-    Worker-only job converts: TF_CONFIG over `replicas: {{ .Values.workers }}` is a loop, one
-    worker has none (F532). Held against Helm's engine in test_chart_contract.py."""
+    differs from the Workers'; converted again with the Chief on) or no Worker at all (K103)
+    keep the legacy job, their roles' text and blocks are gone from every world the fold
+    converts (worlds._still_switched), and the Worker-only job converts: TF_CONFIG over
+    `replicas: {{ .Values.workers }}` is a loop, one worker has none (F532). Held against
+    Helm's engine in test_chart_contract.py."""
     from migrator.template import worlds
 
     chart = shared / "corpus" / "charts" / "kubeflow-arena" / "charts" / "tfjob"
@@ -301,9 +302,12 @@ def test_arena_tfjob_converts_and_keeps_the_legacy_job_for_the_roles_trainer_lac
     assert outcome is not None
     assert outcome.status == "converted", [(n.code, n.message) for n in outcome.notes]
     kept = [n.message for n in outcome.notes if n.code == "Y112"]
-    for test in ("{{ .Values.ps }}", "{{ .Values.evaluator }}", "{{ .Values.chief }}",
-                 "{{ not (.Values.workers) }}"):
+    for test in ("{{ .Values.ps }}", "{{ .Values.evaluator }}", "{{ not (.Values.workers) }}",
+                 "{{ and (.Values.chief) (.Values.workers) }}"):
         assert any(f"where {test} holds" in m for m in kept), (test, kept)
+    # the Chief's `if` fails only with P306: converted again with the Chief on, where only
+    # Chief + Workers keep the legacy job (their volume mounts differ); a Chief alone converts
+    assert "{{- else if .Values.chief }}" in outcome.text
     assert "range $node := until (int (.Values.workers))" in outcome.text
     assert '{{- if eq (toString (.Values.workers)) "1" }}' in outcome.text
     assert outcome.worlds <= 2 * worlds.MAX_BRANCH_RUNS

@@ -1,7 +1,7 @@
-"""Known gaps (strict xfail): values whose rendered job converts, but only some combinations of
-blocks fail, so the template keeps the legacy job for too many values. Reduced from public
-charts a survey tried (arena tfjob 2019/2024/2026 and the corpus chart; arena mpijob 2026).
-Each test passes once the template keeps the legacy job for exactly the failing values."""
+"""Values where only some combinations of blocks fail: the template keeps the legacy job for
+those combinations, not for every value of one block. Reduced from public charts a survey
+tried (arena tfjob 2019/2024/2026 and the corpus chart; arena mpijob 2026). A strict xfail is
+a known gap: it passes once the template keeps the legacy job for exactly the failing values."""
 
 from __future__ import annotations
 
@@ -84,15 +84,14 @@ spec:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="a Chief keeps the legacy job for every value (P306 in "
-                   "the world where its node selector block is off and the Worker's on); "
-                   "needs a fold with the Chief on, keeping the legacy job only for the "
-                   "selector blocks")
 def test_a_chief_with_the_workers_pod_template_converts(
         tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
     """arena tfjob's optional Chief: each role has its own node-selector block. With no
-    selectors, or equal ones, the rendered Chief + Worker job converts (one template for every
-    node); only different selectors are refused (P306)."""
+    selectors the rendered Chief + Worker job converts (one template for every node); with
+    different ones it is refused (P306). The Chief's `if` fails only with P306
+    (FIELDS.split_codes), so the template is converted again with the Chief on, and keeps the
+    legacy job there only where a role's selectors are set (equal selectors keep it too: the
+    template cannot compare them)."""
     pytest.importorskip("helm_python")
     sets: dict[str, dict[str, Any]] = {
         "workers": {"sel": {"Worker": {}, "Chief": {}}},
