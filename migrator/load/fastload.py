@@ -324,8 +324,9 @@ def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[..., Any],
 
     def build(loader: Any, root: Any, aliases: bool = True) -> Any:
         """What ``RoundTripConstructor.construct_document`` makes of a plain tree; raises
-        _NotPlain for anything else (before changing any node: ruamel then starts over).
-        ``aliases`` false: the text has no ``*``, so no node can be met twice."""
+        _NotPlain for anything else (before changing any node: ruamel then starts over), and
+        _Refused as _empty_value_mark does. ``aliases`` false: the text has no ``*``, so no
+        node can be met twice."""
         seen: set[int] = set()  # the nodes met: one met again is an alias (ruamel shares
         # the object it made of it; libyaml names no anchor)
 
