@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 from pathlib import Path
@@ -152,9 +153,6 @@ def test_libyaml_trees_equal_pure_trees_on_the_corpus(shared: Path) -> None:
     "a: 1\n\nb: 2\n",
     "a: &x 1\nb: *x\n",
     "a: >\n  folded\n  text\n",
-    "a:\nb: 1\n",
-    "- a:\n- b: 1\n",
-    "root:\n  -   - '00':\n        '0': []\n",  # found by the property below
     "a:\tb\n",
     "k: !custom tagged\nl: !!str 12\n",
     "%YAML 1.2\n---\na: 1\n",
@@ -179,6 +177,44 @@ def test_documents_with_what_libyaml_drops_go_to_the_pure_loader(text: str) -> N
     "key:\n  value on the next line\nother:\n  'quoted'\nflow:\n  [1, {a: 2}]\n",
     "- \n  a: 1\n",
     "a: |2\n    indented literal\nk: \"multi\n  line\"\n? [a, b]\n: v\n",
+    # empty values: the pure loader marks each where the next token ends (_empty_value_mark)
+    "a:\nb: 1\n",
+    "a:   \nb: 1\n",  # spaces after the ':'
+    "x:\n  a:\nb: 1\n",  # a less indented key next
+    "x:\n  y:\n    a:\nb: 1\n",
+    "a: 1\nb:\n",  # the end of the document
+    "a: 1\nb:",  # ... without a final line break
+    "x:\n  b:   ",
+    "x:\n  b:\n  ",
+    "- a:\n- b: 1\n",  # inside sequences
+    "- a:\n  b:\n- c\n",
+    "l:\n- a:\n  b:\n",
+    "a:\n  - b:\n    c:\n",
+    "- - a:\n  - b\n",
+    "root:\n  -   - '00':\n        '0': []\n",
+    "'a':\n\"b\":\nc: 1\n",  # quoted keys, and a quoted key next
+    "a:\n'b': 1\n",
+    "a:\n[b]: 1\n",  # a flow key next (ruamel's generic construction)
+    "a:\n{b: 1}: 1\n",
+    "<<: {x: 1}\na:\n",  # a merge key (ditto)
+    "a:\n...\n",  # a document end marker
+    "---\na:\n",
+    "é:\nb: 1\n",
+    "a: é\nb:\nc: 1\n",
+    "a: [1,\n  2]\nb:\nc: 1\n",
+    "- \n- a\n-\n",  # empty sequence items (placed alike by both)
+    "a: {b: , c}\n",  # in flow mappings: after the ':', else where the next token starts
+    "a: {b: }\n",
+    "a: {b :  ,\n  c: 1}\n",
+    "a: {b:\n  , c: 1}\n",
+    "a: {\"b\":\n   }\n",
+    "a: [b: , c: ]\n",  # (single pair mappings)
+    "a: {b, c}\n",
+    "a: [? b]\n",
+    "a: {{x}}\nb: {{x}: }\n",  # (flow keys: ruamel's generic construction)
+    "a:\n-\n- b\nc:\n",
+    "spec:\n  template:\n    metadata:\n      annotations:\n    spec:\n      containers:\n"
+    "      - name: x\n        env:\n        resources:\n          limits:\n",
     "\n\n# header after blank lines\n\n   # indented\nk: v\n",
 ])
 def test_documents_libyaml_takes_load_identically(text: str) -> None:
@@ -254,6 +290,108 @@ def test_generated_documents_load_identically(value: Any, flow: bool | None,
     text = out.getvalue()
     assume(fastload.load(text, yamlio._load_pure) is not None)  # else the pure loader decides
     assert _assert_same_tree(text)
+
+
+@needs_libyaml
+@pytest.mark.parametrize("text", [
+    "? a\n:\nb: 1\n",  # explicit indicators beside an empty value
+    "a:\n? b\n: 1\n",
+    "? a\nb: 1\n",
+    "? \n: \n",  # an empty key
+    "?\n: v\n",
+    "a: {? : v}\n",
+])
+def test_empty_values_libyaml_may_place_otherwise_go_to_the_pure_loader(text: str) -> None:
+    assert fastload.load(text, yamlio._load_pure) is None
+    with fastload.without_comments():
+        assert fastload.load(text, yamlio._load_pure) is None
+        # a comment between a flow key's ':' and the next token: not looked into
+        assert fastload.load("a: {b: # c\n  , c: 1}\n", yamlio._load_pure) is None
+
+
+@needs_libyaml
+@pytest.mark.parametrize("text", [
+    "a:\n\nb: 1\n",
+    "a:\n\n",
+    "a:\n  # c\nb: 1\n",
+    "a:\n# c\nb: 1\n",
+    "x:\n  a:\n# c\nb: 1\n",
+    "x:\n  a:\n      # c\n  b: 1\n",
+    "a: 1  # c\nb:\n# c\n",
+])
+def test_without_comments_empty_values_load_as_the_pure_loader_loads_them(text: str) -> None:
+    """Comments and blank lines after an empty value do not move it (the pure loader marks the
+    next token still); one in its place does (``key: # c``: left to the pure loader)."""
+    with fastload.without_comments():
+        fast = fastload.load(text, yamlio._load_pure)
+        assert fast is not None, text
+        assert _shape(fast) == _shape(_pure(text)), text
+        assert fastload.load("a: # c\nb: 1\n", yamlio._load_pure) is None
+
+
+# YAML-like texts of few characters, many of them with empty values: what libyaml takes must
+# load as the pure loader loads it
+_FUZZ = st.text(alphabet=" -:\nab#'?{}[],\"é", max_size=40)
+
+
+def _assert_same_if_taken(text: str) -> None:
+    for comments in (True, False):
+        with contextlib.nullcontext() if comments else fastload.without_comments():
+            fast = fastload.load(text, yamlio._load_pure)
+        if fast is None:
+            continue
+        pure = _pure(text)
+        assert _shape(fast) == _shape(pure), (comments, text)
+        if comments:
+            assert yamlio.dump(fast, yamlio.Indent()) == yamlio.dump(pure, yamlio.Indent()), text
+
+
+@needs_libyaml
+@settings(max_examples=300, deadline=None)
+@given(_FUZZ)
+def test_small_texts_libyaml_takes_load_identically(text: str) -> None:
+    _assert_same_if_taken(text)
+
+
+_KEYS = st.sampled_from(["a{}", "b{}", "'q{}'", "\"d{}\"", "é{}", "[k{}]", "x y{}"])
+_SPACES = st.sampled_from(["", "", " ", "   "])
+_FLOW = st.sampled_from(["[1, 2]", "{a: 1}", "[]", "{a: , b}", "[c: , d]", "{e:}"])
+
+
+@st.composite
+def _block(draw: st.DrawFn, indent: int = 0, depth: int = 0) -> str:
+    """A block mapping or sequence at ``indent``, many of its values empty."""
+    lines = []
+    sequence = draw(st.booleans())
+    for index in range(draw(st.integers(1, 4))):
+        pad = " " * indent
+        lead = f"{pad}- " if sequence else pad
+        kind = draw(st.sampled_from(["empty", "empty", "scalar", "flow", "block", "seq0"]
+                                    if depth < 3 else ["empty", "scalar"]))
+        key = draw(_KEYS).format(index)
+        if sequence and kind == "empty" and draw(st.booleans()):
+            lines.append(f"{pad}-{draw(_SPACES)}")  # an empty item
+            continue
+        if kind == "empty":
+            lines.append(f"{lead}{key}:{draw(_SPACES)}")
+        elif kind == "scalar":
+            lines.append(f"{lead}{key}: {draw(st.sampled_from(['1', 'v', '~', 'null', '']))}")
+        elif kind == "flow":
+            lines.append(f"{lead}{key}: {draw(_FLOW)}")
+        else:  # a nested block; "seq0": a sequence at the key's indentation
+            lines.append(f"{lead}{key}:")
+            inner = indent + (2 if sequence else 0) + (0 if kind == "seq0" else 2)
+            lines.append(draw(_block(inner, depth + 1)).rstrip("\n"))
+        if draw(st.integers(0, 9)) == 0:
+            lines.append(draw(st.sampled_from(["", "  ", "# c", f"{pad}  # c"])))
+    return "\n".join(lines) + "\n"
+
+
+@needs_libyaml
+@settings(max_examples=300, deadline=None)
+@given(_block(), st.booleans())
+def test_generated_empty_values_load_identically(text: str, final_break: bool) -> None:
+    _assert_same_if_taken(text if final_break else text.rstrip("\n"))
 
 
 @needs_libyaml

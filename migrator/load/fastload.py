@@ -8,6 +8,14 @@ feeding ruamel's own round-trip constructor and resolver. Anything else, and any
 left to the pure loader (which then reports the error). Tests hold both loaders to identical
 trees: dumps, line/column records, scalar types.
 
+An empty value (``key:`` with nothing under it) is one place where the two parsers differ:
+in a block mapping libyaml marks it where its ``:`` ends, the pure loader where the next token
+ends (the next key, or the end of the mapping); in a flow mapping libyaml marks it where the
+next token starts, the pure loader where the ``:`` ends (if there is one). The builder gives
+it the pure loader's mark (``_empty_value_mark``); where that rule may not hold (an empty key,
+an explicit ``?`` or ``:`` indicator in a document with an empty block value) the pure loader
+loads the document.
+
 A run that needs no comments (``check``: findings only, no output; ``without_comments``)
 also hands libyaml documents whose only need of the pure loader was a comment or a blank line
 (which the round trip keeps as a comment): comments never change a finding (a test holds check
@@ -36,7 +44,8 @@ _KEPT = (
     ("", r"[\t\r\x85\u2028\u2029\ufeff%]"),        # tabs, other line breaks, BOM, directives
 )
 # without comments: still the pure loader where a comment stands in place of a value (``key:
-# # note``, ``- # note``): libyaml may place that empty value elsewhere (_has_empty_value)
+# # note``, ``- # note``): the pure loader then places that empty value after the indicator,
+# not at the next token as _empty_value_mark does
 _IN_PLACE_OF_A_VALUE = ("#", r":[ ]+#|(?:^|\s)-[ ]+#")
 # by whether comments are needed
 _PURE_ONLY: dict[bool, tuple[tuple[str, re.Pattern[str]], ...]] = {
@@ -67,11 +76,16 @@ def without_comments() -> Iterator[None]:
 # pure loader's own Y104 message); the builder, one frame a level, must not load those
 ONE_PASS_DEPTH = 100
 
-# a key with nothing after it on its line (its value starts on a later line, or it is empty):
-# the end of such a line, and what stands before the key (indentation, sequence dashes and
-# the indicators of an explicit key and its value, `? ` and `: `)
-_KEY_END = re.compile(r"(?m):[ ]*$")
-_BEFORE_KEY = re.compile(r"(?:[ ]*[-?:][ ]+)*[ ]*")
+# an explicit key or value indicator (``? a``, ``: b`` at the start of a line, after
+# indentation, sequence dashes or other indicators): the pure loader places an empty value
+# beside one otherwise than at the next key (``_empty_value_mark``)
+_EXPLICIT = re.compile(r"(?m)^[ ?:-]*[?:](?:[ ]|$)")
+
+
+class _Refused(Exception):
+    """A document libyaml would load into another tree than the pure loader: ``load`` returns
+    None for it (like for any other exception of the load)."""
+
 
 def load(text: str, pure_load: Callable[[str], Any], bound: int | None = None) -> Any | None:
     """The document loaded with libyaml, or None when it needs the pure loader.
@@ -91,7 +105,7 @@ def load(text: str, pure_load: Callable[[str], Any], bound: int | None = None) -
     header = _HEADER.match(text)
     body_start = header.end() if header else 0
     body = text[body_start:]
-    if _pure_only(body, _comments_needed) or _has_empty_value(body):
+    if _pure_only(body, _comments_needed):
         return None
     try:
         loader = loader_class(str(text))  # libyaml takes exact str only, no subclasses
@@ -121,25 +135,77 @@ def _pure_only(body: str, comments: bool) -> bool:
                for character, pattern in _PURE_ONLY[comments])
 
 
-def _has_empty_value(body: str) -> bool:
-    """True when a key has no value at all (libyaml marks that null where the key's line
-    ends, the pure loader at the next token). Keys whose value starts on the next line (a
-    nested block, or a sequence at the key's indentation) are fine."""
-    for match in _KEY_END.finditer(body):  # (a search for the line ends: the one pattern
-        # of a whole key line, ``^((?:[ ]*-[ ]+)*[ ]*)[^\n]*:[ ]*$``, tried every line)
-        line = body.rfind("\n", 0, match.start()) + 1
-        before = _BEFORE_KEY.match(body, line)  # (it always matches, maybe nothing)
-        column = before.end() - line if before else 0
-        start = match.end() + 1
-        end = body.find("\n", start)
-        following = body[start:] if end < 0 else body[start:end]  # the next line only (a
-        # slice to the end of the body for every key would be quadratic in its size)
-        content = following.lstrip(" ")
-        indent = len(following) - len(content)
-        if content and (indent > column or (indent == column and content.startswith("- "))):
+def _empty_value_mark(loader: Any, mapping: Any, index: int) -> Any:
+    """The mark the pure loader gives the empty value of pair ``index`` of ``mapping`` (a node
+    libyaml made); raises _Refused where it may not be the one given here."""
+    key, value = mapping.value[index]
+    if mapping.flow_style:
+        return _flow_empty_value_mark(loader.text, key.end_mark, value.start_mark)
+    if loader.explicit is None:  # (searched once a document, and only in one with an empty value)
+        loader.explicit = _EXPLICIT.search(loader.text) is not None
+    if loader.explicit:
+        raise _Refused  # the next token may be a '?' (marked after it) or the value has no ':'
+    pairs = mapping.value
+    if index + 1 < len(pairs):
+        return pairs[index + 1][0].start_mark  # the next (simple) key: its start
+    mark = mapping.end_mark  # the end of the block mapping: where the next token starts
+    text = loader.text
+    if mark.index >= len(text) and not text.endswith("\n"):  # (libyaml counts characters)
+        # the end of a text without a final line break: libyaml adds one, ruamel does not
+        line_start = text.rfind("\n") + 1
+        return _mark(mark.name, len(text), text.count("\n"), len(text) - line_start)
+    return mark
+
+
+def _flow_empty_value_mark(text: str, key_end: Any, value: Any) -> Any:
+    """In a flow mapping libyaml marks an empty value where the next token (``,``, ``}``)
+    starts; so does the pure loader when the key has no ``:``, else it marks where the ``:``
+    ends."""
+    between = text[key_end.index:value.index]
+    indicator = between.strip(" \n")
+    if not indicator:
+        return value
+    if indicator != ":":
+        raise _Refused  # (a comment, without comments: not looked into)
+    offset = between.index(":") + 1
+    breaks = between.count("\n", 0, offset)
+    column = key_end.column + offset if not breaks \
+        else offset - between.rindex("\n", 0, offset) - 1
+    return _mark(key_end.name, key_end.index + offset, key_end.line + breaks, column)
+
+
+def _mark(name: Any, index: int, line: int, column: int) -> Any:
+    """A mark of ruamel's (what the constructor reads of it: ``line``, ``column``)."""
+    from ruamel.yaml.error import StreamMark
+
+    return StreamMark(name, index, line, column)
+
+
+def _place_empty_values(loader: Any, root: Any) -> None:
+    """Give every empty value of the tree under ``root`` the pure loader's mark
+    (``_empty_value_mark``), for ruamel's generic construction; raises _Refused as it does."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:  # (an alias)
             continue
-        return True
-    return False
+        seen.add(id(node))
+        if type(node) is MappingNode:
+            for index, (key, value) in enumerate(node.value):
+                if _is_empty(key, ScalarNode):
+                    raise _Refused  # an empty key: explicit or in a flow mapping
+                if _is_empty(value, ScalarNode):
+                    value.start_mark = value.end_mark = _empty_value_mark(loader, node, index)
+                stack += (key, value)
+        elif type(node) is SequenceNode:
+            stack += node.value
+
+
+def _is_empty(node: Any, scalar: Any) -> bool:
+    """Whether ``node`` is an empty node: a plain scalar of no text."""
+    return type(node) is scalar and node.value == "" and not node.style
 
 
 @functools.cache
@@ -172,6 +238,8 @@ def _loader_class() -> type | None:
             self.allow_duplicate_keys = False
             self.comment_handling = None
             VersionedResolver.__init__(self, version=None, loadumper=self)
+            self.text = stream  # (for _empty_value_mark)
+            self.explicit: bool | None = None  # whether it has explicit indicators (_EXPLICIT)
 
         resolve = fast_resolve
 
@@ -184,6 +252,7 @@ def _loader_class() -> type | None:
                     return build(self, node, self.aliases)
                 except _NotPlain:
                     pass
+            _place_empty_values(self, node)
             return RoundTripConstructor.construct_document(self, node)
 
     return RoundTripCLoader
@@ -255,8 +324,9 @@ def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[..., Any],
 
     def build(loader: Any, root: Any, aliases: bool = True) -> Any:
         """What ``RoundTripConstructor.construct_document`` makes of a plain tree; raises
-        _NotPlain for anything else (before changing any node: ruamel then starts over).
-        ``aliases`` false: the text has no ``*``, so no node can be met twice."""
+        _NotPlain for anything else (before changing any node: ruamel then starts over), and
+        _Refused as _empty_value_mark does. ``aliases`` false: the text has no ``*``, so no
+        node can be met twice."""
         seen: set[int] = set()  # the nodes met: one met again is an alias (ruamel shares
         # the object it made of it; libyaml names no anchor)
 
@@ -285,14 +355,19 @@ def _fast_paths(constructor: Any, resolver: Any) -> tuple[Callable[..., Any],
                 record = mapping.lc
                 record.line, record.col = mark.line, mark.column
                 own = mapping._ok
-                for key_node, value_node in node.value:
+                for index, (key_node, value_node) in enumerate(node.value):
                     if type(key_node) is not ScalarNode or id(key_node.ctag) not in scalars:
                         raise _NotPlain  # a complex key, a merge key (<<), a value key (=)
                     key = construct(key_node)
+                    if key is None and not key_node.value:
+                        raise _Refused  # an empty key: explicit or in a flow mapping
                     if key in mapping:
                         raise _NotPlain  # a duplicate key: ruamel raises the error
                     value = construct(value_node)
                     key_mark, value_mark = key_node.start_mark, value_node.start_mark
+                    if value is None and not value_node.value:  # an empty value (a null
+                        # from a scalar of no text): where the pure loader marks it
+                        value_mark = _empty_value_mark(loader, node, index)
                     positions[key] = [key_mark.line, key_mark.column, value_mark.line,
                                       value_mark.column]
                     set_item(mapping, key, value)  # CommentedMap.__setitem__ of a new key

@@ -87,6 +87,7 @@ def _construct(text: str, one_pass: bool) -> tuple[str, Any]:
         loader.one_pass = one_pass
         if one_pass:
             return "ok", loader.construct_document(node)
+        fastload._place_empty_values(loader, node)  # (as construct_document does before it)
         return "ok", RoundTripConstructor.construct_document(loader, node)
     except Exception as exc:
         return "error", type(exc).__name__
@@ -245,33 +246,25 @@ def test_the_split_search_agrees_on_the_fixtures() -> None:
                 (_OLD[comments].search(text) is not None), text
 
 
-_OLD_KEY_ONLY = re.compile(r"(?m)^((?:[ ]*-[ ]+)*[ ]*)[^\n]*:[ ]*$")
+_EMPTY_VALUES = ["a:\nb: 1\n", "x:\n  a:\nb:\n", "- a:\n  b:\n- c:", "a: 1\nb:   ",
+                 "k:\n  - x:\n    y:\n  -\n", "<<: {m: 1}\na:\n[b]: 1\nc:\n"]
 
 
-def _old_has_empty_value(body: str) -> bool:
-    """``_has_empty_value`` as it was, with one pattern for a whole key line."""
-    for match in _OLD_KEY_ONLY.finditer(body):
-        column = len(match.group(1))
-        start = match.end() + 1
-        end = body.find("\n", start)
-        following = body[start:] if end < 0 else body[start:end]
-        content = following.lstrip(" ")
-        indent = len(following) - len(content)
-        if content and (indent > column or (indent == column and content.startswith("- "))):
-            continue
-        return True
-    return False
+@pytest.mark.parametrize("text", _EMPTY_VALUES)
+def test_ruamels_construction_gets_the_empty_values_the_builder_gets(text: str) -> None:
+    """A tree left to ruamel's generic construction (too deep for the one-pass builder, a
+    merge or complex key) has its empty values placed as the builder places them."""
+    from tests.test_yamlio import _pure, _shape
 
-
-@settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=" -:\nab#'", max_size=60))
-def test_keys_without_a_value_are_found_as_before(body: str) -> None:
-    assert fastload._has_empty_value(body) == _old_has_empty_value(body), body
-
-
-def test_keys_without_a_value_are_found_as_before_in_the_fixtures() -> None:
-    for text in _TEXTS:
-        assert fastload._has_empty_value(text) == _old_has_empty_value(text), text
+    saved = fastload.ONE_PASS_DEPTH
+    try:
+        for depth in (saved, -1):  # -1: ruamel's construction for every document
+            fastload.ONE_PASS_DEPTH = depth
+            fast = fastload.load(text, yamlio._load_pure)
+            assert fast is not None, text
+            assert _shape(fast) == _shape(_pure(text)), (depth, text)
+    finally:
+        fastload.ONE_PASS_DEPTH = saved
 
 
 def _parsed(name: str) -> Any:
