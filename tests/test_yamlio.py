@@ -343,7 +343,16 @@ def _assert_same_if_taken(text: str) -> None:
         pure = _pure(text)
         assert _shape(fast) == _shape(pure), (comments, text)
         if comments:
-            assert yamlio.dump(fast, yamlio.Indent()) == yamlio.dump(pure, yamlio.Indent()), text
+            assert _dumped(fast) == _dumped(pure), text
+
+
+def _dumped(tree: Any) -> str:
+    """The tree written back, or the name of the error ruamel's writer raises on it (a header
+    comment before a top-level `[]` crashes its emitter, whichever loader made the tree)."""
+    try:
+        return yamlio.dump(tree, yamlio.Indent())
+    except Exception as exc:  # (the same failure on both trees is agreement)
+        return type(exc).__name__
 
 
 @needs_libyaml
