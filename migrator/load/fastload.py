@@ -42,9 +42,6 @@ _KEPT = (
     ("!", r"(?:^|[\s\[{,:-])!"),                  # a tag (explicit tags are kept as written)
     (">", r"(?:^|[\s:-])>[-+0-9]*[ ]*(?:\n|$)"),  # a folded block scalar (folds are kept)
     ("", r"[\t\r\x85\u2028\u2029\ufeff%]"),        # tabs, other line breaks, BOM, directives
-    # a ':' with no space after it, after a quoted or flow key or a space (`['':-]`, `[{}:]`,
-    # `['' :x]`): libyaml reads some of these, ruamel's parser refuses them
-    (":", r"(?:[\]}\"'][ ]*|[ ]):[^ \n]"),
 )
 # without comments: still the pure loader where a comment stands in place of a value (``key:
 # # note``, ``- # note``): the pure loader then places that empty value after the indicator,

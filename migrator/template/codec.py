@@ -416,9 +416,8 @@ class Codec:
                 out.append(lead + "{{- if " + emptied + " }} {}{{- end }}")
         return "\n".join(out)
 
-    def _null_slot(self, line: str) -> tuple[Slot, str] | None:
-        """The slot and key of a line `key: <stand-in>` whose key the converter drops when
-        the slot renders null (Slot.dropped_when), or None."""
+    def scalar_slot(self, line: str) -> tuple[Slot, str] | None:
+        """The slot a line `key: <stand-in>` holds and its key line, or None."""
         found = _SCALAR_LINE.match(line)
         if found is None:
             return None
@@ -426,13 +425,19 @@ class Codec:
         slot: Slot | None = None
         if STR_TOKEN.fullmatch(token):
             slot = self.by_id.get(int(token[4:8]))
-        elif _INT_TOKEN.fullmatch(token):
+        elif _INT_TOKEN.fullmatch(token):  # (a bounded stand-in: any digits are no int here)
             ints = decode_int(int(token), self.ints)
             slot = ints[0][0] if ints and len(ints[0]) == 1 and not ints[1] else None
-        key = found.group(1) + found.group(2) + ":"
-        if slot is None or not slot.dropped_when.get(key.strip()) or not slot.action.body:
+        return None if slot is None else (slot, found.group(1) + found.group(2) + ":")
+
+    def _null_slot(self, line: str) -> tuple[Slot, str] | None:
+        """The slot and key of a line `key: <stand-in>` whose key the converter drops when
+        the slot renders null (Slot.dropped_when), or None."""
+        found = self.scalar_slot(line)
+        if found is None or not found[0].dropped_when.get(found[1].strip()) \
+                or not found[0].action.body:
             return None
-        return slot, key
+        return found
 
     def _null_guard(self, line: str) -> str:
         """``{{- if not (...) }}`` around a key whose scalar the converter drops when it renders

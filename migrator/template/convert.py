@@ -14,7 +14,6 @@ from migrator.template import structure
 from migrator.template.codec import (
     _INT_TOKEN,
     _LINE_FORM,
-    _SCALAR_LINE,
     HOST_ENTRY,
     LINE_TOKEN,
     STR_TOKEN,
@@ -52,8 +51,9 @@ VALUE_ASSUMED = "Y130"
 CANONICAL_LAYOUT = yamlio.Indent(mapping=2, sequence=4, offset=2)
 MAX_LEGACY = 8  # conditions that keep the legacy job (each folds the template again)
 # all folds of one document together (each fold is capped by worlds.MAX_BRANCH_RUNS and
-# MAX_BRANCH_WORK before it starts; each branch kept legacy folds again): twice one fold's
-# runs, and twice its characters converted
+# MAX_BRANCH_WORK before it starts; each branch kept legacy folds again, and a split converts
+# the document a second time, on the same budget): four times one fold's runs, and four times
+# its characters converted (arena tfjob, the largest chart: 244 runs of 1.0 M characters)
 MAX_TOTAL_RUNS = 4 * MAX_BRANCH_RUNS
 _ENV = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 
@@ -125,10 +125,12 @@ _LINE_REF = re.compile(r"(\(line )(\d+)(?=\)| of the original)")
 def _convert_template(text: str, dialect: Dialect | None, options: Any, render: bool,
                       origin: list[list[int]], scope: frozenset[str] = frozenset(),
                       helm: bool | None = None,
-                      preset: tuple[tuple[int, int], ...] = ()) -> Outcome | None:
+                      preset: tuple[tuple[int, int], ...] = (),
+                      spent: list[int] | None = None) -> Outcome | None:
     """The outcome for ``text``; ``scope``: variables declared around it (a range's);
     ``helm``: whether the engine is Helm's, as judged for the text around it; ``preset``:
-    blocks whose branch the text around the result has chosen (a split, below)."""
+    blocks whose branch the text around the result has chosen (a split, below); ``spent``: the
+    conversions and characters the document has used already (its budget is shared)."""
     from migrator.convert.plain import convert_plain
     from migrator.convert.rules import contract, launch
     from migrator.settings import ConvertOptions
@@ -165,7 +167,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         return _convert_loop(text, template, loop, defines, options, render, scope)
     codec = Codec(template, dialect)
 
-    runs = [0, 0]  # conversions, characters converted
+    runs = spent if spent is not None else [0, 0]  # conversions, characters converted
     # a refold (a branch kept legacy) meets most worlds of the fold before it again, as the
     # same text (the kept branch was the reference one): each text is converted once
     seen: dict[str, tuple[str, list[Any], bool]] = {}
@@ -241,8 +243,9 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             + _process_count_guards(codec, process_counts, scope)
         _merge_neutrals(codec)
         reference = folded.worlds[tuple(sorted(forced.items()))][0]
-        if codec.template.helm and dialect == "go" and runs[0] + 2 <= MAX_TOTAL_RUNS \
-                and runs[1] + 2 * len(codec.encode(forced).text) <= 2 * MAX_BRANCH_WORK:
+        measuring = 2 + MAX_NULL_WORLDS  # (the worlds _empty_guards may take)
+        if codec.template.helm and dialect == "go" and runs[0] + measuring <= MAX_TOTAL_RUNS \
+                and runs[1] + measuring * len(codec.encode(forced).text) <= 4 * MAX_BRANCH_WORK:
             _empty_guards(codec, forced, convert, reference)
         body = codec.decode("\n".join(render_lines(lift_escaped(codec, folded.pieces, forced))))
         single = _one_node_count(codec, folded, scope) if dialect == "go" else None
@@ -284,7 +287,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     sub = None
     if split is not None:
         sub = _convert_template(text, dialect, options, render, [], scope, helm,
-                                tuple(sorted(split[1].items())))
+                                tuple(sorted(split[1].items())), runs)
         if sub is None or sub.status != "converted":
             sub = None
     # the conditions found before the split hold whichever branch it takes; those found after
@@ -902,9 +905,14 @@ def _units_of(branch: Any) -> list[int]:
 def _canonical(text: str) -> str:
     """The converter's output in one layout (it is written with CANONICAL_LAYOUT, and an
     item's first field is a line of its own), so that worlds differ only where their content
-    differs."""
+    differs; the lines of block scalars are content and stay as they are."""
     lines: list[str] = []
+    scalar = -1  # the indentation of the line that opened the block scalar we are in
     for line in text.split("\n"):
+        if scalar >= 0 and (not line.strip() or _indent(line) > scalar):
+            lines.append(line)
+            continue
+        scalar = _indent(line) if _BLOCK_SCALAR.search(line) else -1
         item = _ITEM_MAPPING.match(line)
         if item:  # `- key: v` -> `-` + `  key: v`: an item's first field is a line of its own
             lines.append(item.group(1) + "-")
@@ -914,9 +922,13 @@ def _canonical(text: str) -> str:
             lines[-1] += " " + line.strip()  # an empty value written on the key's next line
         else:
             lines.append(line if line.strip() else "")  # (a blank line's spaces are noise)
-    while len(lines) > 1 and not lines[-1] and not lines[-2]:
+    while len(lines) > 1 and not lines[-1] and not lines[-2] and scalar < 0:
         lines.pop()
     return "\n".join(lines)
+
+
+# a line opening a block scalar (`key: |`, `- >-`, `args: |2+`)
+_BLOCK_SCALAR = re.compile(r"(?:^|[:\s-])[ ]*[|>][-+0-9]*[ ]*$")
 
 
 def _indent(line: str) -> int:
@@ -1098,15 +1110,8 @@ def _keyed_spans(codec: Codec, ref: list[str], ids: set[int]) -> dict[int, Span]
 
 def _scalar_slot(codec: Codec, line: str) -> Any:
     """The keyed scalar slot a line `key: <stand-in>` holds, or None."""
-    found = _SCALAR_LINE.match(line)
-    if found is None:
-        return None
-    token = found.group(3)
-    if STR_TOKEN.fullmatch(token):
-        slot = codec.by_id.get(int(token[4:8]))
-    else:
-        ints = decode_int(int(token), codec.ints)
-        slot = ints[0][0] if ints and len(ints[0]) == 1 and not ints[1] else None
+    found = codec.scalar_slot(line)
+    slot = found[0] if found else None
     return slot if slot is not None and slot.kind != "line" and slot.keyed else None
 
 

@@ -884,7 +884,7 @@ def _retoken(codec: Codec, line: str, block: Block) -> str:
 def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
     """Lines the converter leaves out once everything under them is gone (an empty ``volumes:``,
     a patch with nothing to patch) are wrapped in ``if or (...)`` of the blocks under them."""
-    from migrator.template.conditions import _branch_condition, condition
+    from migrator.template.conditions import _branch_condition, _path_to, condition
 
     world, expected, got = detail
     owners: list[tuple[list[Piece], int]] = []
@@ -907,6 +907,10 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
         return False
     blocks = {b.id: b for b in codec.template.blocks}
     guards = 0
+
+    def nesting(bid: int) -> tuple[int, int]:
+        """How deep a block is written (a canonical id may be a twin's elsewhere), then its id."""
+        return len(_path_to(codec.template.root, blocks[bid], []) or []), bid
     for lst, index in sorted(owners, key=lambda o: (id(o[0]), -o[1])):
         key = (id(lst), index)
         line = lst[index]
@@ -923,7 +927,7 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
         chains: set[frozenset[int]] = set()
         for item in lst[index + 1:end]:
             if isinstance(item, Cond):
-                chains.update(_cut(chain, blocks) for chain in _writers(item))
+                chains.update(_cut(chain, blocks, nesting) for chain in _writers(item))
         if not chains:
             # a leaf that goes with its parent is covered by the parent's guard
             if any(other is lst and j < index and _indent(str(lst[j])) < depth
@@ -939,7 +943,7 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
         conds = []
         for chain in sorted(chains, key=sorted):
             tests = [_branch_condition(blocks[m], 0) or condition(codec, blocks[m], 0, forced)
-                     for m in sorted(chain)]
+                     for m in sorted(chain, key=nesting)]
             if any(not t for t in tests):
                 return False
             conds.append(tests[0] if len(tests) == 1 else
@@ -988,10 +992,11 @@ def _written(piece: Piece) -> bool:
     return _head(Cond(piece.block, [[], *piece.branches[1:]])) is not None
 
 
-def _cut(chain: frozenset[int], blocks: dict[int, Block]) -> frozenset[int]:
-    """A set of nested blocks (outermost first by id) up to its first with or range: the tests
-    inside one read what it rebinds, so its own (not empty) stands for them."""
-    ordered = sorted(chain)
+def _cut(chain: frozenset[int], blocks: dict[int, Block],
+         nesting: Callable[[int], tuple[int, int]]) -> frozenset[int]:
+    """A set of nested blocks up to its first (outermost) with or range: the tests inside one
+    read what it rebinds, so its own (not empty) stands for them."""
+    ordered = sorted(chain, key=nesting)
     for i, bid in enumerate(ordered):
         if blocks[bid].kind in ("with", "range"):
             return frozenset(ordered[:i + 1])

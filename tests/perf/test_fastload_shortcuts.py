@@ -27,8 +27,7 @@ pytestmark = pytest.mark.skipif(fastload._loader_class() is None,
 # the searches as one alternation each, as fastload wrote them before it split them (and
 # before a blank line went to libyaml when comments are not needed)
 _OLD_KEPT = (r"(?:^|[\s\[{,:-])&[\w-]|(?:^|[\s\[{,:-])!"
-             r"|(?:^|[\s:-])>[-+0-9]*[ ]*(?:\n|$)|[\t\r\x85\u2028\u2029\ufeff%]"
-             r"|(?:[\]}\"'][ ]*|[ ]):[^ \n]")
+             r"|(?:^|[\s:-])>[-+0-9]*[ ]*(?:\n|$)|[\t\r\x85\u2028\u2029\ufeff%]")
 _OLD = {True: re.compile(r"#|\n[ ]*\n|" + _OLD_KEPT),
         False: re.compile(_OLD_KEPT + r"|:[ ]+#|(?:^|\s)-[ ]+#")}
 

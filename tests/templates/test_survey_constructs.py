@@ -247,3 +247,47 @@ def test_a_template_comment_inside_a_block_is_written_as_helm_reads_it(
         "cpu": {"image": "pytorch:2", "workers": 3},
         "one": {"image": "pytorch:2", "workers": 1, "gpu": False}}
     check_inline_chart(tmp_path, GO_COMMENT, sets, crdcheck, shared)
+
+
+SCRIPT = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  nprocPerNode: "1"
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: {{ .Values.workers }}
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: {{ .Values.image }}
+              command: ["sh", "-c"]
+              args:
+                - |
+                  cat > cfg.yaml <<EOF
+                  cfg:
+                      {}
+                  SPACES
+                  EOF
+                  torchrun train.py
+""".replace("                  SPACES", " " * 20)  # (a line of spaces only)
+
+
+def test_block_scalar_lines_are_carried_as_written(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    """The fold's outputs are compared line by line in one layout; the lines of a block
+    scalar are content (a script writing a YAML file: `cfg:` and `{}` on the next line, a line
+    of spaces) and reach the converted template as written (review: they were merged into
+    `cfg: {}` and emptied)."""
+    pytest.importorskip("helm_python")
+    outcome = convert_template(SCRIPT)
+    assert outcome is not None
+    assert outcome.status == "converted", outcome.notes
+    assert "        cfg:\n            {}\n          \n        EOF\n" in outcome.text
+    sets: dict[str, dict[str, Any]] = {
+        "two": {"image": "pytorch:2", "workers": 2},
+        "one": {"image": "pytorch:2", "workers": 1},
+        "eight": {"image": "registry.example.com/t:1", "workers": 8}}
+    check_inline_chart(tmp_path, SCRIPT, sets, crdcheck, shared)

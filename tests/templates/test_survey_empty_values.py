@@ -152,3 +152,21 @@ def test_nested_ifs_under_a_key_guard_it_as_the_rendered_job_keeps_it(
         "both": {"resources": {"cpuLimit": 32, "memoryRequest": "64Gi"}}}
     template = "{{- if ne .Values.habana true }}\n" + NESTED + "{{- end }}\n"
     check_inline_chart(tmp_path, template, sets, crdcheck, shared, options, targets=("2.2",))
+
+
+def test_a_long_run_of_digits_in_a_block_scalar_is_text() -> None:
+    """The null-scalar measurement reads `key: <stand-in>` lines of the output; a line of a
+    block scalar holding thousands of digits is no stand-in (int() of it raised: a traceback
+    for a user's file, found by review)."""
+    from migrator.template import convert_template
+
+    digits = "1" * 5000
+    template = RUN_AS.replace('            command: ["torchrun", "train.py"]\n',
+                              '            command: ["torchrun", "train.py"]\n'
+                              "            args:\n              - |\n"
+                              f"                n: {digits}\n")
+    assert digits in template
+    outcome = convert_template(template)
+    assert outcome is not None
+    assert outcome.status == "converted", outcome.notes
+    assert f"n: {digits}" in outcome.text
