@@ -452,18 +452,18 @@ class Codec:
         """When ``lines[index]`` is the last entry of a map whose entries are all guarded
         scalars that the converter writes as `{}` once all are dropped (Codec.kept_empty): the
         test that they all render null; else ""."""
-        column = _indent_of(lines[index])
+        column = indent_of(lines[index])
         if index + 1 < len(lines) and lines[index + 1].strip() \
-                and _indent_of(lines[index + 1]) >= column:
+                and indent_of(lines[index + 1]) >= column:
             return ""
         slots: list[Slot] = []
         for i in range(index, -1, -1):
-            if _indent_of(lines[i]) < column:
+            if indent_of(lines[i]) < column:
                 if not lines[i].rstrip().endswith(":"):
                     return ""
                 break
             found = self._null_slot(lines[i])
-            if found is None or _indent_of(lines[i]) != column:
+            if found is None or indent_of(lines[i]) != column:
                 return ""
             slots.append(found[0])
         if frozenset(s.id for s in slots) not in self.kept_empty:
@@ -649,7 +649,8 @@ def _null_test(slot: Slot) -> str:
             f"(has (trim (toString ({expr}))) (list {values})))")
 
 
-def _indent_of(line: str) -> int:
+def indent_of(line: str) -> int:
+    """The spaces a line starts with."""
     return len(line) - len(line.lstrip(" "))
 
 

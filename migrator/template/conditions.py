@@ -16,7 +16,7 @@ def condition(codec: Codec, block: Any, failing: int, forced: dict[int, int]) ->
     for twin in codec.template.blocks:
         if codec.canon.get(twin.id, twin.id) != codec.canon.get(block.id, block.id):
             continue
-        trail = _path_to(codec.template.root, twin, [])
+        trail = path_to(codec.template.root, twin, [])
         if trail is not None and all(forced.get(codec.canon.get(a.id, a.id), 0) == c
                                      for a, c in trail
                                      if codec.canon.get(a.id, a.id) in forced or c != 0):
@@ -90,14 +90,14 @@ def _branch_condition(block: Any, index: int) -> str:
         (parts[0] if len(parts) == 1 else "and " + " ".join(f"({p})" for p in parts))
 
 
-def _path_to(branch: Any, target: Any, trail: list[Any]) -> list[Any] | None:
+def path_to(branch: Any, target: Any, trail: list[Any]) -> list[Any] | None:
     for item in branch.items:
         if isinstance(item, int):
             continue
         if item is target:
             return trail
         for i, sub in enumerate(item.branches):
-            found = _path_to(sub, target, [*trail, (item, i)])
+            found = path_to(sub, target, [*trail, (item, i)])
             if found is not None:
                 return found
     return None

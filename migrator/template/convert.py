@@ -21,9 +21,10 @@ from migrator.template.codec import (
     decode_int,
     fragment_expression,
     go_string,
+    indent_of,
 )
 from migrator.template.conditions import condition as _condition
-from migrator.template.conditions import enclosing
+from migrator.template.conditions import enclosing, path_to
 from migrator.template.knowledge import FIELDS
 from migrator.template.marks import ENV_MARK, MARK
 from migrator.template.structure import Unsupported
@@ -784,12 +785,11 @@ def _splits(codec: Codec, before: dict[int, int], forced: dict[int, int], cond: 
     """The condition and the choices to convert the template again with, when the block just
     kept legacy is a top-level ``if`` whose first branch failed only with errors other values
     may not have (FIELDS.split_codes: its roles' pod templates differ); else None."""
-    from migrator.template.conditions import _path_to
 
     added = [k for k in forced if k not in before]
     blocks = {b.id: b for b in codec.template.blocks}
     if len(added) != 1 or forced[added[0]] != 1 or blocks[added[0]].kind != "if" \
-            or _path_to(codec.template.root, blocks[added[0]], []):
+            or path_to(codec.template.root, blocks[added[0]], []):
         return None
     errors = [f.code for d in exc.documents for f in d.findings
               if getattr(f.severity, "value", "") == "error"]
@@ -909,16 +909,16 @@ def _canonical(text: str) -> str:
     lines: list[str] = []
     scalar = -1  # the indentation of the line that opened the block scalar we are in
     for line in text.split("\n"):
-        if scalar >= 0 and (not line.strip() or _indent(line) > scalar):
+        if scalar >= 0 and (not line.strip() or indent_of(line) > scalar):
             lines.append(line)
             continue
-        scalar = _indent(line) if _BLOCK_SCALAR.search(line) else -1
+        scalar = indent_of(line) if _BLOCK_SCALAR.search(line) else -1
         item = _ITEM_MAPPING.match(line)
         if item:  # `- key: v` -> `-` + `  key: v`: an item's first field is a line of its own
             lines.append(item.group(1) + "-")
             lines.append(" " * (len(item.group(1)) + 2) + item.group(2))
         elif line.strip() in ("{}", "[]") and lines and lines[-1].endswith(":") \
-                and _indent(lines[-1]) < _indent(line):
+                and indent_of(lines[-1]) < indent_of(line):
             lines[-1] += " " + line.strip()  # an empty value written on the key's next line
         else:
             lines.append(line if line.strip() else "")  # (a blank line's spaces are noise)
@@ -930,9 +930,6 @@ def _canonical(text: str) -> str:
 # a line opening a block scalar (`key: |`, `- >-`, `args: |2+`)
 _BLOCK_SCALAR = re.compile(r"(?:^|[:\s-])[ ]*[|>][-+0-9]*[ ]*$")
 
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
 
 
 _ITEM_MAPPING = re.compile(r"^(\s*)- ((?:[A-Za-z0-9_./-]+|\"[^\"]*\"|'[^']*'):(?: |$).*)$")
@@ -1036,9 +1033,9 @@ MAX_NULL_WORLDS = 12  # worlds measuring null scalars (halves of those that chan
 
 def _parent_line(lines: list[str], index: int) -> int:
     """The index of the nearest line before ``index`` indented less (-1: none)."""
-    depth = _indent(lines[index])
+    depth = indent_of(lines[index])
     for i in range(index - 1, -1, -1):
-        if lines[i].strip() and _indent(lines[i]) < depth:
+        if lines[i].strip() and indent_of(lines[i]) < depth:
             return i
     return -1
 Span = tuple[int, int, str]  # (end, slot, key line) of a keyed value in the reference output
@@ -1407,12 +1404,11 @@ def _variants(codec: Codec, folded: Any, failing: dict[int, int], forced: dict[i
     once, every second one, the others (pinned counts keep no world of their own)."""
     if failing is None:
         return []
-    from migrator.template.conditions import _path_to
 
     blocks = {b.id: b for b in codec.template.blocks}
     # the blocks around the failing one stay as they are (switching them hides it)
     around = {codec.canon.get(a.id, a.id) for b in failing if b in blocks
-              for a, _ in (_path_to(codec.template.root, blocks[b], []) or [])}
+              for a, _ in (path_to(codec.template.root, blocks[b], []) or [])}
     live = sorted(b for b in folded.moved if b not in forced and b not in failing
                   and b not in around and blocks[b].kind != "guard")
     if not live:

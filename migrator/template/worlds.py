@@ -17,7 +17,9 @@ from migrator.template.codec import (
     World,
     decode_int,
     go_string,
+    indent_of,
 )
+from migrator.template.conditions import _branch_condition, condition, path_to
 from migrator.template.structure import Block, Branch, Unsupported
 from migrator.template.tokens import Action
 
@@ -589,8 +591,7 @@ def refold(base: Folded, codec: Codec, convert: Converter, forced: World,
                 raise Unsupported("a change straddles blocks", 0)
         _settle(derived, run, blocks, live, codec, forced)
     except (Unsupported, WorldFailed):
-        return fold(codec, convert, forced, {*known, *(codec.encode(dict(k)).text
-                                                      for k in derived.worlds)})
+        return fold(codec, convert, forced, known)
     return derived
 
 
@@ -673,7 +674,6 @@ def lift_escaped(codec: Codec, pieces: list[Piece], forced: World,
     (conditions.condition), and the first branch is what the lines are when the with is off.
     ``{{ if C1 }}`` b1 ... ``{{ else }}`` b0, Ck the lifted test of branch k. Unsupported where
     a test cannot be lifted (reading a field of ``.``)."""
-    from migrator.template.conditions import _path_to, condition
 
     out: list[Piece] = []
     for piece in pieces:
@@ -688,7 +688,7 @@ def lift_escaped(codec: Codec, pieces: list[Piece], forced: World,
             [b for b in codec.template.blocks if codec.canon.get(b.id, b.id) == rep]
         # (a twin written where its withs are around it reads the same values)
         if not twins or not all(any(a.kind == "with" and codec.canon.get(a.id, a.id) not in around
-                                    for a, _c in _path_to(codec.template.root, twin, []) or [])
+                                    for a, _c in path_to(codec.template.root, twin, []) or [])
                                 for twin in twins):
             out.append(Cond(block, branches))
             continue
@@ -788,7 +788,6 @@ def _checks(codec: Codec, blocks: dict[int, Block], live: set[int]
     switched, every other one (twice), every range run twice, and each range empty; and, where
     blocks nest, all but the outermost switched, and the innermost alone (these two may fail
     to convert: a list item whose every field is in an if)."""
-    from migrator.template.conditions import _path_to
 
     checks: list[tuple[World, bool]] = []
     if live:
@@ -799,7 +798,7 @@ def _checks(codec: Codec, blocks: dict[int, Block], live: set[int]
         # (an outer `if` switched off hides what the blocks inside it do together: the whole
         # job in an if, two sibling ifs that leave their key empty)
         paths = {b: {codec.canon.get(a.id, a.id)
-                     for a, _c in _path_to(codec.template.root, blocks[b], []) or []}
+                     for a, _c in path_to(codec.template.root, blocks[b], []) or []}
                  for b in ordered}
         outer = set().union(*paths.values()) & live
         inner = [b for b in ordered if b not in outer]
@@ -819,7 +818,6 @@ def _possible(codec: Codec, blocks: dict[int, Block], world: World) -> World:
     """``world`` without the empty ranges it cannot have: a `range` over X inside the body of
     an `{{ if X }}` (labels built by a range inside an if on the same map) has at least one
     item whenever that if is on, so it stays at its reference (one item) there."""
-    from migrator.template.conditions import _path_to
 
     out = dict(world)
     for bid, choice in world.items():
@@ -827,7 +825,7 @@ def _possible(codec: Codec, blocks: dict[int, Block], world: World) -> World:
         if block is None or block.kind != "range" or choice != 1:
             continue
         subject = _range_subject(block)
-        for anc, branch in _path_to(codec.template.root, block, []) or []:
+        for anc, branch in path_to(codec.template.root, block, []) or []:
             rep = codec.canon.get(anc.id, anc.id)
             if anc.kind == "if" and branch == 0 and out.get(rep, 0) == 0 \
                     and _if_subject(anc) == subject and subject:
@@ -884,7 +882,6 @@ def _retoken(codec: Codec, line: str, block: Block) -> str:
 def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
     """Lines the converter leaves out once everything under them is gone (an empty ``volumes:``,
     a patch with nothing to patch) are wrapped in ``if or (...)`` of the blocks under them."""
-    from migrator.template.conditions import _branch_condition, _path_to, condition
 
     world, expected, got = detail
     owners: list[tuple[list[Piece], int]] = []
@@ -910,16 +907,16 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
 
     def nesting(bid: int) -> tuple[int, int]:
         """How deep a block is written (a canonical id may be a twin's elsewhere), then its id."""
-        return len(_path_to(codec.template.root, blocks[bid], []) or []), bid
+        return len(path_to(codec.template.root, blocks[bid], []) or []), bid
     for lst, index in sorted(owners, key=lambda o: (id(o[0]), -o[1])):
         key = (id(lst), index)
         line = lst[index]
         assert isinstance(line, str)
-        depth = _indent(line)
+        depth = indent_of(line)
         end = index + 1
         while end < len(lst):
             head = _head(lst[end])
-            if head is not None and _indent(head) <= depth:
+            if head is not None and indent_of(head) <= depth:
                 break
             end += 1
         while end > index + 1 and isinstance(lst[end - 1], str) and not str(lst[end - 1]).strip():
@@ -930,7 +927,7 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
                 chains.update(_cut(chain, blocks, nesting) for chain in _writers(item))
         if not chains:
             # a leaf that goes with its parent is covered by the parent's guard
-            if any(other is lst and j < index and _indent(str(lst[j])) < depth
+            if any(other is lst and j < index and indent_of(str(lst[j])) < depth
                    for other, j in owners):
                 continue
             return False
@@ -1021,9 +1018,6 @@ def _owners(pieces: list[Piece], world: World, out: list[tuple[list[Piece], int]
             choice = max(world.get(piece.block.id, 0), 0)
         _owners(piece.branches[choice], world, out)
 
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
 
 
 def _head(piece: Piece) -> str | None:
