@@ -104,6 +104,22 @@ class Codec:
             key = (block.kind, *tuple(b.header.body if b.header else "" for b in block.branches))
             self.canon[block.id] = first.setdefault(key, block.id)
 
+    def detach(self, bid: int, worlds: list[World]) -> None:
+        """Let block ``bid`` switch apart from its twins (blocks with the same test) from now
+        on; ``worlds`` that name the twins by its id name them by their new first one too."""
+        rep = self.canon.get(bid, bid)
+        twins = [b.id for b in self.template.blocks
+                 if b.id != bid and self.canon.get(b.id, b.id) == rep]
+        if not twins:
+            return
+        self.canon[bid] = bid
+        if rep == bid:
+            for twin in twins:
+                self.canon[twin] = twins[0]
+            for world in worlds:
+                if bid in world:
+                    world.setdefault(twins[0], world[bid])
+
     def slot(self, kind: SlotKind, action: Action, line: int, ctx: Ctx, **extra: object) -> Slot:
         key = (kind, action.text, ctx)
         found = self.slots.get(key)

@@ -8,11 +8,13 @@ from typing import Any
 from migrator.template.codec import Codec
 
 
-def condition(codec: Codec, block: Any, failing: int, forced: dict[int, int]) -> str | None:
+def condition(codec: Codec, block: Any, failing: int, forced: dict[int, int],
+              every: bool = False) -> str | None:
     """A Go expression true exactly when ``block`` takes branch ``failing`` (top-level only).
 
-    Of blocks with the same condition, the one reachable under the ``forced`` choices is used."""
-    path = None
+    Of blocks with the same condition, the first one reachable under the ``forced`` choices is
+    used; with ``every``, any of them (they switch together: forcing one forces them all)."""
+    found: list[list[str]] = []
     for twin in codec.template.blocks:
         if codec.canon.get(twin.id, twin.id) != codec.canon.get(block.id, block.id):
             continue
@@ -20,10 +22,25 @@ def condition(codec: Codec, block: Any, failing: int, forced: dict[int, int]) ->
         if trail is not None and all(forced.get(codec.canon.get(a.id, a.id), 0) == c
                                      for a, c in trail
                                      if codec.canon.get(a.id, a.id) in forced or c != 0):
-            path = trail
-            break
-    if path is None:
+            terms = _along(trail, block, failing)
+            if terms is None or not every:
+                return _all(terms) if terms else None
+            found.append(terms)
+    # a twin whose tests include another's adds nothing to the `or`
+    kept = [t for i, t in enumerate(found)
+            if not any(set(o) < set(t) or (set(o) == set(t) and j < i)
+                       for j, o in enumerate(found))]
+    if not kept:
         return None
+    return _all(kept[0]) if len(kept) == 1 else "or " + " ".join(f"({_all(t)})" for t in kept)
+
+
+def _all(terms: list[str]) -> str:
+    return terms[0] if len(terms) == 1 else "and " + " ".join(f"({t})" for t in terms)
+
+
+def _along(path: list[Any], block: Any, failing: int) -> list[str] | None:
+    """The tests of branch ``failing`` of ``block``, reached through ``path`` (all must hold)."""
     terms: list[str] = []
     dot = ""  # what `.` stands for inside the `with` bodies on the way (as a Go operand)
     for anc, choice in path:
@@ -47,9 +64,7 @@ def condition(codec: Codec, block: Any, failing: int, forced: dict[int, int]) ->
         return None
     terms.append(last)
     terms = [t for t in terms if t]
-    if not terms:
-        return None
-    return terms[0] if len(terms) == 1 else "and " + " ".join(f"({t})" for t in terms)
+    return terms or None
 
 
 _LONE_DOT = re.compile(r"(?<![\w)\]$.])\.(?![\w.])")

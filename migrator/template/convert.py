@@ -10,7 +10,7 @@ from typing import Any, Literal
 from migrator import paths
 from migrator.check import validate
 from migrator.load import yamlio
-from migrator.template import structure
+from migrator.template import roles, structure
 from migrator.template.codec import (
     _INT_TOKEN,
     _LINE_FORM,
@@ -34,6 +34,7 @@ from migrator.template.worlds import (
     MAX_BRANCH_WORK,
     WorldFailed,
     fold,
+    interacting,
     lift_escaped,
     refold,
     render_lines,
@@ -169,6 +170,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     codec = Codec(template, dialect)
 
     runs = spent if spent is not None else [0, 0]  # conversions, characters converted
+    start = runs[0]
     # a refold (a branch kept legacy) meets most worlds of the fold before it again, as the
     # same text (the kept branch was the reference one): each text is converted once
     seen: dict[str, tuple[str, list[Any], bool]] = {}
@@ -185,7 +187,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                               "which values the blocks take (render the chart first, "
                               "`check --helm`), or split the template", 0)
         token = validate.UNKNOWN_VALUE.set(_bare_values(codec, world_text))
-        actions = contract.TEMPLATE_ACTION.set(_ANY_TOKEN)
+        actions = contract.TEMPLATE_ACTION.set(_STAND_IN)
         hosts = launch.HOST_INDEX.set(codec.host_index)
         layout = yamlio.LAYOUT.set(CANONICAL_LAYOUT)
         try:
@@ -205,7 +207,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         return seen[world_text]
 
     forced: dict[int, int] = dict(preset)
-    legacy: list[tuple[str, WorldFailed]] = []  # (Go condition, the world that failed)
+    # (Go condition, the world that failed or the blocks that could not be kept apart)
+    legacy: list[tuple[str, WorldFailed | Unsupported]] = []
     # a top-level block whose branch fails only because its roles' pod templates differ
     # (P306), which other values may make equal: converted again with that branch chosen
     split: tuple[str, dict[int, int]] | None = None
@@ -234,12 +237,25 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                     dropped_values.append(exc)  # that value joins the others: the legacy job
                     continue
                 before = dict(forced)
-                kept = _keep_legacy(codec, forced, exc) if dialect == "go" else None
+                found = [e.world for _, e in legacy if isinstance(e, WorldFailed)]
+                kept = _keep_legacy(codec, forced, exc, found + [e.world for e in dropped_values],
+                                    split is None, convert) if dialect == "go" else None
                 if kept is None or len(legacy) >= MAX_LEGACY:
                     return _world_failed(text, dialect, codec, exc)
-                legacy.append((kept, exc))
-                if split is None and not preset:
-                    split = _splits(codec, before, forced, kept, exc)
+                legacy.append((kept[0], exc))
+                if split is None and (kept[1] or not preset):
+                    split = _splits(codec, before, forced, kept[0],
+                                    [f.code for d in exc.documents for f in d.findings
+                                     if getattr(f.severity, "value", "") == "error"], kept[1])
+            except Unsupported as exc:
+                before = dict(forced)
+                apart = _keep_apart(codec, forced, exc, convert) \
+                    if dialect == "go" and len(legacy) < MAX_LEGACY else None
+                if apart is None:
+                    raise
+                legacy.append((apart, exc))
+                if split is None:
+                    split = _splits(codec, before, forced, apart, [], True)
         others = _other_values(codec, forced, scope) + _count_guards(codec, forced, scope) \
             + _process_count_guards(codec, process_counts, scope)
         _merge_neutrals(codec)
@@ -286,10 +302,16 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
               *(a.text for a in template.root.neutral)]
     out_text = "\n".join([*header, body])
     sub = None
-    if split is not None:
+    unsplit = ""  # why the values of the split keep the legacy job after all
+    if split is not None and MAX_TOTAL_RUNS - runs[0] < runs[0] - start:
+        # (its fold switches as many blocks as this one, which took more than is left)
+        unsplit = f"the document's {MAX_TOTAL_RUNS} branch conversions would not suffice"
+    elif split is not None:
         sub = _convert_template(text, dialect, options, render, [], scope, helm,
                                 tuple(sorted(split[1].items())), runs)
         if sub is None or sub.status != "converted":
+            unsplit = next((n.message for n in sub.notes if n.code == NOT_CARRIED), "") \
+                if sub is not None else ""
             sub = None
     # the conditions found before the split hold whichever branch it takes; those found after
     # it (and the other values') were found with its other branch chosen
@@ -301,13 +323,13 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     if opening or sub is not None:
         # the named templates are defined once, in the header (a define cannot stand inside an
         # if): the legacy side is the original without them
-        kept = structure.lift_defines(text, tokenize(text, dialect))[0] if defines else text
-        parts = ["{{- if " + _any(opening) + " }}", kept.rstrip("\n")] if opening else []
+        original = structure.lift_defines(text, tokenize(text, dialect))[0] if defines else text
+        parts = ["{{- if " + _any(opening) + " }}", original.rstrip("\n")] if opening else []
         if sub is not None and split is not None:
             parts += ["{{- else if " + split[0] + " }}" if parts else "{{- if " + split[0] + " }}",
                       sub.core.rstrip("\n")]
         if closing:
-            parts += ["{{- else if " + _any(closing) + " }}", kept.rstrip("\n")]
+            parts += ["{{- else if " + _any(closing) + " }}", original.rstrip("\n")]
         core = "\n".join([*parts, "{{- else }}", body.rstrip("\n"), "{{- end }}"]) + "\n"
         out_text = "\n".join([*header, core])
     if not out_text.endswith("\n") and text.endswith("\n"):
@@ -319,14 +341,22 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     for cond, failed in legacy:
         if sub is not None and split is not None and cond == split[0]:
             continue  # (converted after all: the notes of that conversion say what it keeps)
+        if isinstance(failed, Unsupported):  # blocks kept apart (_keep_apart)
+            notes.append(Note(KEPT_LEGACY, "", "for values where {{ " + cond + " }} holds the "
+                              f"template still emits the legacy job, because {failed}",
+                              failed.line))
+            continue
         encoded = codec.encode(failed.world)
         reasons = [_note(f, encoded.lines, codec) for d in failed.documents for f in d.findings]
         errors = [n for n in reasons if n.severity == "error"]
         first = errors[0] if errors else (reasons[0] if reasons else None)
+        alike = "" if split is None or cond != split[0] else \
+            " (for some of these values the roles' templates are alike, but the template " \
+            "could not be converted again for them" + (f": {unsplit}" if unsplit else "") + ")"
         notes.append(Note(KEPT_LEGACY, "", "for values where {{ " + cond + " }} holds the "
                           "template still emits the legacy job, because that job cannot be "
-                          "converted" + (f": {first.code} {first.message}" if first else ""),
-                          first.line if first else None))
+                          "converted" + (f": {first.code} {first.message}" if first else "")
+                          + alike, first.line if first else None))
         known = {(n.code, n.path) for n in notes}
         notes.extend(n for n in reasons if (n.code, n.path) not in known)
         # the legacy job kept for these values is judged as rendered: its findings move with
@@ -383,7 +413,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                 notes.append(note)
     outcome = Outcome(status, out_text if render else text, dialect, notes, ref_docs,
                       _provenance(codec, ref_out), len(folded.worlds),
-                      _value_paths(codec.encode(forced).text), core)
+                      _value_paths(codec.encode(forced).text)
+                      | (sub.value_paths if sub is not None else set()), core)
     if outcome.value_paths:
         outcome.notes.append(Note(VALUE_CHECKED_LATER, "", f"{len(outcome.value_paths)} source "
                                   "fields take their value from template actions; checks of "
@@ -781,29 +812,33 @@ def _any(conds: list[str]) -> str:
 
 
 def _splits(codec: Codec, before: dict[int, int], forced: dict[int, int], cond: str,
-            exc: WorldFailed) -> tuple[str, dict[int, int]] | None:
+            errors: list[str], chosen: bool) -> tuple[str, dict[int, int]] | None:
     """The condition and the choices to convert the template again with, when the block just
-    kept legacy is a top-level ``if`` whose first branch failed only with errors other values
-    may not have (FIELDS.split_codes: its roles' pod templates differ); else None."""
+    kept legacy is an ``if`` worth it (``chosen``: it stands around a role, or fails only
+    beside another block; else it is at the top and failed only with errors other values may
+    not have, FIELDS.split_codes: its roles' pod templates differ); else None. Its enclosing
+    branches are chosen too."""
 
     added = [k for k in forced if k not in before]
     blocks = {b.id: b for b in codec.template.blocks}
-    if len(added) != 1 or forced[added[0]] != 1 or blocks[added[0]].kind != "if" \
-            or path_to(codec.template.root, blocks[added[0]], []):
+    if len(added) != 1 or forced[added[0]] != 1 or blocks[added[0]].kind != "if":
         return None
-    errors = [f.code for d in exc.documents for f in d.findings
-              if getattr(f.severity, "value", "") == "error"]
-    if not errors or not set(errors) <= FIELDS.split_codes:
+    trail = path_to(codec.template.root, blocks[added[0]], []) or []
+    if not chosen and (trail or not errors or not set(errors) <= FIELDS.split_codes):
         return None
-    chosen = {**before, added[0]: 0}
+    taken = {**before, added[0]: 0}
+    for anc, choice in trail:
+        rep = codec.canon.get(anc.id, anc.id)
+        if anc.kind != "if" or taken.setdefault(rep, choice) != choice:
+            return None
     # blocks testing the opposite (`{{- if (not .Values.chief) }}`) are off where it is on
     test = _test_of(blocks[added[0]])
     for other in codec.template.blocks:
         rep = codec.canon.get(other.id, other.id)
-        if other.kind == "if" and rep not in chosen and _test_of(other) in (
+        if other.kind == "if" and rep not in taken and _test_of(other) in (
                 f"not {test}", f"not ({test})", f"(not {test})", f"(not ({test}))"):
-            chosen[rep] = 1
-    return cond, chosen
+            taken[rep] = 1
+    return cond, taken
 
 
 def _test_of(block: Any) -> str:
@@ -813,29 +848,154 @@ def _test_of(block: Any) -> str:
     return body[3:] if body.startswith("if ") else ""
 
 
-def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed) -> str | None:
-    """Force the block whose branch fails to its other branch; the Go condition of the failure.
+def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed,
+                 worlds: list[dict[int, int]], splittable: bool = False,
+                 convert: Callable[[str], tuple[str, list[Any], bool]] | None = None
+                 ) -> tuple[str, bool] | None:
+    """Force the block whose branch fails to its other branch; the Go condition of the failure,
+    and whether the template is worth converting again with that branch taken (``splittable``:
+    no split yet): the block stands around a role, or fails only beside another block.
 
     None when the failing branch cannot be named by a condition evaluated at the top of the
-    template (inside a range/with, or several blocks changed at once)."""
+    template (inside a range/with, or several blocks changed at once). A block told by the
+    lines of the failure (two roles' differing fields, or the errors) is forced alone, apart
+    from its twins (``worlds``: the worlds kept so far, which follow)."""
     blocks = {b.id: b for b in codec.template.blocks}
     toggled = [k for k, v in exc.world.items() if forced.get(k) != v]
     if len(toggled) > 1:
         return None
+    spans = [] if toggled else _spans(codec, codec.template.root, forced, [])
+    if splittable:  # the block around a role first: the template is converted again with it
+        for block in roles.presence(codec, exc.world, exc.documents, spans):
+            cond = _condition(codec, block, 0, forced)
+            if cond is not None:
+                forced[codec.canon.get(block.id, block.id)] = 1
+                return cond, True
+    instance = roles.culprit(codec, exc.world, exc.documents, spans) if spans else None
+    cond = _alone(codec, forced, exc, worlds, instance, 0) if instance is not None else None
+    if cond is not None:
+        return cond, False
     if toggled:
         block, failing = blocks[toggled[0]], exc.world[toggled[0]]
+        located = True  # (the twin whose lines hold the errors failed)
     else:
-        found = _innermost(codec, exc, forced) or _writer_of_field(codec, exc, forced)
+        found = _innermost(codec, exc, forced)
+        located = found is not None
+        found = found or _writer_of_field(codec, exc, forced)
+        if found is None and convert is not None:
+            # the block around the error is chosen already (a split): the one beside it
+            around = _innermost(codec, exc, {})
+            found = _neighbour(codec, forced, exc, around, convert) if around else None
         if found is None:
             return None
         block, failing = found, 0
     if failing < 0:
         return None
-    cond = _condition(codec, block, failing, forced)
+    # a block failing only beside another: the template is converted again with it taken
+    beside = splittable and not toggled and block.kind == "if" and convert is not None \
+        and _neighbour(codec, forced, exc, block, convert) is not None
+    twin = _failing_twin(codec, exc, block) if located else None
+    cond = _alone(codec, forced, exc, worlds, twin, failing, convert) \
+        if twin is not None else None
+    if cond is not None:
+        return cond, beside
+    # blocks with the same test switch together: the legacy job wherever any of them renders
+    cond = _condition(codec, block, failing, forced, every=True)
     if cond is None:
         return None
     forced[codec.canon.get(block.id, block.id)] = 1 if failing == 0 else 0
+    return cond, beside
+
+
+def _alone(codec: Codec, forced: dict[int, int], exc: WorldFailed, worlds: list[dict[int, int]],
+           block: Any, failing: int,
+           convert: Callable[[str], tuple[str, list[Any], bool]] | None = None) -> str | None:
+    """Force ``block`` to its other branch apart from its twins (the same test elsewhere, which
+    go on switching); the Go condition of its branch ``failing``, or None (nothing changed).
+    With ``convert``, only when the failed world converts with it alone switched (its twins
+    may fail alike: then they are forced together, one condition, one fold)."""
+    saved = dict(codec.canon)
+    kept = [(world, dict(world)) for world in [exc.world, *worlds]]
+    codec.detach(block.id, [exc.world, *worlds])
+    exc.world[block.id] = failing
+    cond = _condition(codec, block, failing, forced)
+    if cond is not None and convert is not None:
+        try:
+            mended = convert(codec.encode({**exc.world, block.id: 1 if failing == 0 else 0}
+                                          ).text)[2]
+        except Unsupported:
+            mended = False
+        cond = cond if mended else None
+    if cond is None:
+        codec.canon.clear()
+        codec.canon.update(saved)
+        for world, before in kept:
+            world.clear()
+            world.update(before)
+        return None
+    forced[block.id] = 1 if failing == 0 else 0
     return cond
+
+
+def _failing_twin(codec: Codec, exc: WorldFailed, block: Any) -> Any:
+    """Of the blocks switched with ``block`` (the same test), the one whose lines hold every
+    error of the failed world, when it has twins; else None."""
+    rep = codec.canon.get(block.id, block.id)
+    twins = [b for b in codec.template.blocks if codec.canon.get(b.id, b.id) == rep]
+    encoded = codec.encode(exc.world)
+    lines = {encoded.lines[f.line - 1] for d in exc.documents for f in d.findings
+             if getattr(f.severity, "value", "") == "error" and isinstance(f.line, int)
+             and 0 < f.line <= len(encoded.lines)}
+    if len(twins) < 2 or not lines:
+        return None
+    units = codec.template.units
+    for twin in twins:
+        held = [units[u].line for branch in twin.branches for u in _units_of(branch)]
+        if held and min(held) <= min(lines) and max(lines) <= max(held):
+            return twin
+    return None
+
+
+def _neighbour(codec: Codec, forced: dict[int, int], exc: WorldFailed, block: Any,
+               convert: Callable[[str], tuple[str, list[Any], bool]]) -> Any:
+    """The block written just before or after ``block`` whose last choice alone makes the
+    failed world convert (the two fail only together: a range one column left of the ``if``
+    beside it breaks the YAML only when both write), or None."""
+    trail = path_to(codec.template.root, block, [])
+    if trail is None:
+        return None
+    branch = trail[-1][0].branches[trail[-1][1]] if trail else codec.template.root
+    items = [item for item in branch.items if not isinstance(item, int)]
+    at = next(i for i, item in enumerate(items) if item is block)
+    for other in items[max(0, at - 1):at] + items[at + 1:at + 2]:
+        rep = codec.canon.get(other.id, other.id)
+        if rep in forced or other.kind not in ("if", "with", "range"):
+            continue
+        try:
+            _out, _docs, ok = convert(codec.encode({**exc.world, rep: other.alternatives - 1}).text)
+        except Unsupported:
+            return None
+        if ok:
+            return other
+    return None
+
+
+def _keep_apart(codec: Codec, forced: dict[int, int], exc: Unsupported,
+                convert: Callable[[str], tuple[str, list[Any], bool]]) -> str | None:
+    """For blocks that do not combine independently (two roles' optional resources merged into
+    one maximum, say) or whose fields end up interleaved: force one of them (worlds.interacting)
+    off (to its last choice: nothing, or its ``else``); the Go condition under which it takes
+    another branch, or None."""
+    block = interacting(codec, exc, convert, forced)
+    if block is None or block.kind not in ("if", "with", "range"):
+        return None
+    rep = codec.canon.get(block.id, block.id)
+    last = block.alternatives - 1
+    terms = [_condition(codec, block, i, forced, every=True) for i in range(last)]
+    if rep in forced or not terms or not all(terms):
+        return None
+    forced[rep] = last
+    return _any([t for t in terms if t])
 
 
 def _innermost(codec: Codec, exc: WorldFailed, forced: dict[int, int]) -> Any:
@@ -949,6 +1109,7 @@ def _merge_neutrals(codec: Codec) -> None:
 
 
 _ANY_TOKEN = re.compile(f"{STR_TOKEN.pattern}|{LINE_TOKEN.pattern}")
+_STAND_IN = re.compile(f"{_ANY_TOKEN.pattern}|{_INT_TOKEN.pattern}")  # (numbers too)
 _BARE_VALUE = re.compile(r"^\s*(?:- )?(?:[^\s:#'\"][^:#]*: +)?(tjmz\d{4}z)\s*$", re.MULTILINE)
 
 

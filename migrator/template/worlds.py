@@ -521,6 +521,11 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None,
         return regions
 
     top = scope(dict(forced), codec.template.root)
+    pairs = _interleaved(top, blocks)
+    if pairs:
+        refused = _interact(blocks[pairs[0][0]], blocks[pairs[0][1]])
+        refused.detail = ("interleaved", pairs)
+        raise refused
     folded.pieces = top.assemble(0, len(top.ref), blocks)
     live = {r.block for r in top.regions}
     for region in top.regions:
@@ -531,9 +536,10 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None,
 
 def _runner(codec: Codec, convert: Converter, forced: World, known: Collection[str],
             folded: Folded) -> Callable[[World], list[str]]:
-    """The output lines of a branch world, converted once into ``folded.worlds``; past the
-    document's runs (max_runs), Unsupported; WorldFailed when the world does not convert."""
-    limit = max_runs(codec, forced)
+    """The output lines of a branch world, converted once into ``folded.worlds``; past twice
+    the document's planned runs (max_runs: the batches that disagree are converted again block
+    by block), Unsupported; WorldFailed when the world does not convert."""
+    limit = 2 * max_runs(codec, forced)
     fresh = [0]
 
     def run(world: World) -> list[str]:
@@ -635,6 +641,55 @@ class WorldFailed(Exception):
         super().__init__("a branch world did not convert")
         self.world = world
         self.documents = documents
+
+
+class Uncombined(Unsupported):
+    """Blocks that do not combine independently; ``detail``: (the world that shows it, the
+    lines the fold predicts, the lines converted); ``pieces``: the fold."""
+
+    pieces: list[Piece]
+
+
+def interacting(codec: Codec, exc: Unsupported, convert: Converter, forced: World
+                ) -> Block | None:
+    """Of blocks that do not combine independently (or end up interleaved): one that changes
+    the output otherwise than the fold predicts once added to blocks that did not (the world's
+    switched blocks in template order, bisected: a few conversions); None when none shows."""
+    blocks = {b.id: b for b in codec.template.blocks}
+    if isinstance(exc.detail, tuple) and exc.detail[0] == "interleaved":
+        return blocks[exc.detail[1][0][1]]
+    if not isinstance(exc, Uncombined) or not isinstance(exc.detail, tuple):
+        return None
+    world = exc.detail[0]
+    switched = sorted((b for b in world if b not in forced), key=lambda b: (blocks[b].line, b))
+
+    def differs(count: int) -> bool:
+        sub = {b: world[b] for b in switched[:count]}
+        out, _docs, ok = convert(codec.encode({**forced, **sub}).text)
+        return ok and evaluate(exc.pieces, sub, lambda line, blk: _retoken(codec, line, blk)) \
+            != out.split("\n")
+
+    lo, hi = 0, len(switched)  # the reference agrees; the whole world does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if differs(mid):
+            hi = mid
+        else:
+            lo = mid
+    return blocks[switched[hi - 1]] if switched else None
+
+
+def _interleaved(top: _Scope, blocks: dict[int, Block]) -> list[tuple[int, int]]:
+    """Every pair of blocks whose regions of the reference output overlap without one holding
+    the other (their fields end up interleaved), in template order."""
+    pairs = []
+    for x, y in itertools.combinations(sorted(top.regions, key=lambda r: (r.start, r.end)), 2):
+        if x.block != y.block and y.start < x.end and x.start < y.end \
+                and not top._inside(x, y) and not top._inside(y, x):
+            pair = tuple(sorted((x.block, y.block), key=lambda b: (blocks[b].line, b)))
+            if pair not in pairs:
+                pairs.append(pair)
+    return pairs  # type: ignore[return-value]
 
 
 def _interact(a: Block, b: Block) -> Unsupported:
@@ -773,12 +828,13 @@ def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int,
             bad = _first_difference(expected, got)
             culprit = blocks[min(world)] if world else None
             line = culprit.line if culprit else 0
-            err = Unsupported("the template's blocks do not combine independently in the "
-                              f"converted job (output line {bad + 1} differs when several "
-                              "blocks change together)", line,
-                              culprit.branches[0].header.text if culprit and
-                              culprit.branches[0].header else "")
+            err = Uncombined("the template's blocks do not combine independently in the "
+                             f"converted job (output line {bad + 1} differs when several "
+                             "blocks change together)", line,
+                             culprit.branches[0].header.text if culprit and
+                             culprit.branches[0].header else "")
             err.detail = (world, expected, got)
+            err.pieces = folded.pieces
             raise err
 
 

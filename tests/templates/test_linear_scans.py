@@ -102,6 +102,7 @@ def test_the_fold_stops_at_the_cap_when_batched_worlds_disagree(
                    f"              value: \"y\"\n{{{{- end }}}}\n" for i in range(30))
     result = convert_text(head + body)
     assert [f.code for f in result.findings] == ["Y110"]
-    assert "more than 20 branch conversions" in result.findings[0].message
+    # (the fallback may take twice the planned cap: a block-by-block retry of disagreeing batches)
+    assert "more than 40 branch conversions" in result.findings[0].message
     assert result.text == head + body
-    assert calls[0] <= 21
+    assert calls[0] <= 41

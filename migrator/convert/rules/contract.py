@@ -292,7 +292,7 @@ def _cpu_processes(ctx: RuleContext, draft: Draft) -> None:
     given = f"nprocPerNode {mode}" if source is not None else "the default nprocPerNode auto"
     legacy = (f"with {given}, torchrun started one process per CPU of the node "
               "(os.cpu_count()) in each pod")
-    if field == "resources" and _templated(ctx.main.node["resources"]):
+    if field == "resources" and templated(ctx.main.node["resources"], numbers=False):
         # a template's value, judged once rendered (the template stage guards on it)
         ctx.ledger.report("F537", (*ctx.main.path, field), f"{legacy}; on Trainer the count "
                           "follows the resources the values give: their GPUs, else their CPUs, "
@@ -309,10 +309,12 @@ def _cpu_processes(ctx: RuleContext, draft: Draft) -> None:
                       "CPUs", consume=False)
 
 
-def _templated(value: Any) -> bool:
-    """Whether ``value`` holds a template action's stand-in (while a template converts)."""
+def templated(value: Any, numbers: bool = True) -> bool:
+    """Whether ``value`` holds a template action's stand-in (while a template converts); without
+    ``numbers``, a stand-in for a number (all digits) does not count."""
     pattern = TEMPLATE_ACTION.get()
-    return pattern is not None and pattern.search(repr(value)) is not None
+    return pattern is not None and any(numbers or not found.group(0).isdigit()
+                                       for found in pattern.finditer(repr(value)))
 
 
 def _cpu_resource(resources: Any) -> Any:

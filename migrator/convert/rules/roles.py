@@ -6,8 +6,9 @@ included, from one template, the primary role's (the role with the most pods). E
 role is compared with it field by field. Two merges lose nothing for either role: differing
 resources take the per-key maximum (P307), differing pod labels/annotations are merged,
 primary wins (P308). Any other difference in a pod or container field, or a sidecar that only
-one role has, is an error (P306) at the path of the role whose pods would change; a differing
-replica restartPolicy is a warning (P311): every node restarts like the primary.
+one role has, is an error (P306) at the path of the role whose pods would change, and so are
+resources that template actions write differently (the maximum is known only once rendered); a
+differing replica restartPolicy is a warning (P311): every node restarts like the primary.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from migrator.check import quantity
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container, Replica
+from migrator.convert.rules.contract import templated
 from migrator.load import yamlio
 from migrator.paths import FieldPath
 
@@ -147,6 +149,14 @@ def _merge_resources(primary: Replica, other: Replica, theirs: Any, path: FieldP
         given = side.get("requests")
         explicit.update(str(k) for k in (given if isinstance(given, dict) else {}))
     (my_requests, my_limits), (their_requests, their_limits) = _effective(mine), _effective(theirs)
+    decided = sorted({key for a, b in ((my_requests, their_requests), (my_limits, their_limits))
+                      for key in set(a) & set(b) if str(a[key]) != str(b[key])
+                      and (templated(a[key]) or templated(b[key]))})
+    if decided:  # (while a template converts: its values are known once it is rendered)
+        _mismatch(primary, other, f"resources {', '.join(decided)}, which the template's values "
+                  "decide: which role's is larger is known only once rendered, and the "
+                  "template cannot take the maximum", path, ledger)
+        return
     requests = _larger(my_requests, their_requests, set(my_requests) | set(their_requests))
     limit_keys = {k for k in set(my_limits) | set(their_limits)
                   if k not in UNBOUNDED or (k in my_limits and k in their_limits)}

@@ -1,0 +1,252 @@
+"""Roles whose pod templates differ for some values, and blocks that misbehave only in pairs:
+the template converts and keeps the legacy job for exactly the values that need it (both sides
+rendered by Helm's engine, helm_python)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from migrator.template import convert_template
+from tests.templates.contract import check_inline_chart, render_chart
+
+HEAD = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: job
+spec:
+  pytorchReplicaSpecs:
+"""
+
+
+def role(name: str, replicas: int, extra: str = "") -> str:
+    return f"""    {name}:
+      replicas: {replicas}
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img
+            command: ["torchrun", "--nproc_per_node=1", "train.py"]
+            resources:
+              limits:
+                nvidia.com/gpu: 1
+{extra}"""
+
+
+# an optional Master (nested in another if) whose `x` block writes volumeMounts, where the
+# Worker's `x` block writes env: the roles differ only when the Master runs and x is set
+NESTED_ROLE = HEAD + "{{- if .Values.on }}\n{{- if .Values.master }}\n" + role(
+    "Master", 1, """            {{- if .Values.x }}
+            volumeMounts:
+            - name: data
+              mountPath: /data
+            {{- end }}
+""") + "{{- end }}\n" + role("Worker", 2, """            {{- if .Values.x }}
+            env:
+            - name: X
+              value: "1"
+            {{- end }}
+""") + "{{- end }}\n"
+
+
+def _kept(outcome: Any) -> list[str]:
+    return [n.message for n in outcome.notes if n.code == "Y112"]
+
+
+def _rendered(tmp: Path, text: str, values: dict[str, Any]) -> str:
+    chart = tmp / "chart"
+    (chart / "templates").mkdir(parents=True, exist_ok=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+                                      encoding="utf-8")
+    (chart / "templates" / "job.yaml").write_text(text, encoding="utf-8")
+    return render_chart(chart, values)["chart/templates/job.yaml"]
+
+
+def test_a_nested_role_keeps_the_legacy_job_only_where_it_runs_beside_the_other(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    """The block around the Master is taken (the template converted again with it on); there
+    the Master's own `x` block is kept apart from its twin in the Worker: the legacy job stays
+    for master and x together, not for x alone (before: for every Master)."""
+    pytest.importorskip("helm_python")
+    sets = {f"master={m} x={x}": {"on": True, "master": m, "x": x}
+            for m in (True, False) for x in (True, False)}
+    sets["off"] = {"on": False}
+    outcome = check_inline_chart(tmp_path, NESTED_ROLE, sets, crdcheck, shared)["2.2"]
+    assert any(".Values.master" in m and ".Values.x" in m and "P306" in m
+               for m in _kept(outcome)), _kept(outcome)
+
+
+# per-role optional resources: each alone is a request (the other role had no limit), both
+# a limit of the larger (P307), so the output for both is neither one's
+LITERAL_RESOURCES = HEAD + role("Master", 1, """                {{- if .Values.a }}
+                cpu: "2"
+                memory: 1Gi
+                {{- end }}
+""") + role("Worker", 2, """                {{- if .Values.b }}
+                memory: 2Gi
+                cpu: "1"
+                {{- end }}
+""")
+
+
+def test_per_role_optional_resources_convert_for_every_combination(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    """The two blocks do not combine independently (refused before, Y110): one of them is
+    found by bisecting the failing world and taken, and the template is converted again with it
+    on; each side then switches the other alone."""
+    pytest.importorskip("helm_python")
+    sets = {f"a={a} b={b}": {"a": a, "b": b} for a in (True, False) for b in (True, False)}
+    outcome = check_inline_chart(tmp_path, LITERAL_RESOURCES, sets, crdcheck, shared)["2.2"]
+    assert _kept(outcome) == []
+
+
+TEMPLATED_RESOURCES = HEAD + role("Master", 1, """                {{- if .Values.masterMemory }}
+                memory: {{ .Values.masterMemory }}
+                {{- end }}
+""") + role("Worker", 2, """                {{- if .Values.workerMemory }}
+                memory: {{ .Values.workerMemory }}
+                {{- end }}
+""")
+
+
+def test_the_maximum_of_two_templated_resources_keeps_the_legacy_job(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    """Every node gets the larger of the roles' memory, known only once rendered: with both set
+    the template keeps the legacy job (Y112 names both), with one or none it converts."""
+    pytest.importorskip("helm_python")
+    sets = {"master": {"masterMemory": "8Gi"}, "worker": {"workerMemory": "16Gi"}, "none": {}}
+    outcome = check_inline_chart(tmp_path, TEMPLATED_RESOURCES, sets, crdcheck, shared,
+                                 targets=("2.2",))["2.2"]
+    assert any("and (.Values.masterMemory) (.Values.workerMemory)" in m and "maximum" in m
+               for m in _kept(outcome)), _kept(outcome)
+    for values in ({"masterMemory": "32Gi", "workerMemory": "16Gi"},
+                   {"masterMemory": "8Gi", "workerMemory": "16Gi"}):
+        assert _rendered(tmp_path, outcome.text, values).lstrip() == \
+            _rendered(tmp_path, TEMPLATED_RESOURCES, values)
+
+
+def test_templated_resources_of_two_roles_are_never_maxed_by_their_stand_ins() -> None:
+    """Before, the stand-ins' own order chose the Worker's value for every node, whatever the
+    values (32Gi for the Master rendered 16Gi): the template now stays as it is, and says why."""
+    text = TEMPLATED_RESOURCES.replace("                {{- if .Values.masterMemory }}\n", "") \
+        .replace("                {{- if .Values.workerMemory }}\n", "") \
+        .replace("                {{- end }}\n", "")
+    outcome = convert_template(text)
+    assert outcome is not None
+    assert outcome.status != "converted"
+    assert outcome.text == text
+    assert any(n.code == "P306" and "cannot take the maximum" in n.message
+               for n in outcome.notes), [(n.code, n.message) for n in outcome.notes]
+
+
+# two blocks writing the same label: the rendered YAML has a duplicate key only with both
+DUPLICATE = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: job
+  labels:
+    {{- if .Values.a }}
+    team: a
+    {{- end }}
+    {{- if .Values.b }}
+    team: b
+    {{- end }}
+spec:
+  pytorchReplicaSpecs:
+""" + role("Worker", 2)
+
+
+def test_blocks_that_fail_only_together_keep_the_legacy_job_only_together(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    """The failing block's neighbour alone mends the world, so the template is converted again
+    with the failing block on, and keeps the legacy job there for the neighbour (before: the
+    legacy job for every value of b)."""
+    pytest.importorskip("helm_python")
+    sets = {"a": {"a": True}, "b": {"b": True}, "none": {}}
+    outcome = check_inline_chart(tmp_path, DUPLICATE, sets, crdcheck, shared)["2.2"]
+    assert any("and (.Values.b) (.Values.a)" in m for m in _kept(outcome)), _kept(outcome)
+    both = {"a": True, "b": True}
+    assert _rendered(tmp_path, outcome.text, both).lstrip() == \
+        _rendered(tmp_path, DUPLICATE, both)
+
+
+def _head(block: Any) -> str:
+    header = block.branches[0].header
+    return header.text if header is not None else ""
+
+
+def test_the_condition_of_blocks_that_switch_together_names_every_place() -> None:
+    """Blocks with one test switch together: forcing one forces its twins, so the legacy job
+    must be kept wherever any of them renders (a twin inside another's test adds nothing)."""
+    from migrator.template import structure
+    from migrator.template.codec import Codec
+    from migrator.template.conditions import condition
+    from migrator.template.tokens import tokenize
+
+    text = ("{{- if .Values.a }}\nx: 1\n{{- if .Values.t }}\ny: 1\n{{- end }}\n{{- end }}\n"
+            "{{- if .Values.b }}\nz: 1\n{{- if .Values.t }}\nw: 1\n{{- end }}\n{{- end }}\n")
+    codec = Codec(structure.build(text, tokenize(text, "go")), "go")
+    first = next(b for b in codec.template.blocks if "Values.t" in _head(b))
+    assert condition(codec, first, 0, {}) == "and (.Values.a) (.Values.t)"
+    assert condition(codec, first, 0, {}, every=True) == \
+        "or (and (.Values.a) (.Values.t)) (and (.Values.b) (.Values.t))"
+    # a twin at the top holds the others
+    top = text + "{{- if .Values.t }}\nv: 1\n{{- end }}\n"
+    codec = Codec(structure.build(top, tokenize(top, "go")), "go")
+    first = next(b for b in codec.template.blocks if "Values.t" in _head(b))
+    assert condition(codec, first, 0, {}, every=True) == ".Values.t"
+    # a twin kept off by the choices made is not reachable
+    codec = Codec(structure.build(text, tokenize(text, "go")), "go")
+    first = next(b for b in codec.template.blocks if "Values.t" in _head(b))
+    outer = next(b for b in codec.template.blocks if "Values.b" in _head(b))
+    assert condition(codec, first, 0, {outer.id: 1}, every=True) == \
+        "and (.Values.a) (.Values.t)"
+
+
+# one test (x) in two places: its else fails only under m (an init container, P303)
+TWINS = HEAD + """    Worker:
+      replicas: 2
+      template:
+        spec:
+          {{- if .Values.m }}
+          {{- if .Values.x }}
+          priorityClassName: high
+          {{- else }}
+          initContainers:
+          - name: init
+            image: busybox
+          {{- end }}
+          {{- end }}
+          containers:
+          - name: pytorch
+            image: img
+            command: ["torchrun", "--nproc_per_node=1", "train.py"]
+            resources:
+              limits:
+                nvidia.com/gpu: 1
+            {{- if .Values.x }}
+            env:
+            - name: X
+              value: "1"
+            {{- else }}
+            workingDir: /w
+            {{- end }}
+"""
+
+
+def test_a_failing_branch_with_a_twin_elsewhere_keeps_the_legacy_job_where_it_renders(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    """The failing `else` is the one under m (its lines hold the error): it is kept legacy
+    alone, and its twin in the container still switches. Before, every `x` block was forced on
+    while the legacy job was kept only under m: m and x unset rendered the TrainJob with x's env
+    and without the workingDir the values give."""
+    pytest.importorskip("helm_python")
+    sets = {f"m={m} x={x}": {"m": m, "x": x} for m in (True, False) for x in (True, False)}
+    outcome = check_inline_chart(tmp_path, TWINS, sets, crdcheck, shared)["2.2"]
+    assert [m.split(" holds")[0] for m in _kept(outcome)] == \
+        ["for values where {{ and (.Values.m) (not (.Values.x)) }}"]
+    assert "kind: TrainJob" in _rendered(tmp_path, outcome.text, {"m": False, "x": False})
