@@ -71,6 +71,9 @@ LEAVES_A_PRINTER = """\
 import os, signal, sys, time
 pid = os.fork()
 if pid == 0:  # what helm started: prints once helm has ended, then stays
+    # (it names itself before printing: the cap may stop the group before helm could name it)
+    with open(sys.argv[0] + ".pid", "w") as out:
+        out.write(str(os.getpid()))
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     line = b"# padding padding padding padding padding padding padding padding\\n" * 1024
     try:
@@ -79,7 +82,6 @@ if pid == 0:  # what helm started: prints once helm has ended, then stays
     except OSError:
         while True:
             time.sleep(1)
-open(sys.argv[0] + ".pid", "w").write(str(pid))
 os._exit(0)
 """
 
