@@ -97,6 +97,7 @@ class Codec:
     # keyed scalars that are all of a map's entries, where the converter writes the map as
     # `{}` once they are all dropped (a companion runtime's `securityContext: {}`)
     kept_empty: set[frozenset[int]] = field(default_factory=set)
+    _around: dict[int, tuple[int, ...]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         first: dict[tuple[str, ...], int] = {}
@@ -318,13 +319,18 @@ class Codec:
 
     def _parent_key(self, unit: Unit) -> str:
         """The key of the mapping that holds ``unit``'s line (within its block scalar when it
-        is in one: the lines of an embedded job), or ""."""
+        is in one: the lines of an embedded job), or "". Lines of a block that ended before it
+        are passed over (a `range` one column left of the `if` after it holds it only in the
+        worlds where both write: broken YAML there)."""
         units = self.template.units
         indent = unit.indent + (2 if unit.text.lstrip().startswith("- ") else 0)
+        around = self._enclosing().get(unit.index, ())
         for i in range(unit.index - 1, -1, -1):
             other = units[i]
             if other.kind != "line" or other.text.lstrip().startswith("#"):
                 continue  # a YAML comment line is no key, whatever its column
+            if not set(self._enclosing().get(i, ())) <= set(around):
+                continue
             if other.in_scalar != unit.in_scalar:
                 if unit.in_scalar:  # the scalar's own key line: nothing holds the line in it
                     return ""
@@ -335,6 +341,23 @@ class Codec:
                     text = text[2:]
                 return text.split(":", 1)[0].strip("\"'") if text.endswith(":") else ""
         return ""
+
+    def _enclosing(self) -> dict[int, tuple[int, ...]]:
+        """The blocks around each unit (by unit index), outermost first."""
+        if self._around is None:
+            found: dict[int, tuple[int, ...]] = {}
+
+            def walk(branch: Branch, chain: tuple[int, ...]) -> None:
+                for item in branch.items:
+                    if isinstance(item, int):
+                        found[item] = chain
+                    else:
+                        for sub in item.branches:
+                            walk(sub, (*chain, item.id))
+
+            walk(self.template.root, ())
+            self._around = found
+        return self._around
 
     def _column(self, unit: Unit, act: Action) -> int:
         return unit.text.find(act.text)

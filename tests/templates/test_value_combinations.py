@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.templates.contract import check_inline_chart
+from tests.templates.contract import check_inline_chart, render_chart
 
 CHIEF_SELECTORS = """{{- $sel := .Values.sel -}}
 apiVersion: kubeflow.org/v1
@@ -101,18 +101,26 @@ def test_a_chief_with_the_workers_pod_template_converts(
                        {"companion_runtimes": True}, targets=("2.2",))
 
 
-@pytest.mark.xfail(strict=True, reason="the template keeps the legacy job wherever .Values.cpu "
-                   "is set; the rendered YAML is broken only with devices too (the range is "
-                   "one column left of cpu:)")
 def test_a_branch_broken_only_beside_another_keeps_the_legacy_job_for_both(
         tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
     """arena mpijob (2026): `range .Values.devices` writes limits one column left of `cpu:`,
     so the rendered job is broken YAML only when both are set; with a CPU and no devices it
-    converts."""
+    converts. The `if` fails only beside the range (switching the range off mends the world):
+    the template is converted again with the `if` on, and there keeps the legacy job for the
+    devices (before: for every CPU; `cpu:` was also typed by the range's line above it)."""
     pytest.importorskip("helm_python")
     sets: dict[str, dict[str, Any]] = {
         "plain": {"image": "x"},
         "cpu": {"image": "x", "cpu": "2"},
-        "cpu-devices": {"image": "x", "cpu": "2", "devices": {"rdma/hca": 1}}}
-    check_inline_chart(tmp_path, DEVICES, sets, crdcheck, shared,
-                       {"companion_runtimes": True}, targets=("2.2",))
+        "devices": {"image": "x", "devices": {"rdma/hca": 1}}}
+    outcome = check_inline_chart(tmp_path, DEVICES, sets, crdcheck, shared,
+                                 {"companion_runtimes": True}, targets=("2.2",))["2.2"]
+    kept = [n.message for n in outcome.notes if n.code == "Y112"]
+    assert [m.split(" holds")[0] for m in kept] == \
+        ["for values where {{ and (.Values.cpu) (.Values.devices) }}"]
+    both = {"image": "x", "cpu": "2", "devices": {"rdma/hca": 1}}
+    chart = tmp_path / "chart"
+    (chart / "templates" / "job.yaml").write_text(DEVICES, encoding="utf-8")
+    broken = render_chart(chart, both)["chart/templates/job.yaml"]
+    (chart / "templates" / "job.yaml").write_text(outcome.text, encoding="utf-8")
+    assert render_chart(chart, both)["chart/templates/job.yaml"].lstrip() == broken
