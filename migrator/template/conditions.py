@@ -101,7 +101,9 @@ def _branch_condition(block: Any, index: int) -> str:
         parts.append(f"({conds[index]})")
     if not parts:
         return ""
-    return parts[0].strip("()") if len(parts) == 1 and not parts[0].startswith("not") else \
+    # (one test alone: the pair of parentheses put around it above, and no more: its own may
+    # close it, `not (eq .Values.mode "skip")`)
+    return parts[0][1:-1] if len(parts) == 1 and not parts[0].startswith("not") else \
         (parts[0] if len(parts) == 1 else "and " + " ".join(f"({p})" for p in parts))
 
 

@@ -56,7 +56,7 @@ MAX_LEGACY = 8  # conditions that keep the legacy job (each folds the template a
 # MAX_BRANCH_WORK before it starts; each branch kept legacy folds again, and a split converts
 # the document a second time, on the same budget): four times one fold's runs, and four times
 # its characters converted (arena tfjob, the largest chart: 244 runs of 1.0 M characters)
-MAX_TOTAL_RUNS = 4 * MAX_BRANCH_RUNS
+MAX_TOTAL_RUNS = 12 * MAX_BRANCH_RUNS
 _ENV = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -181,7 +181,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             return seen[world_text]
         runs[0] += 1  # every fold (one more per branch kept legacy) draws on one budget
         runs[1] += len(world_text)
-        if runs[0] > MAX_TOTAL_RUNS or runs[1] > 4 * MAX_BRANCH_WORK:
+        if runs[0] > MAX_TOTAL_RUNS or runs[1] > 12 * MAX_BRANCH_WORK:
             raise Unsupported(f"the template's blocks needed more than {runs[0] - 1} branch "
                               "conversions in all (its branches kept failing in turn); decide "
                               "which values the blocks take (render the chart first, "
@@ -871,8 +871,8 @@ def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed,
             if cond is not None:
                 forced[codec.canon.get(block.id, block.id)] = 1
                 return cond, True
-    instance = roles.culprit(codec, exc.world, exc.documents, spans) if spans else None
-    cond = _alone(codec, forced, exc, worlds, instance, 0) if instance is not None else None
+    culprits = roles.culprit(codec, exc.world, exc.documents, spans) if spans else []
+    cond = _alone(codec, forced, exc, worlds, culprits, 0) if culprits else None
     if cond is not None:
         return cond, False
     if toggled:
@@ -895,7 +895,7 @@ def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed,
     beside = splittable and not toggled and block.kind == "if" and convert is not None \
         and _neighbour(codec, forced, exc, block, convert) is not None
     twin = _failing_twin(codec, exc, block) if located else None
-    cond = _alone(codec, forced, exc, worlds, twin, failing, convert) \
+    cond = _alone(codec, forced, exc, worlds, [twin], failing, convert) \
         if twin is not None else None
     if cond is not None:
         return cond, beside
@@ -908,33 +908,36 @@ def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed,
 
 
 def _alone(codec: Codec, forced: dict[int, int], exc: WorldFailed, worlds: list[dict[int, int]],
-           block: Any, failing: int,
+           blocks: list[Any], failing: int,
            convert: Callable[[str], tuple[str, list[Any], bool]] | None = None) -> str | None:
-    """Force ``block`` to its other branch apart from its twins (the same test elsewhere, which
-    go on switching); the Go condition of its branch ``failing``, or None (nothing changed).
-    With ``convert``, only when the failed world converts with it alone switched (its twins
-    may fail alike: then they are forced together, one condition, one fold)."""
+    """Force ``blocks`` to their other branch apart from their twins (the same test elsewhere,
+    which go on switching); the Go condition of any taking branch ``failing``, or None (nothing
+    changed). With ``convert``, only when the failed world converts with them alone switched
+    (their twins may fail alike: then they are forced together, one condition, one fold)."""
     saved = dict(codec.canon)
     kept = [(world, dict(world)) for world in [exc.world, *worlds]]
-    codec.detach(block.id, [exc.world, *worlds])
-    exc.world[block.id] = failing
-    cond = _condition(codec, block, failing, forced)
-    if cond is not None and convert is not None:
+    other = 1 if failing == 0 else 0
+    conds: list[str | None] = []
+    for block in blocks:
+        codec.detach(block.id, [exc.world, *worlds])
+        exc.world[block.id] = failing
+        conds.append(_condition(codec, block, failing, forced))
+    mended = all(conds)
+    if mended and convert is not None:
         try:
-            mended = convert(codec.encode({**exc.world, block.id: 1 if failing == 0 else 0}
+            mended = convert(codec.encode({**exc.world, **{b.id: other for b in blocks}}
                                           ).text)[2]
         except Unsupported:
             mended = False
-        cond = cond if mended else None
-    if cond is None:
+    if not mended:
         codec.canon.clear()
         codec.canon.update(saved)
         for world, before in kept:
             world.clear()
             world.update(before)
         return None
-    forced[block.id] = 1 if failing == 0 else 0
-    return cond
+    forced.update({b.id: other for b in blocks})
+    return _any(list(dict.fromkeys(c for c in conds if c)))
 
 
 def _failing_twin(codec: Codec, exc: WorldFailed, block: Any) -> Any:

@@ -37,17 +37,18 @@ def _pairs(documents: list[Any]) -> list[tuple[Any, paths.FieldPath, paths.Field
 
 
 def culprit(codec: Codec, world: World, documents: list[Any],
-            spans: list[tuple[Block, tuple[int, int]]]) -> Block | None:
+            spans: list[tuple[Block, tuple[int, int]]]) -> list[Block]:
     """The innermost switched block (``spans``: each with its template lines) holding every
-    line one role's differing field has and the other's has not; None when no block holds them.
+    line one role's differing field has and the other's has not, else the innermost block of
+    each such line (a role's resources written by several ``if``s); [] when a line has none.
 
-    Found from the lines, this is one instance of the block (a twin elsewhere, with the same
-    test, may write the same field for both roles alike)."""
+    Found from the lines, these are instances of blocks (a twin elsewhere, with the same test,
+    may write the same field for both roles alike)."""
     lines = codec.encode(world).lines
     for document, other, primary, _at in _pairs(documents):
         root = _load(document.text)
         if root is None:
-            return None
+            return []
         text = document.text.split("\n")
         fields = _field_lines(root, other), _field_lines(root, primary)
         if fields[0] is None or fields[1] is None:
@@ -60,13 +61,17 @@ def culprit(codec: Codec, world: World, documents: list[Any],
             if tag != "equal":
                 differ[0].extend(sides[0][i1:i2])
                 differ[1].extend(sides[1][j1:j2])
-        for side in differ:
-            template = {lines[document.line - 1 + i] for i in side
-                        if 0 <= document.line - 1 + i < len(lines)}
-            found = _holder(template, spans)
+        sides = [sorted({lines[document.line - 1 + i] for i in side
+                         if 0 <= document.line - 1 + i < len(lines)}) for side in differ]
+        for side in sides:  # one block for all of a side's lines
+            found = _holder(set(side), spans) if side else None
             if found is not None:
-                return found
-    return None
+                return [found]
+        for side in sides:  # else a block for each line
+            each = [_holder({line}, spans) for line in side]
+            if side and all(each):
+                return list({b.id: b for b in each if b is not None}.values())
+    return []
 
 
 def presence(codec: Codec, world: World, documents: list[Any],

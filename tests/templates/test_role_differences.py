@@ -250,3 +250,34 @@ def test_a_failing_branch_with_a_twin_elsewhere_keeps_the_legacy_job_where_it_re
     assert [m.split(" holds")[0] for m in _kept(outcome)] == \
         ["for values where {{ and (.Values.m) (not (.Values.x)) }}"]
     assert "kind: TrainJob" in _rendered(tmp_path, outcome.text, {"m": False, "x": False})
+
+
+# a job inside an `if` whose test closes with its own parenthesis
+NOT_SKIPPED = """{{- if not (eq .Values.mode "skip") }}
+""" + HEAD + role("Master", 1) + """    {{- if .Values.workers }}
+    Worker:
+      replicas: {{ .Values.workers }}
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img
+            command: ["torchrun", "--nproc_per_node=1", "train.py"]
+            resources:
+              limits:
+                nvidia.com/gpu: 1
+    {{- end }}
+{{- end }}
+"""
+
+
+def test_a_test_that_ends_in_its_own_parenthesis_keeps_it(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    """Found on sagemaker-hyperpod-recipes (nova PPO, `if not (regexMatch "-ag$" ...)`): a
+    condition written back lost every closing parenthesis at its end (`strip("()")`), and Helm
+    refused the converted template (unclosed left paren)."""
+    pytest.importorskip("helm_python")
+    sets: dict[str, dict[str, Any]] = {
+        "run": {"mode": "run", "workers": 2}, "master-only": {"mode": "run"},
+        "skip": {"mode": "skip", "workers": 2}}
+    check_inline_chart(tmp_path, NOT_SKIPPED, sets, crdcheck, shared, targets=("2.2",))
