@@ -98,6 +98,7 @@ class Codec:
     # `{}` once they are all dropped (a companion runtime's `securityContext: {}`)
     kept_empty: set[frozenset[int]] = field(default_factory=set)
     _around: dict[int, tuple[int, ...]] | None = field(default=None, repr=False)
+    detached: list[int] = field(default_factory=list)  # blocks switched apart (detach), in order
 
     def __post_init__(self) -> None:
         first: dict[tuple[str, ...], int] = {}
@@ -107,19 +108,20 @@ class Codec:
 
     def detach(self, bid: int, worlds: list[World]) -> None:
         """Let block ``bid`` switch apart from its twins (blocks with the same test) from now
-        on; ``worlds`` that name the twins by its id name them by their new first one too."""
+        on; ``worlds`` that chose for them go on choosing the same for it and for them."""
         rep = self.canon.get(bid, bid)
         twins = [b.id for b in self.template.blocks
                  if b.id != bid and self.canon.get(b.id, b.id) == rep]
         if not twins:
             return
+        self.detached.append(bid)
         self.canon[bid] = bid
         if rep == bid:
             for twin in twins:
                 self.canon[twin] = twins[0]
-            for world in worlds:
-                if bid in world:
-                    world.setdefault(twins[0], world[bid])
+        for world in worlds:  # (each keeps what it chose for both)
+            if rep in world:
+                world.setdefault(twins[0] if rep == bid else bid, world[rep])
 
     def slot(self, kind: SlotKind, action: Action, line: int, ctx: Ctx, **extra: object) -> Slot:
         key = (kind, action.text, ctx)

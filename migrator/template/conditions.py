@@ -10,10 +10,12 @@ from migrator.template.codec import Codec
 
 def condition(codec: Codec, block: Any, failing: int, forced: dict[int, int],
               every: bool = False) -> str | None:
-    """A Go expression true exactly when ``block`` takes branch ``failing`` (top-level only).
+    """A Go expression true when ``block`` takes branch ``failing`` (top-level only).
 
-    Of blocks with the same condition, the first one reachable under the ``forced`` choices is
-    used; with ``every``, any of them (they switch together: forcing one forces them all)."""
+    Of blocks with the same condition, the first one reached under the ``forced`` choices (the
+    others on their first branch) is used; with ``every``, any of them reached under the
+    ``forced`` choices whatever the others take (they switch together: forcing one forces them
+    all, so the expression is true exactly when one of them takes that branch)."""
     found: list[list[str]] = []
     for twin in codec.template.blocks:
         if codec.canon.get(twin.id, twin.id) != codec.canon.get(block.id, block.id):
@@ -21,7 +23,8 @@ def condition(codec: Codec, block: Any, failing: int, forced: dict[int, int],
         trail = path_to(codec.template.root, twin, [])
         if trail is not None and all(forced.get(codec.canon.get(a.id, a.id), 0) == c
                                      for a, c in trail
-                                     if codec.canon.get(a.id, a.id) in forced or c != 0):
+                                     if codec.canon.get(a.id, a.id) in forced
+                                     or (c != 0 and not every)):
             terms = _along(trail, block, failing)
             if terms is None or not every:
                 return _all(terms) if terms else None

@@ -128,11 +128,13 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                       origin: list[list[int]], scope: frozenset[str] = frozenset(),
                       helm: bool | None = None,
                       preset: tuple[tuple[int, int], ...] = (),
-                      spent: list[int] | None = None) -> Outcome | None:
+                      spent: list[int] | None = None,
+                      detached: tuple[int, ...] = ()) -> Outcome | None:
     """The outcome for ``text``; ``scope``: variables declared around it (a range's);
     ``helm``: whether the engine is Helm's, as judged for the text around it; ``preset``:
-    blocks whose branch the text around the result has chosen (a split, below); ``spent``: the
-    conversions and characters the document has used already (its budget is shared)."""
+    blocks whose branch the text around the result has chosen (a split, below), and
+    ``detached``: the blocks it chose apart from their twins; ``spent``: the conversions and
+    characters the document has used already (its budget is shared)."""
     from migrator.convert.plain import convert_plain
     from migrator.convert.rules import contract, launch
     from migrator.settings import ConvertOptions
@@ -168,9 +170,11 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     if loop is not None:
         return _convert_loop(text, template, loop, defines, options, render, scope)
     codec = Codec(template, dialect)
+    for bid in detached:  # (the blocks the text around it forced apart from their twins)
+        codec.detach(bid, [])
 
     runs = spent if spent is not None else [0, 0]  # conversions, characters converted
-    start = runs[0]
+    start = list(runs)
     # a refold (a branch kept legacy) meets most worlds of the fold before it again, as the
     # same text (the kept branch was the reference one): each text is converted once
     seen: dict[str, tuple[str, list[Any], bool]] = {}
@@ -187,7 +191,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                               "which values the blocks take (render the chart first, "
                               "`check --helm`), or split the template", 0)
         token = validate.UNKNOWN_VALUE.set(_bare_values(codec, world_text))
-        actions = contract.TEMPLATE_ACTION.set(_STAND_IN)
+        actions = contract.TEMPLATE_ACTION.set(_stand_ins(codec))
         hosts = launch.HOST_INDEX.set(codec.host_index)
         layout = yamlio.LAYOUT.set(CANONICAL_LAYOUT)
         try:
@@ -212,6 +216,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     # a top-level block whose branch fails only because its roles' pod templates differ
     # (P306), which other values may make equal: converted again with that branch chosen
     split: tuple[str, dict[int, int]] | None = None
+    split_at = -1  # the entry of `legacy` the split converts again
     dropped_values: list[WorldFailed] = []  # failing enum branches: their value keeps the legacy
     # a kind switch (`{{ if .Values.useHyperPod }}` HyperPodPyTorchJob `{{ else }}` PyTorchJob):
     # the template is converted with the legacy side chosen; the other side keeps the original
@@ -247,6 +252,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                     split = _splits(codec, before, forced, kept[0],
                                     [f.code for d in exc.documents for f in d.findings
                                      if getattr(f.severity, "value", "") == "error"], kept[1])
+                    split_at = len(legacy) - 1
             except Unsupported as exc:
                 before = dict(forced)
                 apart = _keep_apart(codec, forced, exc, convert) \
@@ -256,6 +262,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                 legacy.append((apart, exc))
                 if split is None:
                     split = _splits(codec, before, forced, apart, [], True)
+                    split_at = len(legacy) - 1
         others = _other_values(codec, forced, scope) + _count_guards(codec, forced, scope) \
             + _process_count_guards(codec, process_counts, scope)
         _merge_neutrals(codec)
@@ -303,19 +310,20 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     out_text = "\n".join([*header, body])
     sub = None
     unsplit = ""  # why the values of the split keep the legacy job after all
-    if split is not None and MAX_TOTAL_RUNS - runs[0] < runs[0] - start:
+    if split is not None and (MAX_TOTAL_RUNS - runs[0] < runs[0] - start[0]
+                              or 4 * MAX_BRANCH_WORK - runs[1] < runs[1] - start[1]):
         # (its fold switches as many blocks as this one, which took more than is left)
         unsplit = f"the document's {MAX_TOTAL_RUNS} branch conversions would not suffice"
     elif split is not None:
         sub = _convert_template(text, dialect, options, render, [], scope, helm,
-                                tuple(sorted(split[1].items())), runs)
+                                tuple(sorted(split[1].items())), runs, tuple(codec.detached))
         if sub is None or sub.status != "converted":
             unsplit = next((n.message for n in sub.notes if n.code == NOT_CARRIED), "") \
                 if sub is not None else ""
             sub = None
     # the conditions found before the split hold whichever branch it takes; those found after
     # it (and the other values') were found with its other branch chosen
-    at = next((i for i, (c, _) in enumerate(legacy) if split and c == split[0]), len(legacy))
+    at = split_at if split is not None else len(legacy)
     opening = switches + [c for c, _ in legacy[:at]] if sub is not None else \
         switches + [c for c, _ in legacy] + [c for c, _, _ in others]
     closing = [c for c, _ in legacy[at + 1:]] + [c for c, _, _ in others] if sub is not None else []
@@ -338,8 +346,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     if one_node is not None:  # the findings of one node (F532) too
         known = {(n.code, n.path) for n in notes}
         notes.extend(n for n in _notes(codec, one_node) if (n.code, n.path) not in known)
-    for cond, failed in legacy:
-        if sub is not None and split is not None and cond == split[0]:
+    for index, (cond, failed) in enumerate(legacy):
+        if sub is not None and index == at:
             continue  # (converted after all: the notes of that conversion say what it keeps)
         if isinstance(failed, Unsupported):  # blocks kept apart (_keep_apart)
             notes.append(Note(KEPT_LEGACY, "", "for values where {{ " + cond + " }} holds the "
@@ -350,7 +358,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         reasons = [_note(f, encoded.lines, codec) for d in failed.documents for f in d.findings]
         errors = [n for n in reasons if n.severity == "error"]
         first = errors[0] if errors else (reasons[0] if reasons else None)
-        alike = "" if split is None or cond != split[0] else \
+        alike = "" if split is None or index != at else \
             " (for some of these values the roles' templates are alike, but the template " \
             "could not be converted again for them" + (f": {unsplit}" if unsplit else "") + ")"
         notes.append(Note(KEPT_LEGACY, "", "for values where {{ " + cond + " }} holds the "
@@ -826,6 +834,11 @@ def _splits(codec: Codec, before: dict[int, int], forced: dict[int, int], cond: 
     trail = path_to(codec.template.root, blocks[added[0]], []) or []
     if not chosen and (trail or not errors or not set(errors) <= FIELDS.split_codes):
         return None
+    # the second conversion takes the branches around this block: the values kept legacy must
+    # be exactly those (one block of that test reached, along its first branches)
+    if cond != _condition(codec, blocks[added[0]], 0, before) \
+            or cond != _condition(codec, blocks[added[0]], 0, before, every=True):
+        return None
     taken = {**before, added[0]: 0}
     for anc, choice in trail:
         rep = codec.canon.get(anc.id, anc.id)
@@ -833,10 +846,13 @@ def _splits(codec: Codec, before: dict[int, int], forced: dict[int, int], cond: 
             return None
     # blocks testing the opposite (`{{- if (not .Values.chief) }}`) are off where it is on
     test = _test_of(blocks[added[0]])
+    opposite = {f"not {test}", f"not ({test})", f"(not {test})", f"(not ({test}))"}
+    inner = re.fullmatch(r"\(?not \(?(.+?)\)?\)?", test)
+    if inner:
+        opposite.update({inner.group(1), f"({inner.group(1)})"})
     for other in codec.template.blocks:
         rep = codec.canon.get(other.id, other.id)
-        if other.kind == "if" and rep not in taken and _test_of(other) in (
-                f"not {test}", f"not ({test})", f"(not {test})", f"(not ({test}))"):
+        if other.kind == "if" and rep not in taken and _test_of(other) in opposite:
             taken[rep] = 1
     return cond, taken
 
@@ -867,7 +883,7 @@ def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed,
     spans = [] if toggled else _spans(codec, codec.template.root, forced, [])
     if splittable:  # the block around a role first: the template is converted again with it
         for block in roles.presence(codec, exc.world, exc.documents, spans):
-            cond = _condition(codec, block, 0, forced)
+            cond = _condition(codec, block, 0, forced, every=True)
             if cond is not None:
                 forced[codec.canon.get(block.id, block.id)] = 1
                 return cond, True
@@ -914,7 +930,7 @@ def _alone(codec: Codec, forced: dict[int, int], exc: WorldFailed, worlds: list[
     which go on switching); the Go condition of any taking branch ``failing``, or None (nothing
     changed). With ``convert``, only when the failed world converts with them alone switched
     (their twins may fail alike: then they are forced together, one condition, one fold)."""
-    saved = dict(codec.canon)
+    saved, apart = dict(codec.canon), len(codec.detached)
     kept = [(world, dict(world)) for world in [exc.world, *worlds]]
     other = 1 if failing == 0 else 0
     conds: list[str | None] = []
@@ -932,6 +948,7 @@ def _alone(codec: Codec, forced: dict[int, int], exc: WorldFailed, worlds: list[
     if not mended:
         codec.canon.clear()
         codec.canon.update(saved)
+        del codec.detached[apart:]
         for world, before in kept:
             world.clear()
             world.update(before)
@@ -952,11 +969,13 @@ def _failing_twin(codec: Codec, exc: WorldFailed, block: Any) -> Any:
     if len(twins) < 2 or not lines:
         return None
     units = codec.template.units
-    for twin in twins:
+    best: tuple[int, Any] | None = None
+    for twin in twins:  # (the innermost: a twin may stand in another's else)
         held = [units[u].line for branch in twin.branches for u in _units_of(branch)]
-        if held and min(held) <= min(lines) and max(lines) <= max(held):
-            return twin
-    return None
+        if held and min(held) <= min(lines) and max(lines) <= max(held) \
+                and (best is None or max(held) - min(held) < best[0]):
+            best = (max(held) - min(held), twin)
+    return best[1] if best else None
 
 
 def _neighbour(codec: Codec, forced: dict[int, int], exc: WorldFailed, block: Any,
@@ -972,10 +991,10 @@ def _neighbour(codec: Codec, forced: dict[int, int], exc: WorldFailed, block: An
     at = next(i for i, item in enumerate(items) if item is block)
     for other in items[max(0, at - 1):at] + items[at + 1:at + 2]:
         rep = codec.canon.get(other.id, other.id)
-        if rep in forced or other.kind not in ("if", "with", "range"):
-            continue
+        if rep in forced or other.kind not in ("if", "with", "range") or other.alternatives != 2:
+            continue  # (its other choice is the one forced, and the one the condition names)
         try:
-            _out, _docs, ok = convert(codec.encode({**exc.world, rep: other.alternatives - 1}).text)
+            _out, _docs, ok = convert(codec.encode({**exc.world, rep: 1}).text)
         except Unsupported:
             return None
         if ok:
@@ -1112,7 +1131,16 @@ def _merge_neutrals(codec: Codec) -> None:
 
 
 _ANY_TOKEN = re.compile(f"{STR_TOKEN.pattern}|{LINE_TOKEN.pattern}")
-_STAND_IN = re.compile(f"{_ANY_TOKEN.pattern}|{_INT_TOKEN.pattern}")  # (numbers too)
+
+
+def _stand_ins(codec: Codec) -> re.Pattern[str]:
+    """The stand-ins of ``codec``'s actions: string and line tokens, and the numbers its
+    number slots use (only those: a literal 40000 in the template is no action)."""
+    numbers = sorted({slot.token for slot in codec.ints}, key=lambda s: (len(s), s))
+    if not numbers:
+        return _ANY_TOKEN
+    return re.compile(f"{_ANY_TOKEN.pattern}|(?<![0-9A-Za-z_.])(?:{'|'.join(numbers)})"
+                      "(?![0-9A-Za-z_.])")
 _BARE_VALUE = re.compile(r"^\s*(?:- )?(?:[^\s:#'\"][^:#]*: +)?(tjmz\d{4}z)\s*$", re.MULTILINE)
 
 

@@ -48,7 +48,7 @@ def culprit(codec: Codec, world: World, documents: list[Any],
     for document, other, primary, _at in _pairs(documents):
         root = _load(document.text)
         if root is None:
-            return []
+            continue
         text = document.text.split("\n")
         fields = _field_lines(root, other), _field_lines(root, primary)
         if fields[0] is None or fields[1] is None:

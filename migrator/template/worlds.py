@@ -449,7 +449,7 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None,
     def scope(base: World, branch: Branch) -> _Scope:
         ref = run(base)
         seen: dict[int, Block | None] = {}
-        visible_blocks(branch, None, seen, forced, codec.canon)
+        visible_blocks(branch, None, seen, base, codec.canon)  # (chosen in base: followed)
         # blocks with the same condition switch together: the first one (codec.canon) names
         # them all, visible or not
         parents: dict[int, Block | None] = {}
@@ -495,7 +495,7 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None,
                 agree = False
             if not agree:
                 regions = [r for bid in parents for r in single(base, ref, bid)]
-        return _Scope(ref, regions, parents, nests)
+        return _Scope(ref, _held(regions, parents, ref, blocks, codec), parents, nests)
 
     def single(base: World, ref: list[str], bid: int) -> list[Region]:
         """The regions of one block, from converting each of its other branches."""
@@ -677,6 +677,32 @@ def interacting(codec: Codec, exc: Unsupported, convert: Converter, forced: Worl
         else:
             lo = mid
     return blocks[switched[hi - 1]] if switched else None
+
+
+def _held(regions: list[Region], parents: dict[int, Block | None], ref: list[str],
+          blocks: dict[int, Block], codec: Codec) -> list[Region]:
+    """``regions``, and for each one of a block without twins a region of every ``if`` around
+    it that holds none of its lines (switched off, that ``if`` changed nothing in the reference
+    world: a field the converter drops), so that its test still guards what the block inside
+    writes; off, those lines are the reference's."""
+    out = list(regions)
+    size: dict[int, int] = {}
+    for block in codec.template.blocks:
+        rep = codec.canon.get(block.id, block.id)
+        size[rep] = size.get(rep, 0) + 1
+    for region in regions:
+        # (a block with twins elsewhere writes there whatever the if around this one takes)
+        anc = parents.get(region.block) if size.get(region.block, 1) == 1 else None
+        while anc is not None:
+            rep = codec.canon.get(anc.id, anc.id)
+            if blocks[rep].kind == "if" and blocks[rep].alternatives == 2 \
+                    and len(blocks[rep].branches) == 1 \
+                    and not any(r.block == rep and r.start <= region.start
+                                and region.end <= r.end for r in out):
+                out.append(Region(rep, region.start, region.end,
+                                  [list(ref[region.start:region.end])]))
+            anc = parents.get(rep)
+    return out
 
 
 def _interleaved(top: _Scope, blocks: dict[int, Block]) -> list[tuple[int, int]]:
