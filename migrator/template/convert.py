@@ -32,7 +32,9 @@ from migrator.template.tokens import Action, Dialect, TemplateSyntaxError, token
 from migrator.template.worlds import (
     MAX_BRANCH_RUNS,
     MAX_BRANCH_WORK,
+    Unconvertible,
     WorldFailed,
+    breaking,
     fold,
     interacting,
     lift_escaped,
@@ -255,7 +257,9 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                     split_at = len(legacy) - 1
             except Unsupported as exc:
                 before = dict(forced)
-                apart = _keep_apart(codec, forced, exc, convert) \
+                found = [e.world for _, e in legacy if isinstance(e, WorldFailed)]
+                apart = _keep_apart(codec, forced, exc, convert,
+                                    found + [e.world for e in dropped_values]) \
                     if dialect == "go" and len(legacy) < MAX_LEGACY else None
                 if apart is None:
                     raise
@@ -822,39 +826,58 @@ def _any(conds: list[str]) -> str:
 def _splits(codec: Codec, before: dict[int, int], forced: dict[int, int], cond: str,
             errors: list[str], chosen: bool) -> tuple[str, dict[int, int]] | None:
     """The condition and the choices to convert the template again with, when the block just
-    kept legacy is an ``if`` worth it (``chosen``: it stands around a role, or fails only
-    beside another block; else it is at the top and failed only with errors other values may
-    not have, FIELDS.split_codes: its roles' pod templates differ); else None. Its enclosing
-    branches are chosen too."""
+    kept legacy (an ``if`` of two choices, forced to one, kept legacy for the other) is worth
+    it (``chosen``: it stands around a role, or fails only beside or together with another
+    block; else it is at the top and failed only with errors other values may not have,
+    FIELDS.split_codes: its roles' pod templates differ); else None. Its enclosing branches are
+    chosen too."""
 
     added = [k for k in forced if k not in before]
     blocks = {b.id: b for b in codec.template.blocks}
-    if len(added) != 1 or forced[added[0]] != 1 or blocks[added[0]].kind != "if":
+    if len(added) != 1 or blocks[added[0]].kind != "if" or blocks[added[0]].alternatives != 2 \
+            or forced[added[0]] not in (0, 1):
         return None
+    take = 1 - forced[added[0]]
     trail = path_to(codec.template.root, blocks[added[0]], []) or []
     if not chosen and (trail or not errors or not set(errors) <= FIELDS.split_codes):
         return None
     # the second conversion takes the branches around this block: the values kept legacy must
     # be exactly those (one block of that test reached, along its first branches)
-    if cond != _condition(codec, blocks[added[0]], 0, before) \
-            or cond != _condition(codec, blocks[added[0]], 0, before, every=True):
+    if cond != _condition(codec, blocks[added[0]], take, before) \
+            or cond != _condition(codec, blocks[added[0]], take, before, every=True):
         return None
-    taken = {**before, added[0]: 0}
+    taken = {**before, added[0]: take}
     for anc, choice in trail:
         rep = codec.canon.get(anc.id, anc.id)
         if anc.kind != "if" or taken.setdefault(rep, choice) != choice:
             return None
-    # blocks testing the opposite (`{{- if (not .Values.chief) }}`) are off where it is on
-    test = _test_of(blocks[added[0]])
-    opposite = {f"not {test}", f"not ({test})", f"(not {test})", f"(not ({test}))"}
-    inner = re.fullmatch(r"\(?not \(?(.+?)\)?\)?", test)
-    if inner:
-        opposite.update({inner.group(1), f"({inner.group(1)})"})
+    # blocks testing the opposite (`{{- if (not .Values.chief) }}`) take the other branch
+    negated, core = _polarity(_test_of(blocks[added[0]]))
     for other in codec.template.blocks:
         rep = codec.canon.get(other.id, other.id)
-        if other.kind == "if" and rep not in taken and _test_of(other) in opposite:
-            taken[rep] = 1
+        if other.kind == "if" and rep not in taken and _test_of(other) \
+                and _polarity(_test_of(other)) == (not negated, core):
+            taken[rep] = 1 - take
     return cond, taken
+
+
+def _polarity(test: str) -> tuple[bool, str]:
+    """Whether ``test`` is a `not`, and what it tests (`(not (X))`, `not X`: True, `X`)."""
+    test = _unwrap(test)
+    return (True, _unwrap(test[len("not "):])) if test.startswith("not ") else (False, test)
+
+
+def _unwrap(test: str) -> str:
+    """``test`` without one pair of parentheses around all of it (when they pair)."""
+    test = test.strip()
+    if not (test.startswith("(") and test.endswith(")")):
+        return test
+    depth = 0
+    for i, char in enumerate(test):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and i < len(test) - 1:
+            return test  # `(a) (b)`: the first closes before the end
+    return test[1:-1].strip()
 
 
 def _test_of(block: Any) -> str:
@@ -1003,15 +1026,31 @@ def _neighbour(codec: Codec, forced: dict[int, int], exc: WorldFailed, block: An
 
 
 def _keep_apart(codec: Codec, forced: dict[int, int], exc: Unsupported,
-                convert: Callable[[str], tuple[str, list[Any], bool]]) -> str | None:
+                convert: Callable[[str], tuple[str, list[Any], bool]],
+                worlds: list[dict[int, int]]) -> str | None:
     """For blocks that do not combine independently (two roles' optional resources merged into
     one maximum, say) or whose fields end up interleaved: force one of them (worlds.interacting)
-    off (to its last choice: nothing, or its ``else``); the Go condition under which it takes
-    another branch, or None."""
-    block = interacting(codec, exc, convert, forced)
-    if block is None or block.kind not in ("if", "with", "range"):
+    off (to its last choice: nothing, or its ``else``); for blocks that break the YAML together
+    (worlds.breaking), force the one found to its first branch (alone when its own lines
+    break). The Go condition under which it takes another branch, or None."""
+    if isinstance(exc, Unconvertible):
+        found = breaking(codec, exc, convert, forced)
+        if found is None or found[0].kind != "if" or found[0].alternatives != 2:
+            return None
+        block, failed = found
+        branch = failed.world.get(codec.canon.get(block.id, block.id), 0)
+        twin = _failing_twin(codec, failed, block) if branch == 1 else None
+        cond = _alone(codec, forced, failed, worlds, [twin], branch, convert) \
+            if twin is not None else None
+        if cond is None and branch == 1:
+            cond = _condition(codec, block, 1, forced, every=True)
+            if cond is not None:
+                forced[codec.canon.get(block.id, block.id)] = 0
+        return cond
+    pair = interacting(codec, exc, convert, forced)
+    if pair is None or pair.kind not in ("if", "with", "range"):
         return None
-    rep = codec.canon.get(block.id, block.id)
+    block, rep = pair, codec.canon.get(pair.id, pair.id)
     last = block.alternatives - 1
     terms = [_condition(codec, block, i, forced, every=True) for i in range(last)]
     if rep in forced or not terms or not all(terms):

@@ -18,6 +18,7 @@ class Fields:
     quantity_fields: frozenset[str]
     string_maps: frozenset[str]
     split_codes: frozenset[str]
+    broken_codes: frozenset[str]
     enum_fields: dict[str, tuple[str, ...]]
     item_fields: dict[str, dict[str, object]]
     map_wrappers: dict[str, tuple[str, ...]]
@@ -43,6 +44,7 @@ def load() -> Fields:
                   frozenset(data["list_fields"]), frozenset(data["string_lists"]),
                   frozenset(data["quantity_parents"]), frozenset(data["quantity_fields"]),
                   frozenset(data["string_maps"]), frozenset(data["split_codes"]),
+                  frozenset(data["broken_codes"]),
                   {k: tuple(v) for k, v in data["enum_fields"].items()},
                   {k: dict(v) for k, v in data["item_fields"].items()},
                   {k: tuple(v) for k, v in data["map_wrappers"].items()},

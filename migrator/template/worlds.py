@@ -20,6 +20,7 @@ from migrator.template.codec import (
     indent_of,
 )
 from migrator.template.conditions import _branch_condition, condition, path_to
+from migrator.template.knowledge import FIELDS
 from migrator.template.structure import Block, Branch, Unsupported
 from migrator.template.tokens import Action
 
@@ -643,6 +644,36 @@ class WorldFailed(Exception):
         self.documents = documents
 
 
+class Unconvertible(Unsupported):
+    """A combination of blocks the fold was checked with whose YAML breaks (FIELDS.broken_codes:
+    a key two blocks write); ``world`` and the converter's ``documents`` of it."""
+
+    def __init__(self, world: World, documents: list[Any]) -> None:
+        super().__init__("the template's blocks write broken YAML together", 0)
+        self.world = world
+        self.documents = documents
+
+
+def breaking(codec: Codec, exc: Unconvertible, convert: Converter, forced: World
+             ) -> tuple[Block, WorldFailed] | None:
+    """The block whose branch breaks the combination once added to blocks that did not (the
+    world's switched blocks in template order, bisected), with the smallest world that fails."""
+    blocks = {b.id: b for b in codec.template.blocks}
+    switched = sorted((b for b in exc.world if b not in forced and b in blocks),
+                      key=lambda b: (blocks[b].line, b))
+    failed = WorldFailed(exc.world, exc.documents)
+    lo, hi = 0, len(switched)  # the reference converts; the whole world does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        world = {**forced, **{b: exc.world[b] for b in switched[:mid]}}
+        _out, docs, ok = convert(codec.encode(world).text)
+        if ok:
+            lo = mid
+        else:
+            hi, failed = mid, WorldFailed(world, docs)
+    return (blocks[switched[hi - 1]], failed) if switched else None
+
+
 class Uncombined(Unsupported):
     """Blocks that do not combine independently; ``detail``: (the world that shows it, the
     lines the fold predicts, the lines converted); ``pieces``: the fold."""
@@ -845,10 +876,12 @@ def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int,
         # a block nested in a block that is off does not matter; -1 needs every ancestor on
         try:
             got = run({**forced, **world})  # first: it creates the second iteration's tokens
-        except WorldFailed:
+        except WorldFailed as failed:
             if must:
                 raise
-            continue  # (values that make the rendered job fail too: nothing to predict)
+            if any(f.code in FIELDS.broken_codes for d in failed.documents for f in d.findings):
+                raise Unconvertible(failed.world, failed.documents) from failed
+            continue  # (an item all of whose fields are off: values no chart gives)
         expected = evaluate(folded.pieces, world, lambda line, blk: _retoken(codec, line, blk))
         if expected != got:
             bad = _first_difference(expected, got)
