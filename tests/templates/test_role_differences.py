@@ -327,6 +327,12 @@ ATTACKS = {
                                         + _if(".Values.r", "workingDir: /w", 12,
                                               'env:\n- name: X\n  value: "1"')
                                         + "            {{- end }}\n"), ("p", "r")),
+    # a label two else branches write: broken YAML only with both off and the outer if on (a
+    # combination the fold was checked with, passed over before as values no chart gives)
+    "broken-only-in-a-combination": (HEAD.replace("  name: job\n", "  name: job\n" + _if(
+        "or .Values.p .Values.q .Values.r", "labels:\n" + _if(".Values.r", 'l0: "0"', 2, "team: b")
+        + _if(".Values.p", 'l1: "1"', 2, "team: b"), 2).replace("\n  \n", "\n"))
+        + role("Worker", 2), ("p", "q", "r")),
     # an if inside its own else (the fold recursed without end: a traceback)
     "a-test-inside-its-own-else": (HEAD + role("Worker", 2, _if(
         ".Values.r", "workingDir: /a", 12, "{{- if .Values.r }}\nworkingDir: /b\n{{- else }}\n"
