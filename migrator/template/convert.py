@@ -906,7 +906,8 @@ def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed,
     spans = [] if toggled else _spans(codec, codec.template.root, forced, [])
     if splittable:  # the block around a role first: the template is converted again with it
         for block in roles.presence(codec, exc.world, exc.documents, spans):
-            cond = _condition(codec, block, 0, forced, every=True)
+            cond = _condition(codec, block, 0, forced, every=True) \
+                if block.alternatives == 2 else None
             if cond is not None:
                 forced[codec.canon.get(block.id, block.id)] = 1
                 return cond, True
@@ -939,11 +940,21 @@ def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed,
     if cond is not None:
         return cond, beside
     # blocks with the same test switch together: the legacy job wherever any of them renders
-    cond = _condition(codec, block, failing, forced, every=True)
+    keep = 1 if failing == 0 else 0
+    cond = _other_branches(codec, block, keep, forced, every=True)
     if cond is None:
         return None
-    forced[codec.canon.get(block.id, block.id)] = 1 if failing == 0 else 0
+    forced[codec.canon.get(block.id, block.id)] = keep
     return cond, beside
+
+
+def _other_branches(codec: Codec, block: Any, keep: int, forced: dict[int, int],
+                    every: bool = False) -> str | None:
+    """The Go condition under which ``block`` takes any choice but ``keep`` (an `if`/`else if`
+    without `else` has three: forced to one, the legacy job is kept for both others)."""
+    terms = [_condition(codec, block, i, forced, every)
+             for i in range(block.alternatives) if i != keep]
+    return _any(list(dict.fromkeys(t for t in terms if t))) if terms and all(terms) else None
 
 
 def _alone(codec: Codec, forced: dict[int, int], exc: WorldFailed, worlds: list[dict[int, int]],
@@ -960,7 +971,7 @@ def _alone(codec: Codec, forced: dict[int, int], exc: WorldFailed, worlds: list[
     for block in blocks:
         codec.detach(block.id, [exc.world, *worlds])
         exc.world[block.id] = failing
-        conds.append(_condition(codec, block, failing, forced))
+        conds.append(_other_branches(codec, block, other, forced))
     mended = all(conds)
     if mended and convert is not None:
         try:

@@ -713,9 +713,10 @@ def interacting(codec: Codec, exc: Unsupported, convert: Converter, forced: Worl
 def _held(regions: list[Region], parents: dict[int, Block | None], ref: list[str],
           blocks: dict[int, Block], codec: Codec) -> list[Region]:
     """``regions``, and for each one of a block without twins a region of every ``if`` around
-    it that holds none of its lines (switched off, that ``if`` changed nothing in the reference
-    world: a field the converter drops), so that its test still guards what the block inside
-    writes; off, those lines are the reference's."""
+    it that holds none of its lines (switched, that ``if`` changed nothing there in the
+    reference world: a field the converter drops, an `else` that writes the same), so that its
+    test still guards what the block inside writes; on its other branches, those lines are the
+    reference's."""
     out = list(regions)
     size: dict[int, int] = {}
     for block in codec.template.blocks:
@@ -726,12 +727,12 @@ def _held(regions: list[Region], parents: dict[int, Block | None], ref: list[str
         anc = parents.get(region.block) if size.get(region.block, 1) == 1 else None
         while anc is not None:
             rep = codec.canon.get(anc.id, anc.id)
-            if blocks[rep].kind == "if" and blocks[rep].alternatives == 2 \
-                    and len(blocks[rep].branches) == 1 \
+            if blocks[rep].kind == "if" \
                     and not any(r.block == rep and r.start <= region.start
                                 and region.end <= r.end for r in out):
                 out.append(Region(rep, region.start, region.end,
-                                  [list(ref[region.start:region.end])]))
+                                  [list(ref[region.start:region.end])
+                                   for _ in range(1, blocks[rep].alternatives)]))
             anc = parents.get(rep)
     return out
 

@@ -333,6 +333,19 @@ ATTACKS = {
         "or .Values.p .Values.q .Values.r", "labels:\n" + _if(".Values.r", 'l0: "0"', 2, "team: b")
         + _if(".Values.p", 'l1: "1"', 2, "team: b"), 2).replace("\n  \n", "\n"))
         + role("Worker", 2), ("p", "q", "r")),
+    # an `else if` whose branch breaks the job (a key written twice): the block was forced to
+    # its first branch, so no value took "neither" any more (env X rendered for both unset)
+    "an-else-if-that-fails": (HEAD + role("Worker", 2, "            {{- if .Values.p }}\n"
+                                          '            env:\n            - name: X\n'
+                                          '              value: "1"\n'
+                                          "            {{- else if .Values.q }}\n"
+                                          "            image: other\n            {{- end }}\n"),
+                              ("p", "q")),
+    # an if/else whose else writes what the if's inner block writes (switching it alone
+    # changes nothing): it still guards the block inside
+    "an-else-that-writes-the-same": (HEAD + role("Worker", 2, _if(
+        ".Values.p", '{{- if .Values.q }}\nargs: ["--fast"]\n{{- end }}', 12,
+        'args: ["--fast"]')), ("p", "q")),
     # an if inside its own else (the fold recursed without end: a traceback)
     "a-test-inside-its-own-else": (HEAD + role("Worker", 2, _if(
         ".Values.r", "workingDir: /a", 12, "{{- if .Values.r }}\nworkingDir: /b\n{{- else }}\n"
