@@ -1191,7 +1191,9 @@ def _stand_ins(codec: Codec) -> re.Pattern[str]:
         return _ANY_TOKEN
     return re.compile(f"{_ANY_TOKEN.pattern}|(?<![0-9A-Za-z_.])(?:{'|'.join(numbers)})"
                       "(?![0-9A-Za-z_.])")
-_BARE_VALUE = re.compile(r"^\s*(?:- )?(?:[^\s:#'\"][^:#]*: +)?(tjmz\d{4}z)\s*$", re.MULTILINE)
+# (one line: `\s` and `[^:#]` would run on over the lines after it, quadratic in a block scalar)
+_BARE_VALUE = re.compile(r"^[ \t]*(?:- )?(?:[^\s:#'\"][^:#\n]*: +)?(tjmz\d{4}z)[ \t]*$",
+                         re.MULTILINE)
 
 
 def _one_node_count(codec: Codec, folded: Any, scope: frozenset[str]) -> Any:

@@ -375,8 +375,17 @@ def _hunks(ref: list[str], outs: list[list[str]]) -> list[tuple[int, int, list[t
 def _changes(ref: list[str], out: list[str]) -> list[Change]:
     """The line changes from ``ref`` to ``out``; a pure insertion or deletion is slid (within
     equal lines) to where it starts and ends on whole YAML entries."""
-    ops = difflib.SequenceMatcher(None, ref, out, autojunk=False).get_opcodes()
-    raw = [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
+    # the lines both start and end with are equal: only the middle is compared (difflib is
+    # quadratic in runs of equal lines, a block scalar of thousands)
+    head, tail = 0, 0
+    while head < min(len(ref), len(out)) and ref[head] == out[head]:
+        head += 1
+    while tail < min(len(ref), len(out)) - head and ref[-1 - tail] == out[-1 - tail]:
+        tail += 1
+    ops = difflib.SequenceMatcher(None, ref[head:len(ref) - tail], out[head:len(out) - tail],
+                                  autojunk=False).get_opcodes()
+    raw = [(i1 + head, i2 + head, j1 + head, j2 + head)
+           for tag, i1, i2, j1, j2 in ops if tag != "equal"]
     result: list[Change] = []
     for k, (i1, i2, j1, j2) in enumerate(raw):
         lo_limit = result[-1][1] if result else 0
