@@ -950,13 +950,21 @@ def _possible(codec: Codec, blocks: dict[int, Block], world: World) -> World:
         if block is None or block.kind != "range" or choice != 1:
             continue
         subject = _range_subject(block)
-        for anc, branch in path_to(codec.template.root, block, []) or []:
-            rep = codec.canon.get(anc.id, anc.id)
-            if anc.kind == "if" and branch == 0 and out.get(rep, 0) == 0 \
-                    and _if_subject(anc) == subject and subject:
-                del out[bid]
-                break
+        # (every place of that range: one under another test is empty where that test holds)
+        twins = [b for b in codec.template.blocks if codec.canon.get(b.id, b.id) == bid]
+        if subject and all(_held_by_its_if(codec, twin, subject, out) for twin in twins):
+            del out[bid]
     return out
+
+
+def _held_by_its_if(codec: Codec, block: Block, subject: str, world: World) -> bool:
+    """Whether ``block`` (a range over ``subject``) stands inside an on ``if`` of it."""
+    for anc, branch in path_to(codec.template.root, block, []) or []:
+        rep = codec.canon.get(anc.id, anc.id)
+        if anc.kind == "if" and branch == 0 and world.get(rep, 0) == 0 \
+                and _if_subject(anc) == subject:
+            return True
+    return False
 
 
 def _range_subject(block: Block) -> str:

@@ -346,6 +346,14 @@ ATTACKS = {
     "an-else-that-writes-the-same": (HEAD + role("Worker", 2, _if(
         ".Values.p", '{{- if .Values.q }}\nargs: ["--fast"]\n{{- end }}', 12,
         'args: ["--fast"]')), ("p", "q")),
+    # a range over m under `if q`, twin of one under `if m`: the range was taken as never
+    # empty everywhere (m unset with q rendered empty labels into a runtime patch)
+    "a-range-twin-under-another-test": (HEAD.replace("  name: job\n", "  name: job\n" + _if(
+        ".Values.m", "annotations:\n  {{- range $k, $v := .Values.m }}\n"
+        "  {{ $k }}: {{ $v | quote }}\n  {{- end }}", 2)) + role("Worker", 2).replace(
+        "        spec:\n", "        metadata:\n          labels:\n" + _if(
+            ".Values.q", "{{- range $k, $v := .Values.m }}\n{{ $k }}: {{ $v | quote }}\n"
+            "{{- end }}", 12) + "        spec:\n", 1), ("m", "q")),
     # an if inside its own else (the fold recursed without end: a traceback)
     "a-test-inside-its-own-else": (HEAD + role("Worker", 2, _if(
         ".Values.r", "workingDir: /a", 12, "{{- if .Values.r }}\nworkingDir: /b\n{{- else }}\n"
@@ -367,7 +375,9 @@ def test_no_values_render_another_trainjob(tmp_path: Path, name: str) -> None:
     assert outcome.status == "converted", outcome.notes
     converted = 0
     for combo in range(2 ** len(keys)):
-        values = {k: bool(combo >> i & 1) for i, k in enumerate(keys)}
+        values: dict[str, Any] = {k: bool(combo >> i & 1) for i, k in enumerate(keys)}
+        if "m" in values:  # (a map to range over, or none)
+            values["m"] = {"team": "a"} if values["m"] else None
         rendered, after = _rendered(tmp_path, text, values), _rendered(tmp_path, outcome.text,
                                                                        values)
         if after.lstrip() == rendered:
