@@ -22,7 +22,7 @@ spec:
 """
 
 
-def role(name: str, replicas: int, extra: str = "") -> str:
+def role(name: str, replicas: int | str, extra: str = "") -> str:
     return f"""    {name}:
       replicas: {replicas}
       template:
@@ -35,6 +35,14 @@ def role(name: str, replicas: int, extra: str = "") -> str:
               limits:
                 nvidia.com/gpu: 1
 {extra}"""
+
+
+def _if(test: str, lines: str, indent: int, other: str = "") -> str:
+    pad = " " * indent
+    body = "".join(f"{pad}{line}\n" for line in lines.split("\n"))
+    alt = "".join(f"{pad}{line}\n" for line in other.split("\n")) if other else ""
+    return f"{pad}{{{{- if {test} }}}}\n{body}" + (f"{pad}{{{{- else }}}}\n{alt}" if alt else "") \
+        + f"{pad}{{{{- end }}}}\n"
 
 
 # an optional Master (nested in another if) whose `x` block writes volumeMounts, where the
@@ -215,34 +223,10 @@ def test_the_condition_of_blocks_that_switch_together_names_every_place() -> Non
 
 
 # one test (x) in two places: its else fails only under m (an init container, P303)
-TWINS = HEAD + """    Worker:
-      replicas: 2
-      template:
-        spec:
-          {{- if .Values.m }}
-          {{- if .Values.x }}
-          priorityClassName: high
-          {{- else }}
-          initContainers:
-          - name: init
-            image: busybox
-          {{- end }}
-          {{- end }}
-          containers:
-          - name: pytorch
-            image: img
-            command: ["torchrun", "--nproc_per_node=1", "train.py"]
-            resources:
-              limits:
-                nvidia.com/gpu: 1
-            {{- if .Values.x }}
-            env:
-            - name: X
-              value: "1"
-            {{- else }}
-            workingDir: /w
-            {{- end }}
-"""
+TWINS = HEAD + role("Worker", 2, _if(".Values.x", 'env:\n- name: X\n  value: "1"', 12,
+                                     "workingDir: /w")).replace("          containers:\n", _if(
+    ".Values.m", "{{- if .Values.x }}\npriorityClassName: high\n{{- else }}\ninitContainers:\n"
+    "- name: init\n  image: busybox\n{{- end }}", 10) + "          containers:\n", 1)
 
 
 def test_a_failing_branch_with_a_twin_elsewhere_keeps_the_legacy_job_where_it_renders(
@@ -260,22 +244,9 @@ def test_a_failing_branch_with_a_twin_elsewhere_keeps_the_legacy_job_where_it_re
 
 
 # a job inside an `if` whose test closes with its own parenthesis
-NOT_SKIPPED = """{{- if not (eq .Values.mode "skip") }}
-""" + HEAD + role("Master", 1) + """    {{- if .Values.workers }}
-    Worker:
-      replicas: {{ .Values.workers }}
-      template:
-        spec:
-          containers:
-          - name: pytorch
-            image: img
-            command: ["torchrun", "--nproc_per_node=1", "train.py"]
-            resources:
-              limits:
-                nvidia.com/gpu: 1
-    {{- end }}
-{{- end }}
-"""
+NOT_SKIPPED = '{{- if not (eq .Values.mode "skip") }}\n' + HEAD + role("Master", 1) \
+    + "    {{- if .Values.workers }}\n" + role("Worker", "{{ .Values.workers }}") \
+    + "    {{- end }}\n{{- end }}\n"
 
 
 def test_a_test_that_ends_in_its_own_parenthesis_keeps_it(
@@ -288,14 +259,6 @@ def test_a_test_that_ends_in_its_own_parenthesis_keeps_it(
         "run": {"mode": "run", "workers": 2}, "master-only": {"mode": "run"},
         "skip": {"mode": "skip", "workers": 2}}
     check_inline_chart(tmp_path, NOT_SKIPPED, sets, crdcheck, shared, targets=("2.2",))
-
-
-def _if(test: str, lines: str, indent: int, other: str = "") -> str:
-    pad = " " * indent
-    body = "".join(f"{pad}{line}\n" for line in lines.split("\n"))
-    alt = "".join(f"{pad}{line}\n" for line in other.split("\n")) if other else ""
-    return f"{pad}{{{{- if {test} }}}}\n{body}" + (f"{pad}{{{{- else }}}}\n{alt}" if alt else "") \
-        + f"{pad}{{{{- end }}}}\n"
 
 
 # found by an attack pass on these mechanisms (each rendered a TrainJob other than converting
