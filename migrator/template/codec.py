@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from migrator.template.knowledge import FIELDS
+from migrator.template.scopes import Scope, rebound
 from migrator.template.structure import QUOTE_TAIL, Block, Branch, Template, Unit, Unsupported
-from migrator.template.tokens import Action, Dialect
+from migrator.template.tokens import Action, Dialect, tokenize_go
 
 SlotKind = Literal["str", "int", "line"]
 Shape = Literal["map", "item", "plain"]
@@ -98,12 +99,17 @@ class Codec:
     # `{}` once they are all dropped (a companion runtime's `securityContext: {}`)
     kept_empty: set[frozenset[int]] = field(default_factory=set)
     _around: dict[int, tuple[int, ...]] | None = field(default=None, repr=False)
+    _at: Scope = field(default=(), repr=False)  # the with/range bodies of the line decoded
     detached: list[int] = field(default_factory=list)  # blocks switched apart (detach), in order
 
     def __post_init__(self) -> None:
         first: dict[tuple[str, ...], int] = {}
         for block in self.template.blocks:
-            key = (block.kind, *tuple(b.header.body if b.header else "" for b in block.branches))
+            # blocks switch together where their tests read the same values: a test in a with
+            # body is read as written at the top (`with .nodeSelector` in two roles' withs
+            # are two tests)
+            heads = [b.header.body if b.header else "" for b in block.branches]
+            key = (block.kind, *(rebound(h, block.scope, ()) or h for h in heads))
             self.canon[block.id] = first.setdefault(key, block.id)
 
     def detach(self, bid: int, worlds: list[World]) -> None:
@@ -394,14 +400,18 @@ class Codec:
         return "map"
 
     # -- decoding -------------------------------------------------------------------------
-    def decode(self, text: str) -> str:
-        """Put every action back in converted text; raises Unsupported when one was mangled."""
+    def decode(self, text: str, scopes: list[Scope] | None = None) -> str:
+        """Put every action back in converted text; raises Unsupported when one was mangled.
+        ``scopes``: the with/range bodies each line of ``text`` stands in (render_lines); an
+        action read in other bodies is written for the line's (``act``)."""
         out: list[str] = []
-        lines = _join_items(text.split("\n"))
+        raw = text.split("\n")
+        lines, at = _join_items(raw, scopes if scopes and len(scopes) == len(raw) else None)
         skip = -1
         for index, line in enumerate(lines):
             if index <= skip:
                 continue
+            self._at = at[index]
             form = _LINE_FORM.match(line)
             if form:
                 slot = self.by_id.get(int(form.group(2)))
@@ -420,7 +430,7 @@ class Codec:
                     if index + 1 < len(lines) and lines[index + 1].startswith(" " * (column + 2)):
                         raise Unsupported("the converter added fields next to a template "
                                           "fragment", slot.line, slot.action.text)
-                guard = _empty_guard(slot, out[-1] if out else "", column)
+                guard = _empty_guard(slot, self.act(slot), out[-1] if out else "", column)
                 if guard:
                     out.insert(len(out) - 1, guard)
                 out.append(self._fragment(slot, column))
@@ -455,7 +465,38 @@ class Codec:
             emptied = self._emptied_map(lines, index)
             if emptied:  # the entries' guards wrote nothing: the `{}` goes on the map's line
                 out.append(lead + "{{- if " + emptied + " }} {}{{- end }}")
+        self._at = ()
         return "\n".join(out)
+
+    def act(self, slot: Slot) -> Action:
+        """``slot``'s action as it reads on the line being decoded: written in with bodies the
+        line is not in (the converted job moved it out of them), ``.`` and the with's
+        variables are written out (`.replicas` in `with .Values.worker` is
+        `.Values.worker.replicas` there). Unsupported where that cannot be written (a range's
+        item outside the range)."""
+        act = slot.action
+        if slot.ctx == self._at or "{{" not in act.text:
+            return act
+        parts: list[str] = []
+        pos = 0
+        for inner in tokenize_go(act.text):
+            body = rebound(inner.body, slot.ctx, self._at)
+            if body is None:
+                where = next((c for c in reversed(slot.ctx) if c not in self._at), "")
+                raise Unsupported(f"the action {act.text} reads what {{{{ {where} }}}} binds "
+                                  "(its `.` or variables), and "
+                                  "the converted job writes its field outside that block, "
+                                  "where it cannot be read", slot.line, act.text)
+            parts.append(act.text[pos:inner.start])
+            parts.append(inner.text.replace(inner.body, body, 1) if inner.body else inner.text)
+            pos = inner.end
+        parts.append(act.text[pos:])
+        text = "".join(parts)
+        if text == act.text:
+            return act
+        body = tokenize_go(text)[0].body if act.body and text.startswith("{{") else act.body
+        return Action(act.start, act.end, text, body, act.kind, act.keyword, act.trim_left,
+                      act.trim_right)
 
     def scalar_slot(self, line: str) -> tuple[Slot, str] | None:
         """The slot a line `key: <stand-in>` holds and its key line, or None."""
@@ -487,7 +528,8 @@ class Codec:
         if found is None:
             return ""
         slot, key = found
-        return key[:len(key) - len(key.lstrip())] + "{{- if not " + _null_test(slot) + " }}"
+        test = _null_test(self.act(slot))
+        return key[:len(key) - len(key.lstrip())] + "{{- if not " + test + " }}"
 
     def _emptied_map(self, lines: list[str], index: int) -> str:
         """When ``lines[index]`` is the last entry of a map whose entries are all guarded
@@ -509,7 +551,7 @@ class Codec:
             slots.append(found[0])
         if frozenset(s.id for s in slots) not in self.kept_empty:
             return ""
-        tests = [_null_test(s) for s in reversed(slots)]
+        tests = [_null_test(self.act(s)) for s in reversed(slots)]
         return tests[0] if len(tests) == 1 else "and " + " ".join(tests)
 
     def host_index(self, count: int) -> str | None:
@@ -553,7 +595,7 @@ class Codec:
                 slot = self.by_id.get(int(found.group(1)))
                 if slot is None or "\n" in slot.action.text or not slot.action.body:
                     raise Unsupported("unknown placeholder in the converted output", 0)
-                parts.append("(" + slot.action.body + ")")
+                parts.append("(" + self.act(slot).body + ")")
             else:
                 parts.append("(" + self._expression_of(int(found.group(2))) + ")")
             pos = found.end()
@@ -569,7 +611,7 @@ class Codec:
             raise Unsupported(f"the process count is the CPU quantity {slot.action.text} rounded "
                               "up (nprocPerNode cpu), which this template cannot compute",
                               slot.line, slot.action.text)
-        body = slot.action.body
+        body = self.act(slot).body
         quoted = QUOTE_TAIL.search(body)
         value = f"print ({body[:quoted.start()].rstrip() if quoted else body})"
         return (f'{{{{ if regexMatch "^[0-9]+m$" ({value}) }}}}{{{{ max 1 (ceil (divf '
@@ -580,12 +622,13 @@ class Codec:
         slot = self.by_id.get(int(match.group(1)))
         if slot is None:
             raise Unsupported("unknown placeholder in the converted output", 0)
-        if "\n" not in slot.action.text:
-            return slot.action.text
+        text = self.act(slot).text
+        if "\n" not in text:
+            return text
         # a multi-line quoted scalar: its continuation lines move with it (folding ignores
         # their indentation, YAML only needs them deeper than the key)
         delta = match.start() - slot.indent
-        lines = slot.action.text.split("\n")
+        lines = text.split("\n")
         moved = [lines[0]]
         for cont in lines[1:]:
             if delta >= 0:
@@ -602,7 +645,7 @@ class Codec:
             return match.group(1)
         used, constant = found
         if len(used) == 1 and constant == 0:
-            return used[0].action.text
+            return self.act(used[0]).text
         if self.dialect == "envsubst" or not self.template.helm:
             names = " + ".join(s.action.text for s in used)
             engine = "envsubst" if self.dialect == "envsubst" else \
@@ -610,7 +653,7 @@ class Codec:
             raise Unsupported(f"the converted value is the sum {names}"
                               f"{f' + {constant}' if constant else ''}, which {engine} cannot "
                               "compute", used[0].line, used[0].action.text)
-        terms = [f"({_expression(s.action)})" for s in used]
+        terms = [f"({_expression(self.act(s))})" for s in used]
         if constant:
             terms.insert(0, str(constant))
         inner = terms[0]
@@ -621,7 +664,7 @@ class Codec:
         return "{{ " + inner + " }}"
 
     def _fragment(self, slot: Slot, column: int) -> str:
-        act = slot.action
+        act = self.act(slot)
         fn = _INDENT_FN.search(act.body)
         if column == slot.indent:
             if fn is not None and fn.group(1) == "nindent" and not act.trim_left \
@@ -665,11 +708,11 @@ def fragment_expression(act: Action) -> str:
     return found.group(1).strip() if found and found.group(1).strip() else ""
 
 
-def _empty_guard(slot: Slot, key_line: str, column: int) -> str:
+def _empty_guard(slot: Slot, act: Action, key_line: str, column: int) -> str:
     """``{{- if not (has (trim (X)) (list ...)) }}`` around a key whose fragment renders a
     value the converter drops the key for (``resources: {}`` gives no resourcesPerNode)."""
     key = _KEY_LINE.match(key_line)
-    expr = fragment_expression(slot.action)
+    expr = fragment_expression(act)
     dropped = slot.dropped_when.get(key_line.strip()) if key else None
     if not dropped or key is None or not expr or len(key.group(1)) + 2 != column:
         return ""
@@ -681,10 +724,10 @@ def _empty_guard(slot: Slot, key_line: str, column: int) -> str:
 NULLS = ("null", "Null", "NULL", "~", "")
 
 
-def _null_test(slot: Slot) -> str:
+def _null_test(act: Action) -> str:
     """Whether a scalar action renders null: nothing (an unset value prints as nothing in
     Helm, and `toString` of it is `<nil>`) or a YAML spelling of null."""
-    expr = slot.action.body.strip()
+    expr = act.body.strip()
     values = " ".join(go_string(v) for v in NULLS)
     return (f'(or (kindIs "invalid" ({expr})) '
             f"(has (trim (toString ({expr}))) (list {values})))")
@@ -705,10 +748,13 @@ def _extra_field(line: str, slot: Slot) -> bool:
     return key in FIELDS.item_fields.get(slot.parent, {})
 
 
-def _join_items(lines: list[str]) -> list[str]:
+def _join_items(lines: list[str], scopes: list[Scope] | None = None
+                ) -> tuple[list[str], list[Scope]]:
     """``-`` on a line of its own followed by the item's first field becomes ``- field`` again
-    (worlds are compared with items split; a control line after the dash keeps it split)."""
+    (worlds are compared with items split; a control line after the dash keeps it split); the
+    scope of each line kept (the field's)."""
     out: list[str] = []
+    at: list[Scope] = []
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -718,11 +764,13 @@ def _join_items(lines: list[str]) -> list[str]:
             if nxt.startswith(" " * (pad + 2)) and nxt[pad + 2:pad + 3] not in (" ", "") \
                     and not nxt.lstrip().startswith("{{"):
                 out.append(line + " " + nxt[pad + 2:])
+                at.append(scopes[i + 1] if scopes else ())
                 i += 2
                 continue
         out.append(line)
+        at.append(scopes[i] if scopes else ())
         i += 1
-    return out
+    return out, at
 
 
 def decode_int(value: int, ints: list[Slot]) -> tuple[list[Slot], int] | None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from migrator.template.codec import Codec
+from migrator.template.scopes import rebind
 
 
 def condition(codec: Codec, block: Any, failing: int, forced: dict[int, int],
@@ -70,19 +70,11 @@ def _along(path: list[Any], block: Any, failing: int) -> list[str] | None:
     return terms or None
 
 
-_LONE_DOT = re.compile(r"(?<![\w)\]$.])\.(?![\w.])")
-_DOT_FIELD = re.compile(r"(?<![\w)\]$.])\.[A-Za-z_]")
-
-
 def _rebind(term: str, dot: str) -> str | None:
-    """``term`` with a lone ``.`` read as ``dot`` (inside a ``with``), or None when it reads a
-    field of ``.`` there (``.Values`` inside a ``with`` is a field of the with's value)."""
+    """``term`` with ``.`` read as ``dot`` (inside a ``with``); ``dot`` "" is the top."""
     if not dot or not term:
         return term
-    if _DOT_FIELD.search(term):
-        return None
-    term = term.replace("(.)", f"({dot})")
-    return _LONE_DOT.sub(lambda _m: f"({dot})", term)
+    return rebind(term, dot)
 
 
 def _branch_condition(block: Any, index: int) -> str:
@@ -124,8 +116,9 @@ def path_to(branch: Any, target: Any, trail: list[Any]) -> list[Any] | None:
 
 
 def enclosing(codec: Codec, line: int) -> str | None:
-    """The Go condition under which the template line ``line`` is rendered: "" at the top,
-    None when an enclosing block is not an ``if`` (its condition cannot be lifted)."""
+    """The Go condition under which the template line ``line`` is rendered, read at the top
+    (a ``with``'s value is written out inside it): "" at the top, None when an enclosing
+    block is a ``range`` (its condition cannot be lifted)."""
     units = codec.template.units
 
     def find(branch: Any, trail: list[Any]) -> list[Any] | None:
@@ -143,11 +136,17 @@ def enclosing(codec: Codec, line: int) -> str | None:
     trail = find(codec.template.root, [])
     if trail is None:
         return None
-    terms = []
+    terms: list[str] = []
+    dot = ""  # what `.` stands for inside the `with` bodies on the way (as a Go operand)
     for anc, choice in trail:
-        if anc.kind not in ("if", "enum"):
+        if anc.kind not in ("if", "enum", "with"):
             return None
-        terms.append(_branch_condition(anc, choice))
+        term = _rebind(_branch_condition(anc, choice), dot)
+        if term is None or ":=" in term:
+            return None
+        terms.append(term)
+        if anc.kind == "with" and choice == 0:
+            dot = term  # `{{- with X }}`: the body runs with `.` set to X
     terms = [t for t in terms if t]
     if not terms:
         return ""

@@ -27,6 +27,7 @@ from migrator.template.conditions import condition as _condition
 from migrator.template.conditions import enclosing, path_to
 from migrator.template.knowledge import FIELDS
 from migrator.template.marks import ENV_MARK, MARK
+from migrator.template.scopes import rebound
 from migrator.template.structure import Unsupported
 from migrator.template.tokens import Action, Dialect, TemplateSyntaxError, tokenize
 from migrator.template.worlds import (
@@ -275,7 +276,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         if codec.template.helm and dialect == "go" and runs[0] + measuring <= MAX_TOTAL_RUNS \
                 and runs[1] + measuring * len(codec.encode(forced).text) <= 4 * MAX_BRANCH_WORK:
             _empty_guards(codec, forced, convert, reference)
-        body = codec.decode("\n".join(render_lines(lift_escaped(codec, folded.pieces, forced))))
+        body = _decoded(codec, lift_escaped(codec, folded.pieces, forced))
         single = _one_node_count(codec, folded, scope) if dialect == "go" else None
         one_node = None
         if single is not None:
@@ -291,8 +292,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             finally:
                 del codec.pins[single.id]
             body = "\n".join([f'{{{{- if eq (toString ({single.action.body})) "1" }}}}',
-                              codec.decode("\n".join(render_lines(
-                                  lift_escaped(codec, one.pieces, forced)))).rstrip("\n"),
+                              _decoded(codec, lift_escaped(codec, one.pieces,
+                                                           forced)).rstrip("\n"),
                               "{{- else }}", body.rstrip("\n"), "{{- end }}"]) + "\n"
             one_node = one
         for _out, docs in folded.worlds.values():
@@ -556,6 +557,14 @@ def _convert_loop(text: str, template: Any, span: tuple[int, int], defines: list
     return inner
 
 
+def _decoded(codec: Codec, pieces: list[Any]) -> str:
+    """The template text of a fold: its lines with the control actions back, and every
+    action back, read for the with/range bodies its line stands in."""
+    scopes: list[tuple[str, ...]] = []
+    lines = render_lines(pieces, scopes)
+    return codec.decode("\n".join(lines), scopes)
+
+
 def _refused(text: str, dialect: Dialect, exc: Unsupported) -> Outcome:
     note = Note(NOT_CARRIED, "", f"template construct not carried: {exc}"
                 + (f" [{exc.construct}]" if exc.construct else "")
@@ -777,10 +786,12 @@ def _count_guards(codec: Codec, forced: dict[int, int], scope: frozenset[str]
             if decoded is None or len(decoded[0]) != 1 or decoded[1] != 0:
                 continue
             slot = decoded[0][0]
-            if slot.ctx or slot.id in codec.pins or "{{" not in slot.action.text \
-                    or not set(_VARIABLE.findall(slot.action.body)) <= declared:
+            if slot.id in codec.pins or "{{" not in slot.action.text:
                 continue
-            cond = f'not (regexMatch "{_POSITIVE}" (toString ({slot.action.body})))'
+            count = _lifted(slot, "replica count")  # (inside a with: read at the top)
+            if not set(_VARIABLE.findall(count)) <= declared:
+                continue
+            cond = f'not (regexMatch "{_POSITIVE}" (toString ({count})))'
             around = enclosing(codec, slot.line)  # the count's role is written only there
             if around is None or not set(_VARIABLE.findall(around)) <= declared:
                 continue
@@ -796,6 +807,19 @@ def _count_guards(codec: Codec, forced: dict[int, int], scope: frozenset[str]
             if all(cond != c for c, _, _ in found):
                 found.append((cond, slot, why))
     return found
+
+
+def _lifted(slot: Any, what: str) -> str:
+    """The expression of ``slot``'s action read at the top of the template (`.replicas` in
+    `with .Values.worker` is `.Values.worker.replicas`; test it only where the with's value
+    is not empty: ``enclosing``). Unsupported inside a range (its item has no expression)."""
+    body = str(slot.action.body)
+    lifted = rebound(body, slot.ctx, ())
+    if lifted is None:
+        raise Unsupported(f"the {what} {slot.action.text} is read inside "
+                          f"{{{{ {slot.ctx[-1]} }}}}, and the values it must have cannot be "
+                          "tested at the top of the template", slot.line, slot.action.text)
+    return lifted
 
 
 def _other_value_notes(codec: Codec, block: Any, forced: dict[int, int],
@@ -1617,8 +1641,9 @@ def _pin(codec: Codec, exc: WorldFailed, scope: frozenset[str] = frozenset()) ->
     the template computes: encode the count as that number, and keep the legacy job for the
     other values. The Go condition of those values, or None.
 
-    Only a top-level action (not inside a range/with) whose variables are declared at the top
-    of the template is pinned: the condition is evaluated before the job."""
+    Only an action outside a range (inside a with: read at the top, where the with's value is
+    not empty) whose variables are declared at the top of the template is pinned: the
+    condition is evaluated before the job."""
     declared = _declared(codec) | scope
     for doc in exc.documents:
         for f in doc.findings:
@@ -1631,14 +1656,18 @@ def _pin(codec: Codec, exc: WorldFailed, scope: frozenset[str] = frozenset()) ->
             if found is None or len(found[0]) != 1 or found[1] != 0:
                 continue
             slot = found[0][0]
-            names = set(_VARIABLE.findall(slot.action.body))
-            if slot.ctx or slot.id in codec.pins or not names <= declared \
+            # (inside a with: its value read at the top, tested only where it is not empty)
+            count = rebound(slot.action.body, slot.ctx, ())
+            around = enclosing(codec, slot.line) if slot.ctx else ""
+            if count is None or around is None or slot.id in codec.pins \
+                    or not set(_VARIABLE.findall(count + around)) <= declared \
                     or "{{" not in slot.action.text:
                 continue
             codec.pins[slot.id] = fixed.group(1)
             # the rendered text is what the converter reads: compare it as text
             text = "toString" if codec.template.helm else "print"  # (no sprig)
-            return f'ne ({text} ({slot.action.body})) "{fixed.group(1)}"'
+            cond = f'ne ({text} ({count})) "{fixed.group(1)}"'
+            return f"and ({around}) ({cond})" if around else cond
     return None
 
 

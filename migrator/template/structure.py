@@ -66,6 +66,9 @@ class Block:
     # guard blocks: on when every block of one of these sets is on
     members: frozenset[frozenset[int]] = frozenset()
     other: int = -1  # enum blocks: the unit as written (for a value none of the branches take)
+    # the headers of the with/range bodies its own headers are written in (what `.` reads
+    # there), outermost first; a block made by the converter: where its tests read
+    scope: tuple[str, ...] = ()
 
     @property
     def alternatives(self) -> int:
@@ -225,7 +228,20 @@ def build(text: str, actions: list[Action], enums: bool = False, helm: bool | No
     _merge_exclusive(root)
     if enums:
         _enum_blocks(template, root)
+    _scopes(root, ())
     return template
+
+
+def _scopes(branch: Branch, scope: tuple[str, ...]) -> None:
+    """Each block's ``scope``: the with/range bodies around it."""
+    for item in branch.items:
+        if isinstance(item, int):
+            continue
+        item.scope = scope
+        for index, sub in enumerate(item.branches):
+            head = sub.header.body if sub.header is not None else ""
+            inner = (*scope, head) if index == 0 and item.kind in ("with", "range") else scope
+            _scopes(sub, inner)
 
 
 _EQ = re.compile(r'^if\s+eq\s+(?:(\S+)\s+("[^"]*")|("[^"]*")\s+(\S+))\s*$')

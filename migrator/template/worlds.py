@@ -21,6 +21,7 @@ from migrator.template.codec import (
 )
 from migrator.template.conditions import _branch_condition, condition, path_to
 from migrator.template.knowledge import FIELDS
+from migrator.template.scopes import Scope, rebound
 from migrator.template.structure import Block, Branch, Unsupported
 from migrator.template.tokens import Action
 
@@ -809,9 +810,13 @@ def lift_escaped(codec: Codec, pieces: list[Piece], forced: World,
         twins = [] if block.kind == "guard" else \
             [b for b in codec.template.blocks if codec.canon.get(b.id, b.id) == rep]
         # (a twin written where its withs are around it reads the same values)
-        if not twins or not all(any(a.kind == "with" and codec.canon.get(a.id, a.id) not in around
-                                    for a, _c in path_to(codec.template.root, twin, []) or [])
-                                for twin in twins):
+        escaped = [[(a, c) for a, c in path_to(codec.template.root, twin, []) or []
+                    if a.kind == "with" and codec.canon.get(a.id, a.id) not in around]
+                   for twin in twins]
+        if not twins or not all(escaped) or all(
+                forced.get(codec.canon.get(a.id, a.id)) == c for way in escaped for a, c in way):
+            # (withs forced on: the block stays what it is, its header reading their values
+            # where it stands, render_lines; a range stays a range)
             out.append(Cond(block, branches))
             continue
         tests = [condition(codec, block, k, forced) for k in range(1, len(branches))]
@@ -828,48 +833,76 @@ def lift_escaped(codec: Codec, pieces: list[Piece], forced: World,
     return out
 
 
-def render_lines(pieces: list[Piece]) -> list[str]:
-    """The folded output as template text lines, with the control actions put back."""
+def render_lines(pieces: list[Piece], scopes: list[Scope] | None = None, at: Scope = ()
+                 ) -> list[str]:
+    """The folded output as template text lines, with the control actions put back; the
+    with/range bodies each line stands in are appended to ``scopes`` (a block's tests are
+    written for the bodies they stand in: `with .nodeSelector` moved out of `with
+    .Values.worker` reads `.Values.worker.nodeSelector`)."""
     out: list[str] = []
+    into = scopes if scopes is not None else []
+
+    def emit(lines: list[str], where: Scope) -> None:
+        out.extend(lines)
+        into.extend([where] * len(lines))
+
     for piece in pieces:
         if isinstance(piece, str):
-            out.append(piece)
+            emit([piece], at)
             continue
         block = piece.block
-        body = render_lines(piece.branches[0])
+        head = block.branches[0].header
+        inner = (*at, head.body) if block.kind in ("with", "range") and head is not None else at
+        own = (*block.scope, head.body) if block.kind in ("with", "range") and head is not None \
+            else block.scope
+        body_scopes: list[Scope] = []
+        body = render_lines(piece.branches[0], body_scopes, inner)
         pad = " " * _first_indent(body or [x for b in piece.branches for x in b
                                           if isinstance(x, str)])
-        out.append(pad + _control(block.branches[0].header))
-        out.extend(pad + _control(a) for a in block.branches[0].neutral)
+        emit([pad + _control(head, block, block.scope, at)], at)
+        emit([pad + _control(a, block, own, inner) for a in block.branches[0].neutral], inner)
         out.extend(body)
-        out.extend(pad + _control(a) for a in block.branches[0].trailing)
+        into.extend(body_scopes)
+        emit([pad + _control(a, block, own, inner) for a in block.branches[0].trailing], inner)
         alts = list(piece.branches[1:])
         if block.kind == "enum" and not block.fail:
             # trailing values that write nothing, with nothing for other values: the same
-            while alts and not any(str(x).strip() for x in render_lines(alts[-1])):
+            while alts and not any(str(x).strip() for x in render_lines(alts[-1], [], at)):
                 alts.pop()
         for alt, lines in enumerate(alts, start=1):
             if alt < len(block.branches):
-                out.append(pad + _control(block.branches[alt].header))
-                out.extend(pad + _control(a) for a in block.branches[alt].neutral)
+                emit([pad + _control(block.branches[alt].header, block, block.scope, at)], at)
+                emit([pad + _control(a, block, block.scope, at)
+                      for a in block.branches[alt].neutral], at)
             elif lines:
-                out.append(pad + "{{- else }}")
-            out.extend(render_lines(lines))
+                emit([pad + "{{- else }}"], at)
+            alt_scopes: list[Scope] = []
+            alt_lines = render_lines(lines, alt_scopes, at)
+            out.extend(alt_lines)
+            into.extend(alt_scopes)
             if alt < len(block.branches):
-                out.extend(pad + _control(a) for a in block.branches[alt].trailing)
+                emit([pad + _control(a, block, block.scope, at)
+                      for a in block.branches[alt].trailing], at)
         if block.fail:
-            out.append(pad + "{{- else }}")
-            out.append(pad + "{{- fail " + go_string(block.fail) + " }}")
-        out.append(pad + "{{- end }}")
+            emit([pad + "{{- else }}", pad + "{{- fail " + go_string(block.fail) + " }}"], at)
+        emit([pad + "{{- end }}"], at)
     return out
 
 
-
-def _control(action: Any) -> str:
+def _control(action: Any, block: Block | None = None, written: Scope = (), at: Scope = ()
+             ) -> str:
     """An action written again on a line of its own (a comment's `*/` must end it: Helm
-    refuses `*/ }}`)."""
+    refuses `*/ }}`), for the with/range bodies ``at`` where it was written in ``written``."""
     body = str(action.body)
-    return "{{- " + body + ("}}" if body.startswith("/*") else " }}")
+    if body.startswith("/*"):
+        return "{{- " + body + "}}"
+    moved = rebound(body, written, at)
+    if moved is None:
+        line = block.line if block is not None else 0
+        raise Unsupported(f"the converted job writes the lines of {action.text} outside "
+                          f"{{{{ {next((w for w in written if w not in at), '')} }}}}, whose "
+                          "`.` its test reads and cannot be written there", line, action.text)
+    return "{{- " + moved + " }}"
 
 
 def _first_indent(lines: list[Any]) -> int:
@@ -1070,23 +1103,47 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
         # range under the initContainer's if), or impossible (inside a range). A block that
         # writes lines only through blocks inside it (`if gt $gpus 0` around `if nvidiaPath`)
         # writes them when all of them hold.
-        conds = []
+        # each test reads where its block stands (a test lifted to the top: at the top); the
+        # guard's test is written for the bodies all of them stand in
+        chained: list[list[tuple[str, Scope]]] = []
         for chain in sorted(chains, key=sorted):
-            tests = [_branch_condition(blocks[m], 0) or condition(codec, blocks[m], 0, forced)
-                     for m in sorted(chain, key=nesting)]
-            if any(not t for t in tests):
+            tests: list[tuple[str, Scope]] = []
+            for m in sorted(chain, key=nesting):
+                own = _branch_condition(blocks[m], 0)
+                test = own or condition(codec, blocks[m], 0, forced)
+                if not test:
+                    return False
+                tests.append((test, blocks[m].scope if own else ()))
+            chained.append(tests)
+        common = _common([where for tests in chained for _t, where in tests])
+        conds = []
+        for tests in chained:
+            moved = [rebound(t, where, common) for t, where in tests]
+            if None in moved:
                 return False
-            conds.append(tests[0] if len(tests) == 1 else
-                         "and " + " ".join(f"({t})" for t in tests))
+            conds.append(str(moved[0]) if len(moved) == 1 else
+                         "and " + " ".join(f"({t})" for t in moved))
         text = conds[0] if len(conds) == 1 else "or " + " ".join(f"({c})" for c in conds)
         header = Action(-1, -1, "{{- if " + str(text) + " }}", f"if {text}", "control", "if")
-        guard = Block(-1 - guards, "guard", 0, [Branch(header)], members=frozenset(chains))
+        guard = Block(-1 - guards, "guard", 0, [Branch(header)], members=frozenset(chains),
+                      scope=common)
         guards += 1
         # `key: {}` is what the guard writes when off only if it is off in the world that
         # showed it (else the blocks inside it decide, in a later round)
         empty: list[Piece] = [emptied[key]] if key in emptied and not _on(guard, world) else []
         lst[index:end] = [Cond(guard, [lst[index:end], empty])]
     return True
+
+
+def _common(scopes: list[Scope]) -> Scope:
+    """The bodies every one of ``scopes`` stands in (their common start)."""
+    if not scopes:
+        return ()
+    first = scopes[0]
+    size = 0
+    while size < len(first) and all(len(s) > size and s[size] == first[size] for s in scopes):
+        size += 1
+    return first[:size]
 
 
 def _emptied(expected: list[str], got: list[str]) -> int | None:
