@@ -54,7 +54,7 @@ VALUE_CHECKED_LATER = "Y113"
 VALUE_ASSUMED = "Y130"
 # the converter's outputs of every branch world are written in one layout
 CANONICAL_LAYOUT = yamlio.Indent(mapping=2, sequence=4, offset=2)
-MAX_LEGACY = 8  # conditions that keep the legacy job (each folds the template again)
+MAX_LEGACY = 16  # conditions that keep the legacy job (each folds the template again)
 # all folds of one document together (each fold is capped by worlds.MAX_BRANCH_RUNS and
 # MAX_BRANCH_WORK before it starts; each branch kept legacy folds again, and a split converts
 # the document a second time, on the same budget): four times one fold's runs, and four times
@@ -990,17 +990,17 @@ def _alone(codec: Codec, forced: dict[int, int], exc: WorldFailed, worlds: list[
     (their twins may fail alike: then they are forced together, one condition, one fold)."""
     saved, apart = dict(codec.canon), len(codec.detached)
     kept = [(world, dict(world)) for world in [exc.world, *worlds]]
-    other = 1 if failing == 0 else 0
+    # each goes to its last choice (nothing, or its `else`), or to its first if that failed
+    other = {b.id: 0 if failing == b.alternatives - 1 else b.alternatives - 1 for b in blocks}
     conds: list[str | None] = []
     for block in blocks:
         codec.detach(block.id, [exc.world, *worlds])
         exc.world[block.id] = failing
-        conds.append(_other_branches(codec, block, other, forced))
+        conds.append(_other_branches(codec, block, other[block.id], forced))
     mended = all(conds)
     if mended and convert is not None:
         try:
-            mended = convert(codec.encode({**exc.world, **{b.id: other for b in blocks}}
-                                          ).text)[2]
+            mended = convert(codec.encode({**exc.world, **other}).text)[2]
         except Unsupported:
             mended = False
     if not mended:
@@ -1011,7 +1011,7 @@ def _alone(codec: Codec, forced: dict[int, int], exc: WorldFailed, worlds: list[
             world.clear()
             world.update(before)
         return None
-    forced.update({b.id: other for b in blocks})
+    forced.update(other)
     return _any(list(dict.fromkeys(c for c in conds if c)))
 
 

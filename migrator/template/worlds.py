@@ -1074,7 +1074,12 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
     def nesting(bid: int) -> tuple[int, int]:
         """How deep a block is written (a canonical id may be a twin's elsewhere), then its id."""
         return len(path_to(codec.template.root, blocks[bid], []) or []), bid
-    for lst, index in sorted(owners, key=lambda o: (id(o[0]), -o[1])):
+    # each list from its end (a guard replaces lines after it), the lists in output order (the
+    # guards are numbered in it: an order of memory addresses changed them from run to run)
+    rank: dict[int, int] = {}
+    for lst, _index in owners:
+        rank.setdefault(id(lst), len(rank))
+    for lst, index in sorted(owners, key=lambda o: (rank[id(o[0])], -o[1])):
         key = (id(lst), index)
         line = lst[index]
         assert isinstance(line, str)
