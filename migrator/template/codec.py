@@ -15,8 +15,10 @@ SlotKind = Literal["str", "int", "line"]
 Shape = Literal["map", "item", "plain"]
 STR_TOKEN = re.compile(r"tjmz(\d{4})z")
 LINE_TOKEN = re.compile(r"tjml(\d{4})l")
+# a fragment's placeholder line: `- <item key>: <token>` (FIELDS.item_keys), `- <token>`,
+# `<token>: <token>` or `<token>: "1"`
 _LINE_FORM = re.compile(
-    r"^(\s*)(?:- (?:name: )?)?tjml(\d{4})l(?:: (?:tjml\d{4}l|\"1\"|'1'|1))?\s*$")
+    r"^(\s*)(?:- (?:[A-Za-z]+: )?)?tjml(\d{4})l(?:: (?:tjml\d{4}l|\"1\"|'1'|1))?\s*$")
 # one TF_CONFIG host entry standing for all nodes (launch.HOST_INDEX; the count in the middle)
 HOST_ENTRY = re.compile(r'"([^"\n]*?)tjmi(\d+)i([^"\n]*)"')
 _INT_TOKEN = re.compile(r"(?<![0-9A-Za-z_.])(3\d{8}|[3-8]\d{4})(?![0-9A-Za-z_.])")
@@ -302,7 +304,8 @@ class Codec:
         above = units[unit.index - 1] if unit.index > 0 else None
         if above is None or above.kind != "line" or above.in_scalar or above.actions \
                 or not re.match(r"^ *[^\s:#'\"-][^:#]*:\s*$", above.text) \
-                or above.indent >= indent:
+                or above.indent > indent \
+                or (above.indent == indent and not self._indentless_key(unit, indent)):
             return ""
         for other in units[unit.index + 1:]:
             if other.kind in ("line", "fragment") and not other.in_scalar \
@@ -312,6 +315,9 @@ class Codec:
 
     def _list_key(self, unit: Unit, indent: int) -> str:
         """The key of the list a fragment's items belong to."""
+        indentless = self._indentless_key(unit, indent)
+        if indentless:
+            return indentless
         for i in range(unit.index - 1, -1, -1):
             other = self.template.units[i]
             if other.kind == "line" and not other.in_scalar and other.indent < indent:
@@ -380,8 +386,38 @@ class Codec:
             indent = col
         return indent, self._shape_near(unit, indent)
 
+    def _indentless_key(self, unit: Unit, indent: int) -> str:
+        """The key of a list whose items start at its own column (an indentless sequence,
+        `env:` over `{{- toYaml X | nindent N }}` with N the column of `env:`) when a fragment
+        at ``indent`` is among its items, or "". Only a key known to hold a list
+        (FIELDS.list_fields, FIELDS.string_lists) is read so: a fragment at the column of any
+        other key writes that key's siblings."""
+        deeper = False  # lines passed over below a column-``indent`` item not yet met
+        for i in range(unit.index - 1, -1, -1):
+            other = self.template.units[i]
+            if other.kind != "line" or other.in_scalar or not other.text.strip() \
+                    or other.text.lstrip().startswith("#"):
+                continue
+            if other.indent > indent:
+                deeper = True
+                continue
+            if other.indent < indent:
+                return ""
+            text = other.text.strip()
+            if text == "-" or text.startswith("- "):
+                deeper = False  # an item of the same list, written out
+                continue
+            key = text[:-1].strip().strip("\"'") if text.endswith(":") else ""
+            if deeper or other.actions or not key:
+                return ""
+            return key if key in FIELDS.list_fields or key in FIELDS.string_lists else ""
+        return ""
+
     def _shape_near(self, unit: Unit, indent: int) -> Shape:
         units = self.template.units
+        indentless = self._indentless_key(unit, indent)
+        if indentless:
+            return "plain" if indentless in FIELDS.string_lists else "item"
         for step in (1, -1):
             i = unit.index + step
             while 0 <= i < len(units):
@@ -431,17 +467,22 @@ class Codec:
                         raise Unsupported("the converter added fields next to a template "
                                           "fragment", slot.line, slot.action.text)
                 guard = _empty_guard(slot, self.act(slot), out[-1] if out else "", column)
-                if guard:
-                    out.insert(len(out) - 1, guard)
-                out.append(self._fragment(slot, column))
-                if guard:
-                    out.append(guard[:len(guard) - len(guard.lstrip())] + "{{- end }}")
                 # the placeholder item's other fields (item_fields) go with it
                 pad = len(form.group(1)) + 2
                 while index + 1 < len(lines) and lines[index + 1].startswith(" " * pad) \
                         and _extra_field(lines[index + 1], slot):
                     index += 1
                 skip = index
+                among = _among_items(slot, out, lines[index + 1:], column)
+                guard = "" if among else guard  # (the key stays for the items beside it)
+                if guard:
+                    out.insert(len(out) - 1, guard)
+                elif among:
+                    out.append(among)
+                out.append(self._fragment(slot, column))
+                if guard or among:
+                    lead = guard or among
+                    out.append(lead[:len(lead) - len(lead.lstrip())] + "{{- end }}")
                 continue
             if LINE_TOKEN.search(line):
                 slot = self.by_id.get(int(LINE_TOKEN.search(line).group(1)))  # type: ignore[union-attr]
@@ -708,6 +749,24 @@ def fragment_expression(act: Action) -> str:
     return found.group(1).strip() if found and found.group(1).strip() else ""
 
 
+def _among_items(slot: Slot, before: list[str], after: list[str], column: int) -> str:
+    """Template stage (decoding): ``{{- if not (has (trim (X)) (list "[]" "null" "")) }}``
+    around a list fragment that the converted job gives other items of the same list (a
+    container's `env:` fragment beside the PYTHONUNBUFFERED the converter adds): rendered
+    empty (`[]`, or `null` for an unset value) next to them it would be broken YAML, where the
+    rendered job's `env: []` converts to those items alone; "" when it stands alone."""
+    expr = fragment_expression(slot.action)
+    if slot.shape not in ("item", "plain") or not expr:
+        return ""
+    previous = next((line for line in reversed(before) if line.strip()), "")
+    following = next((line for line in after if line.strip()), "")
+    beside = indent_of(previous) >= column or (
+        indent_of(following) == column and following.lstrip().startswith("-"))
+    if not beside:
+        return ""
+    return " " * column + "{{- if not (has (trim (" + expr + ')) (list "[]" "null" "")) }}'
+
+
 def _empty_guard(slot: Slot, act: Action, key_line: str, column: int) -> str:
     """``{{- if not (has (trim (X)) (list ...)) }}`` around a key whose fragment renders a
     value the converter drops the key for (``resources: {}`` gives no resourcesPerNode)."""
@@ -834,9 +893,10 @@ def _line_placeholder(slot: Slot, indent: int) -> str:
         return "\n".join([*lines, f'{inner}{slot.token}: "1"'])
     if slot.shape == "item":
         extra = FIELDS.item_fields.get(slot.parent, {})
-        lines = [f"{pad}- name: {slot.token}"]
+        lines = [f"{pad}- {FIELDS.item_key(slot.parent)}: {slot.token}"]
         for key, value in extra.items():
-            text = value.replace("{token}", slot.token) if isinstance(value, str) else "{}"
+            text = value.replace("{token}", slot.token) if isinstance(value, str) \
+                else str(value) if isinstance(value, int) else "{}"
             lines.append(f"{pad}  {key}: {text}")
         return "\n".join(lines)
     if slot.shape == "plain":

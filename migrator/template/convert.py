@@ -1579,17 +1579,63 @@ def _placeholder_blame(codec: Codec, exc: WorldFailed) -> Unsupported | None:
                     line = slot.line
                 construct = slot.action.text if slot is not None else ""
                 if slot is not None and slot.kind == "line":
-                    return Unsupported(
-                        f"the converter cannot tell which fields {construct} writes "
-                        f"({f.code}: {_untoken(codec, f.message)}); decide where they go: "
-                        "write them out in this template (the named template's fields "
-                        "inline), or render first", line or 0, construct)
+                    return _fragment_blame(codec, slot, f, line or 0)
                 return Unsupported(f"the converter needs the value of a template action "
                                    f"({f.code}: {_untoken(codec, f.message)})"
                                    if f.code not in ("Y101", "Y104", "Y105") else
                                    f"the template's YAML cannot be read with its actions set "
                                    f"aside ({_untoken(codec, f.message)})", line or 0,
                                    construct)
+            if f.code in _VALUE_CODES and not tokens:
+                # no placeholder named, but the field at fault lies in what a fragment writes
+                # (`spec:` over `{{- include "x.podSpec" . | nindent 10 }}`: containers
+                # required): that fragment's stand-in is what failed, not the job
+                fragment = _fragment_at(codec, f, encoded)
+                if fragment is not None:
+                    return _fragment_blame(codec, fragment, f, fragment.line)
+    return None
+
+
+def _fragment_blame(codec: Codec, slot: Any, f: Any, line: int) -> Unsupported:
+    """Template stage: the refusal of a world that failed on a fragment's stand-in (Y110)."""
+    construct = slot.action.text
+    why = f"({f.code}: {_untoken(codec, f.message)})"
+    called = _CALLED.search(slot.action.body)
+    if called is not None:
+        return Unsupported(
+            f"{construct} writes fields from the named template {called.group(1)}, defined "
+            f"elsewhere (not in this file), and the converter needs to read them {why}; render "
+            "the chart first (`check --helm`), or write the fields out in this template",
+            line, construct)
+    return Unsupported(
+        f"the converter cannot tell which fields {construct} writes {why}; decide where they "
+        "go: write them out in this template (the named template's fields inline), or render "
+        "first", line, construct)
+
+
+# a fragment that calls a named template (`include "x.podSpec" .`, `template "x"`)
+_CALLED = re.compile(r"\b(?:include|template)\s+(\"[^\"]*\")")
+
+
+def _fragment_at(codec: Codec, f: Any, encoded: Any) -> Any:
+    """Template stage: the fragment (a line slot of the failed world ``encoded``) whose
+    stand-in a finding is about: a field right under the key the fragment fills (required
+    there: `spec` over an `include`, `spec.containers`), or a field of its placeholder item
+    (`tolerations[0].name`); None when it is about neither."""
+    segments = [s for s in re.split(r"[.\[\]]", f.path or "") if s]
+    tokens = {int(m.group(1)) for m in LINE_TOKEN.finditer(encoded.text)}
+    for sid in sorted(tokens):
+        slot = codec.by_id.get(sid)
+        if slot is None or slot.kind != "line":
+            continue
+        key = slot.parent or slot.keyed.strip().rstrip(":").strip("\"'")
+        own = {FIELDS.item_key(key), *FIELDS.item_fields.get(key, {})}
+        if slot.keyed and len(segments) >= 2 and segments[-2] == key \
+                and not segments[-1].isdigit() and "=" not in segments[-1]:
+            return slot  # (the fragment is all of the key's value: the field is its)
+        if key and len(segments) >= 3 and segments[-3] == key and segments[-2].isdigit() \
+                and segments[-1] in own:
+            return slot
     return None
 
 

@@ -23,6 +23,11 @@ class Fields:
     item_fields: dict[str, dict[str, object]]
     map_wrappers: dict[str, tuple[str, ...]]
     enum_keys: dict[str, tuple[str, ...]]
+    item_keys: dict[str, str]
+
+    def item_key(self, parent: str) -> str:
+        """Template stage: the field a placeholder item of list ``parent`` carries its word in."""
+        return self.item_keys.get(parent, "name")
 
     def is_int(self, key: str) -> bool:
         return key in self.int_fields or any(p.search(key) for p in self.int_patterns)
@@ -48,7 +53,8 @@ def load() -> Fields:
                   {k: tuple(v) for k, v in data["enum_fields"].items()},
                   {k: dict(v) for k, v in data["item_fields"].items()},
                   {k: tuple(v) for k, v in data["map_wrappers"].items()},
-                  {k: tuple(v) for k, v in (data.get("enum_keys") or {}).items()})
+                  {k: tuple(v) for k, v in (data.get("enum_keys") or {}).items()},
+                  {k: str(v) for k, v in (data.get("item_keys") or {}).items()})
 
 
 class _Lazy:
