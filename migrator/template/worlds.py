@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import math
+import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -938,6 +939,172 @@ def _verify(folded: Folded, run: Callable[[World], list[str]], blocks: dict[int,
             err.detail = (world, expected, got)
             err.pieces = folded.pieces
             raise err
+    for world in _exhaustive(folded, codec, blocks, forced):
+        try:
+            got = run({**forced, **world})
+        except WorldFailed as failed:
+            # values that give this world render a job that does not convert: the legacy job
+            # is kept for them (the block that breaks it is found by bisecting)
+            raise Unconvertible(failed.world, failed.documents) from failed
+        expected = evaluate(folded.pieces, world)
+        if expected != got:
+            culprit = blocks[min(world)] if world else None
+            err = Uncombined("the template's blocks do not combine independently in the "
+                             "converted job (output line "
+                             f"{_first_difference(expected, got) + 1} differs for one "
+                             "combination of their values)", culprit.line if culprit else 0,
+                             culprit.branches[0].header.text if culprit and
+                             culprit.branches[0].header else "")
+            err.detail = (world, expected, got)
+            err.pieces = folded.pieces
+            raise err
+
+
+def _exhaustive(folded: Folded, codec: Codec, blocks: dict[int, Block], forced: World
+                ) -> list[World]:
+    """The worlds some values give that the fold has not converted yet, when they are few
+    enough (EXHAUSTIVE_WORLDS, and within the document's runs); else none."""
+    every = _feasible_worlds(codec, blocks, forced)
+    if every is None:
+        return []
+    fresh = [w for w in every if tuple(sorted({**forced, **w}.items())) not in folded.worlds]
+    if len(fresh) > min(EXHAUSTIVE_WORLDS, max_runs(codec, forced) - len(folded.worlds)):
+        return []
+    return fresh
+
+
+# Every combination of values the blocks can take (not only the ones the fold is checked with):
+# a block whose effect another block hides in the reference world (requests written only when
+# the Master's `if` is off), an `else` a repeated test never reaches, an `else if` whose test
+# an `if` elsewhere shares. Each test is split into atoms (`not` peeled off; `eq X "a"` and
+# `eq X "b"` exclude each other) and the blocks' choices are derived from every assignment of
+# them; when the distinct worlds fit in EXHAUSTIVE_WORLDS, each one is converted and must come
+# out as the fold predicts (or fail to convert: then the legacy job is kept for it).
+EXHAUSTIVE_WORLDS = 48
+MAX_ATOM_COMBINATIONS = 4096
+
+
+def _atom(test: str) -> tuple[str, bool]:
+    """The atom a test reads and whether the test holds when the atom does."""
+    text, positive = " ".join(test.split()), True
+    while True:
+        if text.startswith("(") and _closing(text) == len(text) - 1:
+            text = text[1:-1].strip()
+        elif text.startswith("not ") and _single_operand(text[4:].strip()):
+            text, positive = text[4:].strip(), not positive
+        else:
+            return text, positive
+
+
+def _closing(text: str) -> int:
+    """The index of the parenthesis closing the one ``text`` opens with (-1: none)."""
+    depth, quote = 0, ""
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+        elif ch in "\"'`":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _single_operand(text: str) -> bool:
+    """Whether ``text`` is one operand of `not` (a parenthesised pipeline or a bare field)."""
+    if text.startswith("("):
+        return _closing(text) == len(text) - 1
+    return bool(text) and not any(c.isspace() for c in text)
+
+
+_EQ_LITERAL = re.compile(r'^eq (\S+) ("(?:[^"\\]|\\.)*")$')
+
+
+def _branch_tests(block: Block) -> list[str] | None:
+    """The test of each written branch of an if/with/range ("" for an `else`), or None."""
+    tests: list[str] = []
+    for branch in block.branches:
+        body = " ".join(str(branch.header.body).split()) if branch.header else ""
+        if body == "else":
+            tests.append("")
+        elif body.startswith(("if ", "with ")) and ":=" not in body:
+            tests.append(body.split(" ", 1)[1])
+        elif body.startswith("else if "):
+            tests.append(body[len("else if "):])
+        elif body.startswith("range ") and block.kind == "range":
+            tests.append(_range_subject(block))
+        else:
+            return None
+    return tests
+
+
+def _feasible_worlds(codec: Codec, blocks: dict[int, Block], forced: World
+                     ) -> list[World] | None:
+    """Every world some values give (forced blocks at their forced choice), or None when the
+    blocks' tests are too many to enumerate or one cannot be read."""
+    tests: dict[int, list[tuple[str, bool]]] = {}
+    free: dict[int, int] = {}  # enum blocks: any of their values
+    for block in codec.template.blocks:
+        if block.kind == "enum":
+            free[block.id] = block.alternatives
+            continue
+        found = _branch_tests(block)
+        if found is None or not found or found[0] == "":
+            return None
+        # (a test inside a with or range reads what it binds: its own atom there)
+        scope = "".join(f"{codec.canon.get(a.id, a.id)}|"
+                        for a, _c in path_to(codec.template.root, block, []) or []
+                        if a.kind in ("with", "range"))
+        tests[block.id] = [(scope + _atom(t)[0], _atom(t)[1]) if t else ("", True)
+                           for t in found]
+    atoms = sorted({a for ts in tests.values() for a, _p in ts if a})
+    combinations = 2 ** len(atoms) * math.prod(free.values())
+    if combinations > MAX_ATOM_COMBINATIONS:
+        return None
+    equal: dict[str, tuple[str, str]] = {}
+    for atom in atoms:
+        match = _EQ_LITERAL.match(atom.rsplit("|", 1)[-1])
+        if match:
+            equal[atom] = (atom.rsplit("|", 1)[0] + match.group(1), match.group(2))
+    trails = {b.id: path_to(codec.template.root, b, []) or [] for b in codec.template.blocks}
+    found_worlds: dict[tuple[tuple[int, int], ...], World] = {}
+    enums = sorted(free)
+    for bits in itertools.product((False, True), repeat=len(atoms)):
+        truth = dict(zip(atoms, bits, strict=True))
+        said: dict[str, str] = {}  # an operand equal to one literal is equal to no other
+        if any(said.setdefault(*equal[a]) != equal[a][1] for a in atoms
+               if truth[a] and a in equal):
+            continue
+        for values in itertools.product(*(range(free[e]) for e in enums)):
+            choice = dict(zip(enums, values, strict=True))
+            for bid, ts in tests.items():
+                choice[bid] = next((i for i, (a, p) in enumerate(ts)
+                                    if not a or truth[a] == p), blocks[bid].alternatives - 1)
+
+            def reached(bid: int, choice: dict[int, int] = choice) -> bool:
+                return all(choice[a.id] == c for a, c in trails[bid])
+
+            world: World = {}
+            consistent = True
+            for block in codec.template.blocks:
+                if not reached(block.id):
+                    continue
+                rep = codec.canon.get(block.id, block.id)
+                want = forced.get(rep, forced.get(block.id))
+                if want is not None:
+                    consistent = consistent and want == choice[block.id]
+                    continue
+                if world.setdefault(rep, choice[block.id]) != choice[block.id]:
+                    consistent = False  # (twins that read other values: not one world)
+            if not consistent:
+                continue
+            world = {b: c for b, c in world.items() if c != 0}
+            found_worlds.setdefault(tuple(sorted(world.items())), world)
+    return list(found_worlds.values())
 
 
 def _checks(codec: Codec, blocks: dict[int, Block], live: set[int]

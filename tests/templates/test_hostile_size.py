@@ -199,6 +199,8 @@ def test_leaf_blocks_cost_the_log_of_their_number(monkeypatch: pytest.MonkeyPatc
 def test_small_documents_still_convert_one_block_at_a_time(monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
     counts = {}
+    # (the check of every combination, worlds.EXHAUSTIVE_WORLDS, is counted apart, below)
+    monkeypatch.setattr(worlds, "EXHAUSTIVE_WORLDS", 0)
     for blocks in (4, 6):
         outcome, runs = _runs(monkeypatch, _label_ifs(blocks))
         assert outcome is not None
@@ -206,6 +208,12 @@ def test_small_documents_still_convert_one_block_at_a_time(monkeypatch: pytest.M
         assert worlds.planned_runs(_codec(_label_ifs(blocks))) == blocks + 1
         counts[blocks] = runs
     assert counts[6] - counts[4] == 2, counts
+    monkeypatch.undo()
+    outcome, runs = _runs(monkeypatch, _label_ifs(4))
+    assert outcome is not None
+    assert outcome.status == "converted"
+    # four independent blocks: every one of their 16 combinations is converted once
+    assert counts[4] < runs <= counts[4] + worlds.EXHAUSTIVE_WORLDS
 
 
 @pytest.mark.parametrize("make", [_label_ifs, _env_ifs], ids=["label-ifs", "env-ifs"])
