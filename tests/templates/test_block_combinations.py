@@ -156,3 +156,70 @@ def test_every_combination_of_the_blocks_keeps_the_contract(
         sets: dict[str, dict[str, Any]]) -> None:
     pytest.importorskip("helm_python")
     check_every_combination(tmp_path, template, sets, crdcheck, shared)
+
+
+# a Master whose resources two `if`s of one test write (the second never renders) and a
+# Worker's nested `if`: the fold adds guards around keys of several piece lists
+GUARDED = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          nodeSelector:
+            {{- if not (eq .Values.mode "x") }}
+            {{- else if not (eq .Values.mode "x") }}
+            pool: "gpu"
+            {{- end }}
+          containers:
+          - name: pytorch
+            image: img:1
+            command: [torchrun, train.py]
+            resources:
+              {{- if .Values.b }}
+              limits:
+                cpu: "1"
+                {{- if not (eq .Values.mode "x") }}
+                cpu: "4"
+                {{- end }}
+              {{- else if .Values.b }}
+              limits:
+                cpu: "1"
+                memory: "8Gi"
+              {{- end }}
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img:1
+            command: [torchrun, train.py]
+            resources:
+              {{- if .Values.a }}
+              limits:
+                {{- if not .Values.b }}
+                memory: "8Gi"
+                {{- end }}
+                cpu: "1"
+              {{- end }}
+"""
+
+
+def test_one_process_converts_a_template_alike_every_time() -> None:
+    # the guards were numbered in an order of memory addresses: about one conversion in three
+    # of this template gave another text in the same process
+    options = ConvertOptions(companion_runtimes=True, allow_lossy=True)
+    texts = set()
+    for size in range(12):
+        ballast = [[object()] * size for _ in range(50 * size)]  # (other addresses each time)
+        outcome = convert_template(GUARDED, options=options)
+        assert outcome is not None
+        assert outcome.status == "converted"
+        texts.add(outcome.text)
+        del ballast
+    assert len(texts) == 1
