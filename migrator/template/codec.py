@@ -103,6 +103,9 @@ class Codec:
     _around: dict[int, tuple[int, ...]] | None = field(default=None, repr=False)
     _at: Scope = field(default=(), repr=False)  # the with/range bodies of the line decoded
     detached: list[int] = field(default_factory=list)  # blocks switched apart (detach), in order
+    # slots written with another's placeholder: two roles' values that the converted job
+    # takes as one (the template keeps the legacy job where they render differently, unify)
+    alias: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         first: dict[tuple[str, ...], int] = {}
@@ -135,7 +138,7 @@ class Codec:
         key = (kind, action.text, ctx)
         found = self.slots.get(key)
         if found is not None:
-            return found
+            return self.by_id[self.alias[found.id]] if found.id in self.alias else found
         summable = bool(extra.pop("summable", False))
         powers = sum(1 for s in self.ints if s.int_index >= 0)
         plains = sum(1 for s in self.ints if s.int_index < 0)

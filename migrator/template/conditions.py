@@ -115,10 +115,9 @@ def path_to(branch: Any, target: Any, trail: list[Any]) -> list[Any] | None:
     return None
 
 
-def enclosing(codec: Codec, line: int) -> str | None:
-    """The Go condition under which the template line ``line`` is rendered, read at the top
-    (a ``with``'s value is written out inside it): "" at the top, None when an enclosing
-    block is a ``range`` (its condition cannot be lifted)."""
+def trail_of(codec: Codec, line: int) -> list[Any] | None:
+    """The blocks around the template line ``line``, outermost first, each with the branch
+    holding it; None when no unit is on that line."""
     units = codec.template.units
 
     def find(branch: Any, trail: list[Any]) -> list[Any] | None:
@@ -133,7 +132,14 @@ def enclosing(codec: Codec, line: int) -> str | None:
                     return found
         return None
 
-    trail = find(codec.template.root, [])
+    return find(codec.template.root, [])
+
+
+def enclosing(codec: Codec, line: int) -> str | None:
+    """The Go condition under which the template line ``line`` is rendered, read at the top
+    (a ``with``'s value is written out inside it): "" at the top, None when an enclosing
+    block is a ``range`` (its condition cannot be lifted)."""
+    trail = trail_of(codec, line)
     if trail is None:
         return None
     terms: list[str] = []

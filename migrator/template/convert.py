@@ -10,7 +10,7 @@ from typing import Any, Literal
 from migrator import paths
 from migrator.check import validate
 from migrator.load import yamlio
-from migrator.template import roles, structure
+from migrator.template import roles, structure, unify
 from migrator.template.codec import (
     _INT_TOKEN,
     _LINE_FORM,
@@ -858,7 +858,8 @@ def _splits(codec: Codec, before: dict[int, int], forced: dict[int, int], cond: 
 
     added = [k for k in forced if k not in before]
     blocks = {b.id: b for b in codec.template.blocks}
-    if len(added) != 1 or blocks[added[0]].kind != "if" or blocks[added[0]].alternatives != 2 \
+    if len(added) != 1 or blocks[added[0]].kind not in ("if", "with") \
+            or blocks[added[0]].alternatives != 2 \
             or forced[added[0]] not in (0, 1):
         return None
     take = 1 - forced[added[0]]
@@ -928,6 +929,11 @@ def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed,
     if len(toggled) > 1:
         return None
     spans = [] if toggled else _spans(codec, codec.template.root, forced, [])
+    if not toggled:  # roles that differ only in their values: one, where they render alike
+        cond = unify.alike(codec, exc.documents, forced, exc.world, None if convert is None
+                           else lambda world: _converts(codec, world, convert))
+        if cond is not None:
+            return (cond or "false"), False
     if splittable:  # the block around a role first: the template is converted again with it
         for block in roles.presence(codec, exc.world, exc.documents, spans):
             cond = _condition(codec, block, 0, forced, every=True) \
@@ -970,6 +976,15 @@ def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed,
         return None
     forced[codec.canon.get(block.id, block.id)] = keep
     return cond, beside
+
+
+def _converts(codec: Codec, world: dict[int, int],
+              convert: Callable[[str], tuple[str, list[Any], bool]]) -> bool:
+    """Whether ``world`` converts (a world over the budget does not)."""
+    try:
+        return convert(codec.encode(world).text)[2]
+    except Unsupported:
+        return False
 
 
 def _other_branches(codec: Codec, block: Any, keep: int, forced: dict[int, int],

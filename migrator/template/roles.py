@@ -16,7 +16,7 @@ from migrator.template.structure import Block
 _ROLES = re.compile(r"^(\S+) and (\S+) templates differ")
 
 
-def _pairs(documents: list[Any]) -> list[tuple[Any, paths.FieldPath, paths.FieldPath, int]]:
+def pairs(documents: list[Any]) -> list[tuple[Any, paths.FieldPath, paths.FieldPath, int]]:
     """For a world that fails only because two roles' pod templates differ (FIELDS.split_codes):
     each error's document, its field in the role whose pods would change, the same field in the
     other role, and where the role stands in those paths; [] for any other failure."""
@@ -45,8 +45,8 @@ def culprit(codec: Codec, world: World, documents: list[Any],
     Found from the lines, these are instances of blocks (a twin elsewhere, with the same test,
     may write the same field for both roles alike)."""
     lines = codec.encode(world).lines
-    for document, other, primary, _at in _pairs(documents):
-        root = _load(document.text)
+    for document, other, primary, _at in pairs(documents):
+        root = load(document.text)
         if root is None:
             continue
         text = document.text.split("\n")
@@ -80,8 +80,8 @@ def presence(codec: Codec, world: World, documents: list[Any],
     change first)."""
     lines = codec.encode(world).lines
     found: list[Block] = []
-    for document, other, primary, at in _pairs(documents):
-        root = _load(document.text)
+    for document, other, primary, at in pairs(documents):
+        root = load(document.text)
         for role in (other[:at + 1], primary[:at + 1]):
             key = _field_lines(root, role) if root is not None else None
             index = document.line - 1 + key[0] if key else -1
@@ -92,7 +92,7 @@ def presence(codec: Codec, world: World, documents: list[Any],
     return found
 
 
-def _load(text: str) -> Any:
+def load(text: str) -> Any:
     try:
         return yamlio.load(text)
     except yamlio.DocumentError:  # (a world the loader refuses names no block)

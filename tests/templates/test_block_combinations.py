@@ -7,7 +7,6 @@ keeps the legacy job for exactly the values whose rendered job does not convert.
 from __future__ import annotations
 
 import itertools
-import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -15,8 +14,8 @@ from typing import Any
 import pytest
 
 from migrator import ConvertOptions
-from migrator.template import Outcome, convert_template
-from tests.templates.contract import compare, crd_problems, parse, render_chart
+from migrator.template import convert_template
+from tests.templates.contract import check_every_combination
 
 HEAD = """apiVersion: kubeflow.org/v1
 kind: {kind}
@@ -99,52 +98,6 @@ MASTER_ELSE_IF = job("PyTorchJob", "    {{- if .Values.c }}\n" + role(
                 memory: "2Gi"
               {{- end }}
 """))
-
-KEPT = re.compile(r"for values where \{\{ (.*?) \}\} holds the template still emits")
-
-
-def kept_for(chart: Path, outcome: Outcome, values: dict[str, Any]) -> bool:
-    """Whether a Y112 of ``outcome`` names ``values`` (its condition rendered by Helm)."""
-    for note in outcome.notes:
-        found = KEPT.search(note.message) if note.code == "Y112" else None
-        if found is None:
-            continue
-        (chart / "templates" / "job.yaml").write_text(
-            "{{- if " + found.group(1) + " }}kept{{- end }}\n", encoding="utf-8")
-        if render_chart(chart, values)["chart/templates/job.yaml"].strip() == "kept":
-            return True
-    return False
-
-
-def check_every_combination(tmp: Path, template: str, sets: dict[str, dict[str, Any]],
-                            crdcheck: ModuleType, shared: Path) -> Outcome:
-    """The template converts; for every values set, render(convert(T)) == convert(render(T)),
-    or render(convert(T)) is the legacy job rendered, for values a Y112 names."""
-    opts = ConvertOptions(target="2.2", companion_runtimes=True, allow_lossy=True)
-    outcome = convert_template(template, options=opts)
-    assert outcome is not None
-    assert outcome.status == "converted", [(n.code, n.message) for n in outcome.notes]
-    chart = tmp / "chart"
-    (chart / "templates").mkdir(parents=True, exist_ok=True)
-    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: chart\nversion: 0.1.0\n",
-                                      encoding="utf-8")
-    converted = 0
-    for label, values in sets.items():
-        (chart / "templates" / "job.yaml").write_text(template, encoding="utf-8")
-        rendered = render_chart(chart, values)["chart/templates/job.yaml"]
-        (chart / "templates" / "job.yaml").write_text(outcome.text, encoding="utf-8")
-        after = render_chart(chart, values)["chart/templates/job.yaml"]
-        verdict = compare(after, rendered, outcome, opts)
-        if verdict.ok:
-            converted += parse(after) != parse(rendered)
-            assert crd_problems(crdcheck, shared, after, "2.2") == [], (label, after)
-            continue
-        # the legacy job kept for these values: allowed where a Y112 says so
-        assert parse(after) == parse(rendered), f"{label}:\n" + "\n".join(verdict.problems)
-        assert kept_for(chart, outcome, values), f"{label}: the legacy job kept, no Y112 says so"
-    assert converted, "no values set converts"
-    return outcome
-
 
 @pytest.mark.parametrize(("template", "sets"), [
     pytest.param(HIDDEN, every(("a", "b")), id="hidden-by-another"),

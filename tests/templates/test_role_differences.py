@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from migrator import ConvertOptions
 from migrator.template import convert_template
-from tests.templates.contract import check_inline_chart, render_chart
+from tests.templates.contract import check_every_combination, check_inline_chart, render_chart
 
 HEAD = """apiVersion: kubeflow.org/v1
 kind: PyTorchJob
@@ -137,18 +138,23 @@ def test_the_maximum_of_two_templated_resources_keeps_the_legacy_job(
             _rendered(tmp_path, TEMPLATED_RESOURCES, values)
 
 
-def test_templated_resources_of_two_roles_are_never_maxed_by_their_stand_ins() -> None:
+def test_templated_resources_of_two_roles_are_never_maxed_by_their_stand_ins(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
     """Before, the stand-ins' own order chose the Worker's value for every node, whatever the
-    values (32Gi for the Master rendered 16Gi): the template now stays as it is, and says why."""
+    values (32Gi for the Master rendered 16Gi); then the template stayed as it was. Now the
+    TrainJob takes the Master's value where the two are alike, and the legacy job is kept
+    where they differ (unify: the maximum is known only once rendered)."""
+    pytest.importorskip("helm_python")
     text = TEMPLATED_RESOURCES.replace("                {{- if .Values.masterMemory }}\n", "") \
         .replace("                {{- if .Values.workerMemory }}\n", "") \
         .replace("                {{- end }}\n", "")
-    outcome = convert_template(text)
-    assert outcome is not None
-    assert outcome.status != "converted"
-    assert outcome.text == text
-    assert any(n.code == "P306" and "cannot take the maximum" in n.message
-               for n in outcome.notes), [(n.code, n.message) for n in outcome.notes]
+    sets = {"alike": {"masterMemory": "16Gi", "workerMemory": "16Gi"},
+            "larger-master": {"masterMemory": "32Gi", "workerMemory": "16Gi"},
+            "larger-worker": {"masterMemory": "8Gi", "workerMemory": "16Gi"}}
+    outcome = check_every_combination(tmp_path, text, sets, crdcheck, shared,
+                                      ConvertOptions(), converts=("alike",))
+    assert any("ne (toYaml (.Values.workerMemory)) (toYaml (.Values.masterMemory))" in m
+               for m in _kept(outcome)), _kept(outcome)
 
 
 # two blocks writing the same label: the rendered YAML has a duplicate key only with both

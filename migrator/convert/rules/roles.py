@@ -149,9 +149,14 @@ def _merge_resources(primary: Replica, other: Replica, theirs: Any, path: FieldP
         given = side.get("requests")
         explicit.update(str(k) for k in (given if isinstance(given, dict) else {}))
     (my_requests, my_limits), (their_requests, their_limits) = _effective(mine), _effective(theirs)
-    decided = sorted({key for a, b in ((my_requests, their_requests), (my_limits, their_limits))
-                      for key in set(a) & set(b) if str(a[key]) != str(b[key])
-                      and (templated(a[key]) or templated(b[key]))})
+    # (a key that is itself a template's placeholder, a fragment `toYaml .Values.x`, holds
+    # entries known only once rendered: nothing is known to be larger)
+    decided = sorted({str(key) for a, b in ((my_requests, their_requests),
+                                            (my_limits, their_limits))
+                      for key in set(a) | set(b)
+                      if (key in a and key in b and str(a[key]) != str(b[key])
+                          and (templated(a[key]) or templated(b[key])))
+                      or (templated(key) and (key in a) != (key in b))})
     if decided:  # (while a template converts: its values are known once it is rendered)
         _mismatch(primary, other, f"resources {', '.join(decided)}, which the template's values "
                   "decide: which role's is larger is known only once rendered, and the "
