@@ -152,3 +152,45 @@ def test_two_filtered_env_ranges_write_the_key_when_either_writes(
     for outcome in outcomes.values():
         assert not [n for n in outcome.notes if n.code in ("Y110", "Y112")]
 
+
+NULL_VALUE = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: {{ .Values.image }}
+            env:
+            - name: BLOB_STORAGE_ACCOUNT
+              value: {{ .Values.blob.storageAccount | quote }}
+            - name: BLOB_CONTAINER
+              value: {{ .Values.blob.container }}
+            command: [torchrun, --nproc-per-node=8, train.py]
+"""
+
+
+@pytest.mark.parametrize("companions", [False, True], ids=["built-in", "companion"])
+def test_an_env_value_that_renders_empty_is_left_out_everywhere(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType, companions: bool) -> None:
+    """`value: {{ .Values.unset | quote }}` renders `value:` (quote prints nothing for an unset
+    value), as does an unquoted unset value: the converter leaves the null out of the
+    TrainJob's env as out of the companion runtime's (an env var without a value; the CRDs
+    take no null there), and the converted template writes the key only when the action
+    renders something. An unset image likewise (it rendered `image: null` into the companion
+    runtime)."""
+    pytest.importorskip("helm_python")
+    sets: dict[str, dict[str, Any]] = {
+        "unset": {"image": "x:1", "blob": {"account": ""}},
+        "set": {"image": "x:1", "blob": {"storageAccount": "acct1", "container": "data"}},
+        "empty-strings": {"image": "", "blob": {"storageAccount": "", "container": ""}},
+        "null-words": {"blob": {"storageAccount": "null", "container": "~"}},
+    }
+    check_inline_chart(tmp_path, NULL_VALUE, sets, crdcheck, shared,
+                       COMPANION if companions else None)
