@@ -283,9 +283,10 @@ class Codec:
         return self._inline(unit, acts, ctx).split("\n")
 
     def _nulled(self, slot: Slot, whole: re.Match[str], act: Action, rest: list[Action]) -> bool:
-        """Whether a scalar that is all of a key's value (`runAsUser: {{ X }}`, not quoted)
-        is encoded as null in this world (its key line is noted: Slot.keyed)."""
-        if rest or _quoted(act) or _value(whole) != "\x00":
+        """Whether a scalar that is all of a key's value (`runAsUser: {{ X }}`, also `{{ X |
+        quote }}`: quote prints nothing for an unset X) is encoded as null in this world (its
+        key line is noted: Slot.keyed)."""
+        if rest or _value(whole) != "\x00":
             return False
         slot.keyed = slot.keyed or (whole.group(1) + whole.group(2) + ":")
         return slot.id in self.empties

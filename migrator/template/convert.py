@@ -1289,7 +1289,7 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
     siblings: dict[int, dict[int, Span]] = {}
     for start, span in scalars.items():
         siblings.setdefault(_parent_line(ref, start), {})[start] = span
-    groups = [siblings[k] for k in sorted(siblings, reverse=True)]
+    groups = _joined([siblings[k] for k in sorted(siblings)])[::-1]
     runs = 0
     while groups and runs < MAX_NULL_WORLDS:
         group = groups.pop()
@@ -1298,10 +1298,13 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
         if found is not None:
             _tally(found, "null", shapes, dropped, kept)
             continue
-        starts = sorted(group)
-        if len(starts) > 1:
-            half = len(starts) // 2
-            groups += [{k: group[k] for k in starts[half:]}, {k: group[k] for k in starts[:half]}]
+        # (halves of the slots: a slot written in several places, a companion runtime's env
+        # value and the TrainJob's, is nulled in all of them at once)
+        slots = sorted({span[1] for span in group.values()})
+        if len(slots) > 1:
+            half = set(slots[len(slots) // 2:])
+            groups += [{k: v for k, v in group.items() if v[1] in half},
+                       {k: v for k, v in group.items() if v[1] not in half}]
     order = ("{}", "[]", "null", "")
     for (sid, key), values in dropped.items():
         if any((sid, key, v) in kept for v in values):
@@ -1312,6 +1315,24 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
 
 
 MAX_NULL_WORLDS = 12  # worlds measuring null scalars (halves of those that change more)
+
+
+def _joined(groups: list[dict[int, Span]]) -> list[dict[int, Span]]:
+    """``groups`` (in order), those holding spans of one slot joined into the first of them:
+    a measuring world nulls a slot wherever it is written."""
+    out: list[dict[int, Span]] = []
+    for group in groups:
+        slots = {span[1] for span in group.values()}
+        joined = [i for i, g in enumerate(out) if slots & {span[1] for span in g.values()}]
+        merged = dict(group)
+        for i in joined:
+            merged.update(out[i])
+        if joined:
+            out[joined[0]] = merged
+            out = [g for i, g in enumerate(out) if i not in joined[1:]]
+        else:
+            out.append(merged)
+    return out
 
 
 def _parent_line(lines: list[str], index: int) -> int:

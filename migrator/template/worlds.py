@@ -507,6 +507,7 @@ def fold(codec: Codec, convert: Converter, forced: World | None = None,
                 agree = False
             if not agree:
                 regions = [r for bid in parents for r in single(base, ref, bid)]
+        regions = _clipped(regions, parents, ref, blocks)
         return _Scope(ref, _held(regions, parents, ref, blocks, codec), parents, nests)
 
     def single(base: World, ref: list[str], bid: int) -> list[Region]:
@@ -721,6 +722,41 @@ def interacting(codec: Codec, exc: Unsupported, convert: Converter, forced: Worl
     return blocks[switched[hi - 1]] if switched else None
 
 
+def _clipped(regions: list[Region], parents: dict[int, Block | None], ref: list[str],
+             blocks: dict[int, Block]) -> list[Region]:
+    """``regions``, where a block inside a range deletes, switched off, the key line above the
+    range's items too (a companion runtime leaves an emptied ``env:`` out; the range's region,
+    one iteration, holds only its items): that block's region is cut down to the range's, and
+    the key line stays outside both, for ``_guard`` to write under the test of whether any
+    iteration writes an item. Without the cut, the two regions end up interleaved."""
+    out: list[Region] = []
+    for region in regions:
+        inner = None
+        if all(not alt for alt in region.alts):  # (switched, it only deletes lines)
+            anc = parents.get(region.block)
+            while anc is not None and inner is None:
+                rep = anc.id
+                if blocks[rep].kind == "range":
+                    inner = next((r for r in regions if r.block == rep
+                                  and region.start <= r.start < r.end <= region.end
+                                  and (r.start, r.end) != (region.start, region.end)
+                                  and _parent_keys(ref, region.start, r.start, r.end)
+                                  and r.end == region.end), None)
+                anc = parents.get(rep)
+        out.append(region if inner is None else
+                   Region(region.block, inner.start, inner.end, [[] for _ in region.alts]))
+    return out
+
+
+def _parent_keys(ref: list[str], start: int, lo: int, hi: int) -> bool:
+    """Whether ``ref[start:lo]`` are key lines (``env:``) each above the lines ``lo:hi``."""
+    body = [indent_of(line) for line in ref[lo:hi] if line.strip()]
+    keys = [line for line in ref[start:lo] if line.strip()]
+    return bool(body) and bool(keys) and all(
+        line.rstrip().endswith(":") and not line.lstrip().startswith("- ")
+        and indent_of(line) < min(body) for line in keys)
+
+
 def _held(regions: list[Region], parents: dict[int, Block | None], ref: list[str],
           blocks: dict[int, Block], codec: Codec) -> list[Region]:
     """``regions``, and for each one of a block without twins a region of every ``if`` around
@@ -860,6 +896,12 @@ def render_lines(pieces: list[Piece], scopes: list[Scope] | None = None, at: Sco
         body = render_lines(piece.branches[0], body_scopes, inner)
         pad = " " * _first_indent(body or [x for b in piece.branches for x in b
                                           if isinstance(x, str)])
+        if isinstance(block, Guard) and block.prelude:
+            if block.scope != at:
+                raise Unsupported("a key the converted job writes only when a range writes "
+                                  "an item stands in another with body than that range",
+                                  block.line)
+            emit([pad + block.prelude], at)
         emit([pad + _control(head, block, block.scope, at)], at)
         emit([pad + _control(a, block, own, inner) for a in block.branches[0].neutral], inner)
         out.extend(body)
@@ -1262,7 +1304,7 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
         chains: set[frozenset[int]] = set()
         for item in lst[index + 1:end]:
             if isinstance(item, Cond):
-                chains.update(_cut(chain, blocks, nesting) for chain in _writers(item))
+                chains.update(_writers(item))
         if not chains:
             # a leaf that goes with its parent is covered by the parent's guard
             if any(other is lst and j < index and indent_of(str(lst[j])) < depth
@@ -1277,17 +1319,47 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
         # writes them when all of them hold.
         # each test reads where its block stands (a test lifted to the top: at the top); the
         # guard's test is written for the bodies all of them stand in
-        chained: list[list[tuple[str, Scope]]] = []
-        for chain in sorted(chains, key=sorted):
-            tests: list[tuple[str, Scope]] = []
-            for m in sorted(chain, key=nesting):
-                own = _branch_condition(blocks[m], 0)
-                test = own or condition(codec, blocks[m], 0, forced)
-                if not test:
-                    return False
-                tests.append((test, blocks[m].scope if own else ()))
-            chained.append(tests)
-        common = _common([where for tests in chained for _t, where in tests])
+        # blocks inside a range (or with) read what it binds (an item): whether they write in
+        # any of its iterations is found by running it before the guard (_pre_pass), where
+        # that can be written; else the range's own test (not empty) stands for them
+        runs: dict[frozenset[int], str] = {}
+        for chain in chains:
+            if _cut(chain, blocks, nesting) != chain:
+                flag = "$tjmAny" + "_".join(str(m) for m in sorted(chain))
+                run = _pre_pass(codec, blocks, sorted(chain, key=nesting), flag)
+                if run is not None:
+                    runs[chain] = run
+        while True:
+            chained: list[list[tuple[str, Scope]]] = []
+            members: set[frozenset[int]] = set()
+            for chain in sorted(chains, key=lambda c: (
+                    sorted(c if c in runs else _cut(c, blocks, nesting)), sorted(c))):
+                top = blocks[min(chain, key=nesting)]
+                if chain in runs:
+                    members.add(chain)
+                    chained.append([("$tjmAny" + "_".join(str(m) for m in sorted(chain)),
+                                     top.scope)])
+                    continue
+                cut = _cut(chain, blocks, nesting)
+                if cut in members:
+                    continue  # (another chain inside the same range: one test)
+                members.add(cut)
+                tests: list[tuple[str, Scope]] = []
+                for m in sorted(cut, key=nesting):
+                    own = _branch_condition(blocks[m], 0)
+                    test = own or condition(codec, blocks[m], 0, forced)
+                    if not test:
+                        return False
+                    tests.append((test, blocks[m].scope if own else ()))
+                chained.append(tests)
+            common = _common([where for tests in chained for _t, where in tests])
+            # (a pre-pass is written where the range's header reads as written)
+            moved_out = [c for c in runs if blocks[min(c, key=nesting)].scope != common]
+            if not moved_out:
+                break
+            for chain in moved_out:
+                del runs[chain]
+        prelude = "".join(runs[c] for c in sorted(runs, key=sorted))
         conds = []
         for tests in chained:
             moved = [rebound(t, where, common) for t, where in tests]
@@ -1297,14 +1369,61 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
                          "and " + " ".join(f"({t})" for t in moved))
         text = conds[0] if len(conds) == 1 else "or " + " ".join(f"({c})" for c in conds)
         header = Action(-1, -1, "{{- if " + str(text) + " }}", f"if {text}", "control", "if")
-        guard = Block(-1 - guards, "guard", 0, [Branch(header)], members=frozenset(chains),
-                      scope=common)
+        guard = Guard(-1 - guards, "guard", 0, [Branch(header)], members=frozenset(members),
+                      scope=common, prelude=prelude)
         guards += 1
         # `key: {}` is what the guard writes when off only if it is off in the world that
         # showed it (else the blocks inside it decide, in a later round)
         empty: list[Piece] = [emptied[key]] if key in emptied and not _on(guard, world) else []
         lst[index:end] = [Cond(guard, [lst[index:end], empty])]
     return True
+
+
+@dataclass
+class Guard(Block):
+    """A guard block (``_guard``); ``prelude``: the actions written before its ``if``, which
+    set the variables its test reads (``_pre_pass``)."""
+
+    prelude: str = ""
+
+
+_ASSIGNS = re.compile(r"^\s*\$[A-Za-z0-9_]*\s*=(?!=)")
+
+
+def _pre_pass(codec: Codec, blocks: dict[int, Block], chain: list[int], flag: str
+              ) -> str | None:
+    """Go template actions that set ``flag`` to whether the blocks of ``chain`` (outermost
+    first, nested in one another) all hold in some iteration of the ranges among them: the
+    template's blocks from the outermost to the innermost, as written (with the declarations
+    their tests may read), around an assignment of ``flag`` alone.
+    ``{{- $f := false }}{{- range $k, $v := .Values.env }}{{- if $v }}{{- $f = true }}...``.
+    None where that cannot be written: a block that is no if, with or range, a member off the
+    innermost's path, or an assignment (run twice, it would count twice)."""
+    inner = blocks[chain[-1]]
+    trail = path_to(codec.template.root, inner, [])
+    ids = [codec.canon.get(a.id, a.id) for a, _b in trail or []]
+    if trail is None or (len(chain) > 1 and chain[0] not in ids):
+        return None
+    steps = [*trail[ids.index(chain[0]):], (inner, 0)] if len(chain) > 1 else [(inner, 0)]
+    on_path = {codec.canon.get(b.id, b.id) for b, _c in steps}
+    if not set(chain) <= on_path:
+        return None
+    text = "{{- " + flag + " := false }}"
+    for k, (block, choice) in enumerate(steps):
+        if block.kind not in ("if", "with", "range") or choice >= len(block.branches):
+            return None
+        for branch in block.branches[:choice + 1]:
+            if branch.header is None:
+                return None
+            text += "{{- " + branch.header.body.strip() + " }}"
+        own = block.branches[choice]
+        actions = [str(a.body).strip() for a in own.neutral + own.trailing]
+        if any(_ASSIGNS.match(a) for a in actions):
+            return None
+        if k < len(steps) - 1:
+            text += "".join("{{- " + a + " }}" for a in actions[:len(own.neutral)]
+                            if ":=" in a and not a.startswith("/*"))
+    return text + "{{- " + flag + " = true }}" + "{{- end }}" * len(steps)
 
 
 def _common(scopes: list[Scope]) -> Scope:

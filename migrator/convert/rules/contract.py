@@ -146,6 +146,10 @@ def _env(main: Container, draft: Draft, ledger: Ledger, spec: MappingSpec,
                 ledger.report("C405", where, f"env {name} is set by Trainer and was dropped",
                               consume=False)
             elif isinstance(item, dict):
+                for key in [k for k, v in item.items() if v is None and k != "name"]:
+                    # `value:` left empty (a chart's unset value) is unset, as a companion
+                    # runtime's env has it (companion.drop_nulls); the CRD's string rejects null
+                    del item[key]
                 origin = index_of(name)
                 _rewrite_refs(item, main, draft, ledger, origin)
                 if string_env([item]) and origin is not None:

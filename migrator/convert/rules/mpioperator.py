@@ -72,7 +72,8 @@ def _role_env(replica: Replica, main: Container, operator: operators.Operator,
         return [f"{i.name}={facts.render(i.value)!r} ({replica.role})" for i in items]
     env = node.get("env")
     if not isinstance(env, list):
-        env = node["env"] = yamlio.new_seq()
+        env = yamlio.new_seq()
+        _put_where_written(node, "env", env, main.node)
     for item in items:
         value = yamlio.quoted(facts.render(item.value))
         for existing in [e for e in env if isinstance(e, dict) and e.get("name") == item.name]:
@@ -84,6 +85,20 @@ def _role_env(replica: Replica, main: Container, operator: operators.Operator,
     if not env:
         del node["env"]
     return []
+
+
+def _put_where_written(node: Any, key: str, value: Any, legacy: Any) -> None:
+    """Set ``node[key]`` where the legacy container wrote the key (an empty ``env:``, which
+    the companion template dropped as null), else last: the same place as when the key held
+    entries, so that the container reads the same whether the list was empty or not."""
+    written = list(legacy) if isinstance(legacy, dict) else []
+    after = set(written[written.index(key) + 1:]) if key in written else set()
+    keys = list(node)
+    at = next((i for i, k in enumerate(keys) if k in after), len(keys))
+    if hasattr(node, "insert") and at < len(keys):
+        node.insert(at, key, value)
+    else:
+        node[key] = value
 
 
 def _worker_command(replica: Replica, main: Container, operator: operators.Operator,
