@@ -73,6 +73,13 @@ class Slot:
     # the decoded key then gets an `if`)
     keyed: str = ""
     dropped_when: dict[str, tuple[str, ...]] = field(default_factory=dict)  # by output key
+    # the lines around such a key that the converter drops with it (a built-in TrainJob's
+    # runtimePatches entry that held only the key), by output key: how many parents up from
+    # the key line the first of them is, that line stripped, the slots whose keys were all it
+    # held, and the renderings that drop them (convert._empty_guards); the decoded lines get
+    # an `if` too
+    dropped_with: dict[str, tuple[int, str, tuple[int, ...], tuple[str, ...]]] = \
+        field(default_factory=dict)
 
 
 @dataclass
@@ -448,7 +455,13 @@ class Codec:
         raw = text.split("\n")
         lines, at = _join_items(raw, scopes if scopes and len(scopes) == len(raw) else None)
         skip = -1
+        starts: list[int] = []  # where each line's output begins in ``out``
+        ends: dict[int, str] = {}  # line -> the `end` of lines guarded with a fragment before it
+        opened: set[int] = set()  # the first lines of those
         for index, line in enumerate(lines):
+            if index in ends:
+                out.append(ends.pop(index))
+            starts.append(len(out))
             if index <= skip:
                 continue
             self._at = at[index]
@@ -471,6 +484,7 @@ class Codec:
                         raise Unsupported("the converter added fields next to a template "
                                           "fragment", slot.line, slot.action.text)
                 guard = _empty_guard(slot, self.act(slot), out[-1] if out else "", column)
+                key_index = index - 1 - len(wrappers)
                 # the placeholder item's other fields (item_fields) go with it
                 pad = len(form.group(1)) + 2
                 while index + 1 < len(lines) and lines[index + 1].startswith(" " * pad) \
@@ -480,6 +494,8 @@ class Codec:
                 among = _among_items(slot, out, lines[index + 1:], column)
                 guard = "" if among else guard  # (the key stays for the items beside it)
                 if guard:
+                    self._guard_around(slot, out[-1], lines, key_index, starts, out, ends,
+                                       opened)
                     out.insert(len(out) - 1, guard)
                 elif among:
                     out.append(among)
@@ -510,8 +526,59 @@ class Codec:
             emptied = self._emptied_map(lines, index)
             if emptied:  # the entries' guards wrote nothing: the `{}` goes on the map's line
                 out.append(lead + "{{- if " + emptied + " }} {}{{- end }}")
+        out.extend(ends[i] for i in sorted(ends))
         self._at = ()
         return "\n".join(out)
+
+    def _guard_around(self, slot: Slot, key_line: str, lines: list[str], key: int,
+                      starts: list[int], out: list[str], ends: dict[int, str],
+                      opened: set[int]) -> None:
+        """An `if` around the lines the converter drops together with ``slot``'s key when
+        its fragment and those of its group render empty (Slot.dropped_with): opened before
+        the first of them in ``out``, and closed (``ends``) where they end. None where those
+        lines hold a control action or another fragment (they may then hold more than was
+        measured)."""
+        found = slot.dropped_with.get(key_line.strip())
+        if found is None or key < 0 or lines[key].strip() != key_line.strip():
+            return
+        levels, first_line, group, renders = found
+        top = key
+        for _ in range(levels):
+            depth = indent_of(lines[top])
+            top = next((i for i in range(top - 1, -1, -1)
+                        if lines[i].strip() and indent_of(lines[i]) < depth), -1)
+            if top < 0 or lines[top].lstrip().startswith("{{"):
+                return
+        head = lines[top].strip()
+        item = head == "-" or head.startswith("- ")
+        if top in opened or not (head == first_line or (first_line == "-" and item)):
+            return
+        end = top + 1
+        while end < len(lines) and (not lines[end].strip()
+                                    or indent_of(lines[end]) > indent_of(lines[top])):
+            end += 1
+        while end > top + 1 and not lines[end - 1].strip():
+            end -= 1
+        tests: list[str] = []
+        for sid in group:
+            member = self.by_id.get(sid)
+            expr = fragment_expression(self.act(member)) if member is not None else ""
+            if not expr:
+                return
+            values = " ".join('"' + v + '"' for v in renders)
+            tests.append("(has (trim (" + expr + ")) (list " + values + "))")
+        for i in range(top, end):
+            if lines[i].lstrip().startswith("{{") or any(
+                    int(m.group(1)) not in group for m in LINE_TOKEN.finditer(lines[i])):
+                return
+        lead = " " * indent_of(lines[top])
+        test = tests[0] if len(tests) == 1 else "(and " + " ".join(tests) + ")"
+        at = starts[top]
+        out.insert(at, lead + "{{- if not " + test + " }}")
+        for i in range(top, len(starts)):
+            starts[i] += 1
+        opened.add(top)
+        ends[end] = lead + "{{- end }}"
 
     def act(self, slot: Slot) -> Action:
         """``slot``'s action as it reads on the line being decoded: written in with bodies the

@@ -1275,12 +1275,18 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
     kept: set[tuple[int, str, str]] = set()
     spans = _keyed_spans(codec, ref, set(fragments))
     shapes = {sid: "{}" if codec.by_id[sid].shape == "map" else "[]" for sid in codec.by_id}
+    # (slot, key) -> (levels, first line, group) -> renderings that drop the lines around it
+    around: dict[tuple[int, str], dict[tuple[int, str, frozenset[int]], set[str]]] = {}
     if spans:
         for mode in ("{}", "null"):
-            found = _measure(codec, forced, convert, ref, spans, mode)
+            cascades: list[Cascade] = []
+            found = _measure(codec, forced, convert, ref, spans, mode, cascades)
             if found is None:
                 break
             _tally(found, mode, shapes, dropped, kept)
+            for sid, key, levels, first, members in cascades:
+                around.setdefault((sid, key), {}).setdefault((levels, first, members), set()) \
+                    .update(("null", "") if mode == "null" else (shapes[sid],))
     scalars = _keyed_spans(codec, ref, {s.id for s in codec.by_id.values()
                                         if s.kind != "line" and s.keyed})
     # siblings together (a securityContext's runAsUser, runAsGroup, fsGroup), each parent in a
@@ -1310,6 +1316,11 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
         if any((sid, key, v) in kept for v in values):
             continue  # the same key kept in one place and dropped in another: no one test
         codec.by_id[sid].dropped_when[key] = tuple(v for v in order if v in values)
+        ways = around.get((sid, key), {})
+        if len(ways) == 1:  # (the same lines in every rendering that drops them)
+            (levels, first, members), took = next(iter(ways.items()))
+            codec.by_id[sid].dropped_with[key] = (levels, first, tuple(sorted(members)),
+                                                  tuple(v for v in order if v in took))
     codec.kept_empty = {group for group in codec.kept_empty
                         if all(codec.by_id[sid].dropped_when for sid in group)}
 
@@ -1347,10 +1358,12 @@ Span = tuple[int, int, str]  # (end, slot, key line) of a keyed value in the ref
 
 def _measure(codec: Codec, forced: dict[int, int],
              convert: Callable[[str], tuple[str, list[Any], bool]], ref: list[str],
-             spans: dict[int, Span], mode: str) -> list[tuple[int, str, bool]] | None:
+             spans: dict[int, Span], mode: str, cascades: list[Cascade] | None = None
+             ) -> list[tuple[int, str, bool]] | None:
     """The keyed values of ``spans`` rendered empty (``mode`` `{}` or null) in the reference
     world: for each, its slot, its output key and whether the converter dropped the key; None
-    when that world does not convert or changes more."""
+    when that world does not convert or changes more. Given ``cascades``, the fragments whose
+    keys take lines around them along are found too (_align_keys)."""
     empties = {sid: "" if mode == "null" else "{}" if codec.by_id[sid].shape == "map" else "[]"
                for _end, sid, _key in spans.values()}
     codec.empties = empties
@@ -1364,7 +1377,7 @@ def _measure(codec: Codec, forced: dict[int, int],
         return None
     if not ok:
         return None  # the rendered job does not convert either: the values stay
-    found = _align_keys(ref, out.split("\n"), spans, empties)
+    found = _align_keys(ref, out.split("\n"), spans, empties, cascades)
     if found is None:
         return None
     keys, emptied = found
@@ -1394,17 +1407,31 @@ def _keyed_spans(codec: Codec, ref: list[str], ids: set[int]) -> dict[int, Span]
             spans[index] = (index + 1, scalar.id, line.split(":", 1)[0] + ":")
             continue
         form = _LINE_FORM.match(line)
+        if form is None and line.strip() == "-" and index + 1 < len(ref) \
+                and indent_of(ref[index + 1]) == indent_of(line) + 2:
+            # an item placeholder (`- key: <token>`) as the canonical output writes it: the
+            # dash on a line of its own, the item's first field on the next
+            form = _LINE_FORM.match(line + " " + ref[index + 1].lstrip(" "))
         if not form or int(form.group(2)) not in ids:
             continue
         slot = codec.by_id[int(form.group(2))]
         start = index - 1 - (len(FIELDS.map_wrappers.get(slot.parent, ()))
                              if slot.shape == "map" else 0)
-        if start < 0 or not ref[start].rstrip().endswith(":"):
-            continue
         end = index + 1
         pad = " " * (len(form.group(1)) + 2)
         while end < len(ref) and ref[end].startswith(pad):
             end += 1
+        if slot.shape in ("item", "plain") and start >= 0 and (
+                not ref[start].rstrip().endswith(":")
+                or (end < len(ref) and indent_of(ref[end]) == len(form.group(1))
+                    and ref[end].lstrip().startswith("-"))):
+            # among other items of its list (a container's env beside the PYTHONUNBUFFERED
+            # the converter adds): rendered empty, its items are gone and the key stays
+            # (codec._among_items guards it)
+            spans[index] = (end, slot.id, "")
+            continue
+        if start < 0 or not ref[start].rstrip().endswith(":"):
+            continue
         spans[start] = (end, slot.id, ref[start].rstrip())
     return spans
 
@@ -1416,15 +1443,22 @@ def _scalar_slot(codec: Codec, line: str) -> Any:
     return slot if slot is not None and slot.kind != "line" and slot.keyed else None
 
 
-def _align_keys(ref: list[str], out: list[str], spans: dict[int, Span], empties: dict[int, str]
+def _align_keys(ref: list[str], out: list[str], spans: dict[int, Span], empties: dict[int, str],
+                cascades: list[Cascade] | None = None
                 ) -> tuple[list[tuple[int, str, bool]], list[frozenset[int]]] | None:
     """For each span of ``ref``: its slot, its key, and whether ``out`` lost the key (True) or
     kept it holding the empty value; and the maps ``out`` writes as `{}` because all their
-    entries, scalars, were dropped (their slots). None when ``out`` differs in another way."""
+    entries, scalars, were dropped (their slots). None when ``out`` differs in another way.
+    Given ``cascades``, a subtree of ``ref`` that ``out`` lost whole, holding keyed fragments
+    and no other stand-in (a built-in TrainJob's runtimePatches entry that held only them), is
+    theirs: each is lost, and noted in ``cascades``."""
     found: list[tuple[int, str, bool]] = []
     emptied: list[frozenset[int]] = []
     i = j = 0
     while i < len(ref):
+        if i in spans and not spans[i][2]:
+            i = spans[i][0]  # (items among others: gone when empty)
+            continue
         if i in spans:
             end, sid, key = spans[i]
             kept = (key + " " + empties[sid]).rstrip()
@@ -1444,10 +1478,62 @@ def _align_keys(ref: list[str], out: list[str], spans: dict[int, Span], empties:
             j += 1
             continue
         if j >= len(out) or out[j] != ref[i]:
-            return None
+            lost = _lost_subtree(ref, i, spans) if cascades is not None else None
+            if lost is None or cascades is None:
+                return None
+            end, inside = lost
+            group = frozenset(spans[k][1] for k in inside)
+            for k in inside:
+                levels = _levels(ref, k, i)
+                if levels is None:
+                    return None
+                found.append((spans[k][1], spans[k][2].strip(), True))
+                cascades.append((spans[k][1], spans[k][2].strip(), levels,
+                                 ref[i].strip(), group))
+            i = end
+            continue
         i += 1
         j += 1
     return (found, emptied) if j == len(out) else None
+
+
+# a keyed fragment whose key the converter drops when it renders empty, together with the
+# lines around it that it then drops too: (slot, key, levels from the key line up to the
+# first line dropped, that line stripped, the slots whose keys were all of what it dropped)
+Cascade = tuple[int, str, int, str, frozenset[int]]
+
+
+def _lost_subtree(ref: list[str], index: int, spans: dict[int, Span]
+                  ) -> tuple[int, list[int]] | None:
+    """The end of the subtree that ``ref[index]`` opens and the keyed fragment spans in it,
+    when every stand-in in it is in one of those spans; else None."""
+    end = index + 1
+    while end < len(ref) and (not ref[end].strip() or indent_of(ref[end]) > indent_of(ref[index])):
+        end += 1
+    while end > index + 1 and not ref[end - 1].strip():
+        end -= 1  # (blank lines after it are no part of it)
+    inside: list[int] = []
+    i = index
+    while i < end:
+        span = spans.get(i)
+        if span is not None and span[2] and span[0] <= end and \
+                LINE_TOKEN.search("\n".join(ref[i:span[0]])):
+            inside.append(i)
+            i = span[0]
+            continue
+        if LINE_TOKEN.search(ref[i]):
+            return None
+        i += 1
+    return (end, inside) if inside else None
+
+
+def _levels(lines: list[str], index: int, top: int) -> int | None:
+    """How many parents up from ``lines[index]`` ``lines[top]`` is (None: it is none)."""
+    levels = 0
+    while index > top:
+        index = _parent_line(lines, index)
+        levels += 1
+    return levels if index == top else None
 
 
 def _entries(ref: list[str], index: int, spans: dict[int, Span]) -> list[tuple[int, str]] | None:
