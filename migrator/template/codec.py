@@ -280,7 +280,7 @@ class Codec:
                 slot = self.slot("int", act, unit.line, ctx,
                                  summable=key in FIELDS.int_fields)
                 slot.quantity = slot.quantity or quantity
-                slot.counted = slot.counted or unit.count
+                slot.counted = slot.counted or unit.count or key in FIELDS.process_count_fields
                 if self._nulled(slot, whole, act, rest):
                     return [whole.group(1) + whole.group(2) + ":"]
                 keyed = _Shifted(unit, rest, self, ctx)

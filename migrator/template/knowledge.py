@@ -16,6 +16,7 @@ class Fields:
     string_lists: frozenset[str]
     quantity_parents: frozenset[str]
     quantity_fields: frozenset[str]
+    process_count_fields: frozenset[str]
     string_maps: frozenset[str]
     split_codes: frozenset[str]
     broken_codes: frozenset[str]
@@ -48,6 +49,7 @@ def load() -> Fields:
                   tuple(re.compile(p) for p in data["int_key_patterns"]),
                   frozenset(data["list_fields"]), frozenset(data["string_lists"]),
                   frozenset(data["quantity_parents"]), frozenset(data["quantity_fields"]),
+                  frozenset(data["process_count_fields"]),
                   frozenset(data["string_maps"]), frozenset(data["split_codes"]),
                   frozenset(data["broken_codes"]),
                   {k: tuple(v) for k, v in data["enum_fields"].items()},

@@ -56,3 +56,48 @@ def test_without_allow_lossy_the_file_fails_for_the_same_reason_as_rendered(shar
     rendered = convert_text(envsubst(text, _environments(names)[0]))
     assert {f.code for f in rendered.findings if f.severity.value == "error"} <= \
         {n.code for n in outcome.notes}
+
+
+# aws-do-eks's NCCL tests (and the EFA generate-*-test.sh heredocs): the slots per worker and the
+# Workers' GPUs are one variable. The process count the converted job takes from the slots was
+# read back as that GPU quantity rounded up, which envsubst cannot compute (Y111 before)
+NCCL = """apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: nccl
+spec:
+  slotsPerWorker: ${GPU_PER_WORKER}
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+            - image: ${IMAGE_URI}
+              name: launcher
+              command: ["mpirun", "-np", "${TOTAL_GPUS}", "/opt/all_reduce_perf"]
+    Worker:
+      replicas: ${NUM_WORKERS}
+      template:
+        spec:
+          containers:
+            - image: ${IMAGE_URI}
+              name: worker
+              resources:
+                limits:
+                  nvidia.com/gpu: ${GPU_PER_WORKER}
+"""
+
+
+@pytest.mark.parametrize("target", ["2.2", "2.3"])
+def test_slots_and_gpus_from_one_variable_keep_the_contract(target: str) -> None:
+    options = ConvertOptions(companion_runtimes=True, target=target)
+    outcome = convert_template(NCCL, "envsubst", options)
+    assert outcome is not None
+    assert outcome.status == "converted", [(n.code, n.message) for n in outcome.notes]
+    assert "numProcPerNode: ${GPU_PER_WORKER}" in outcome.text
+    for gpus, workers in (("8", "2"), ("4", "16"), ("1", "1")):
+        env = {"GPU_PER_WORKER": gpus, "NUM_WORKERS": workers, "IMAGE_URI": "img:1",
+               "TOTAL_GPUS": str(int(gpus) * int(workers))}
+        verdict = compare(envsubst(outcome.text, env), envsubst(NCCL, env), outcome, options)
+        assert verdict.ok, "\n".join(verdict.problems)
