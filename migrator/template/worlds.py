@@ -843,9 +843,9 @@ def lift_escaped(codec: Codec, pieces: list[Piece], forced: World,
         rep = codec.canon.get(piece.block.id, piece.block.id)
         inner = around | {rep}
         branches = [lift_escaped(codec, b, forced, inner) for b in piece.branches]
-        block = piece.block
-        twins = [] if block.kind == "guard" else \
+        twins = [] if piece.block.kind == "guard" else \
             [b for b in codec.template.blocks if codec.canon.get(b.id, b.id) == rep]
+        block = _standing(codec, piece.block, twins, around)
         # (a twin written where its withs are around it reads the same values)
         escaped = [[(a, c) for a, c in path_to(codec.template.root, twin, []) or []
                     if a.kind == "with" and codec.canon.get(a.id, a.id) not in around]
@@ -856,6 +856,7 @@ def lift_escaped(codec: Codec, pieces: list[Piece], forced: World,
             # where it stands, render_lines; a range stays a range)
             out.append(Cond(block, branches))
             continue
+        block = piece.block
         tests = [condition(codec, block, k, forced) for k in range(1, len(branches))]
         if block.fail or None in tests or any(b.neutral or b.trailing for b in block.branches):
             head = block.branches[0].header.text if block.branches[0].header else ""
@@ -868,6 +869,31 @@ def lift_escaped(codec: Codec, pieces: list[Piece], forced: World,
         lifted = Block(block.id, "if", block.line, heads)
         out.append(Cond(lifted, [*branches[1:], branches[0]]))
     return out
+
+
+def _standing(codec: Codec, block: Block, twins: list[Block], around: frozenset[int]) -> Block:
+    """Of ``block`` (a fold's region: the lines its twins change, written with the first of
+    them) and its ``twins``, the one whose lines the region stands in, inside the blocks
+    ``around`` it: every range it is written in is around (a range's variables are read
+    nowhere else), and the most of its withs and ranges are. Its header reads where it stands
+    (`range $values` in the preferred terms' range is not the one in the required terms'
+    range, whose `$values` is not bound there); ``block`` itself when no twin stands better."""
+    if len(twins) < 2:
+        return block
+
+    def fit(twin: Block) -> int | None:
+        way = [a for a, _c in path_to(codec.template.root, twin, []) or []
+               if a.kind in ("with", "range")]
+        inside = [codec.canon.get(a.id, a.id) in around for a in way]
+        if any(a.kind == "range" and not here for a, here in zip(way, inside, strict=True)):
+            return None
+        return sum(inside)
+
+    fits = [(fit(twin), twin) for twin in twins]
+    best = max((f for f, _t in fits if f is not None), default=None)
+    if best is None or fit(block) == best:
+        return block
+    return next(twin for f, twin in fits if f == best)
 
 
 def render_lines(pieces: list[Piece], scopes: list[Scope] | None = None, at: Scope = ()
@@ -1322,6 +1348,9 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
         # blocks inside a range (or with) read what it binds (an item): whether they write in
         # any of its iterations is found by running it before the guard (_pre_pass), where
         # that can be written; else the range's own test (not empty) stands for them
+        # (a member is the twin standing where the guard stands: a range's `$values` in the
+        # preferred terms' range is that range's, not the required terms' one)
+        around = _around_list(folded.pieces, lst, codec) or frozenset()
         runs: dict[frozenset[int], str] = {}
         for chain in chains:
             if _cut(chain, blocks, nesting) != chain:
@@ -1346,11 +1375,14 @@ def _guard(folded: Folded, detail: Any, codec: Codec, forced: World) -> bool:
                 members.add(cut)
                 tests: list[tuple[str, Scope]] = []
                 for m in sorted(cut, key=nesting):
-                    own = _branch_condition(blocks[m], 0)
+                    twins = [b for b in codec.template.blocks
+                             if codec.canon.get(b.id, b.id) == m]
+                    member = _standing(codec, blocks[m], twins, around | chain)
+                    own = _branch_condition(member, 0)
                     test = own or condition(codec, blocks[m], 0, forced)
                     if not test:
                         return False
-                    tests.append((test, blocks[m].scope if own else ()))
+                    tests.append((test, member.scope if own else ()))
                 chained.append(tests)
             common = _common([where for tests in chained for _t, where in tests])
             # (a pre-pass is written where the range's header reads as written)
@@ -1424,6 +1456,22 @@ def _pre_pass(codec: Codec, blocks: dict[int, Block], chain: list[int], flag: st
             text += "".join("{{- " + a + " }}" for a in actions[:len(own.neutral)]
                             if ":=" in a and not a.startswith("/*"))
     return text + "{{- " + flag + " = true }}" + "{{- end }}" * len(steps)
+
+
+def _around_list(pieces: list[Piece], target: list[Piece], codec: Codec,
+                 around: frozenset[int] = frozenset()) -> frozenset[int] | None:
+    """The blocks (canonical ids) of the pieces around the piece list ``target`` inside
+    ``pieces``, or None when it is not there."""
+    if pieces is target:
+        return around
+    for piece in pieces:
+        if isinstance(piece, Cond):
+            inner = around | {codec.canon.get(piece.block.id, piece.block.id)}
+            for branch in piece.branches:
+                found = _around_list(branch, target, codec, inner)
+                if found is not None:
+                    return found
+    return None
 
 
 def _common(scopes: list[Scope]) -> Scope:

@@ -200,3 +200,61 @@ def test_both_roles_in_withs_pin_the_master_count(tmp_path: Path, shared: Path,
     outcomes = check_inline_chart(tmp_path, HEAD + master + worker(), sets, crdcheck, shared)
     assert any('ne (toString (.Values.master.replicas)) "1"' in n.message
                for n in outcomes["2.2"].notes if n.code == "Y112")
+
+
+AFFINITY = HEAD.replace("  pytorchReplicaSpecs:\n",
+                        '  nprocPerNode: "1"\n  pytorchReplicaSpecs:\n') + """    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img
+            command: ["torchrun", "train.py"]
+          {{- if (or .Values.required .Values.preferred) }}
+          affinity:
+            nodeAffinity:
+            {{- if .Values.required }}
+              requiredDuringSchedulingIgnoredDuringExecution:
+                nodeSelectorTerms:
+                  - matchExpressions:
+                    {{- range $key, $values := .Values.required }}
+                    - key: {{ $key | quote }}
+                      operator: In
+                      values:
+                        {{- range $values }}
+                        - {{ . | quote }}
+                        {{- end}}
+                    {{- end }}
+            {{- end }}
+            {{- if .Values.preferred }}
+              preferredDuringSchedulingIgnoredDuringExecution:
+                {{- range $key, $values := .Values.preferred }}
+                - weight: 1
+                  preference:
+                    matchExpressions:
+                      - key: {{ $key | quote }}
+                        operator: In
+                        values:
+                          {{- range $values }}
+                          - {{ . | quote }}
+                          {{- end }}
+                {{- end }}
+            {{- end }}
+          {{- end }}
+"""
+
+
+@pytest.mark.parametrize("companions", [False, True], ids=["plain", "companions"])
+def test_a_nested_range_in_two_ranges_reads_the_range_it_stands_in(
+        companions: bool, tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    """`{{- range $values }}` inside the required terms' range and inside the preferred terms'
+    range (HyperPod Nova SFT's node affinity) switch together in the fold, which writes them
+    with the first; where the converted job writes the preferred one, it is that one (and the
+    guard around its `values:` tests that range's `$values`). Before: Y110 "writes the lines
+    of {{- range $values }} outside {{ range $key, $values := .Values.required }}"."""
+    terms: list[Any] = [ABSENT, {}, {"zone": ["a", "b"]}, {"zone": ["a"], "type": []}]
+    sets = combinations({"required": terms, "preferred": terms})
+    outcomes = check_inline_chart(tmp_path, AFFINITY, sets, crdcheck, shared,
+                                  {"companion_runtimes": companions})
+    assert "{{- range $key, $values := .Values.preferred }}" in outcomes["2.2"].text
