@@ -855,9 +855,13 @@ NULLS = ("null", "Null", "NULL", "~", "")
 
 
 def _null_test(act: Action) -> str:
-    """Whether a scalar action renders null: nothing (an unset value prints as nothing in
-    Helm, and `toString` of it is `<nil>`) or a YAML spelling of null."""
-    expr = act.body.strip()
+    """Whether a scalar action renders null (null_test)."""
+    return null_test(act.body.strip())
+
+
+def null_test(expr: str) -> str:
+    """Whether the Go expression ``expr`` renders null: nothing (an unset value prints as
+    nothing in Helm, and `toString` of it is `<nil>`) or a YAML spelling of null."""
     values = " ".join(go_string(v) for v in NULLS)
     return (f'(or (kindIs "invalid" ({expr})) '
             f"(has (trim (toString ({expr}))) (list {values})))")

@@ -22,6 +22,7 @@ from migrator.template.codec import (
     fragment_expression,
     go_string,
     indent_of,
+    null_test,
 )
 from migrator.template.conditions import condition as _condition
 from migrator.template.conditions import enclosing, path_to
@@ -221,6 +222,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     split: tuple[str, dict[int, int]] | None = None
     split_at = -1  # the entry of `legacy` the split converts again
     dropped_values: list[WorldFailed] = []  # failing enum branches: their value keeps the legacy
+    taken_as_one: list[Note] = []  # pinned counts of 1 that render null (U901 then)
     # a kind switch (`{{ if .Values.useHyperPod }}` HyperPodPyTorchJob `{{ else }}` PyTorchJob):
     # the template is converted with the legacy side chosen; the other side keeps the original
     switches = [] if switch is None else \
@@ -234,7 +236,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             except WorldFailed as exc:
                 blame = _placeholder_blame(codec, exc)
                 if blame is not None:
-                    pinned = _pin(codec, exc, scope) \
+                    pinned = _pin(codec, exc, scope, taken_as_one) \
                         if dialect == "go" and len(legacy) < MAX_LEGACY else None
                     if pinned is None:
                         return _refused(text, dialect, blame)
@@ -384,6 +386,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             known = {(n.code, n.path) for n in notes}
             notes.extend(n for n in (_note(f, lines, codec) for d in docs for f in d.findings)
                          if (n.code, n.path) not in known)
+    notes.extend(taken_as_one)
     for failed in dropped_values:  # the findings of the values that joined the others
         encoded = codec.encode(failed.world)
         known = {(n.code, n.path) for n in notes}
@@ -1804,7 +1807,8 @@ def _declared(codec: Codec) -> set[str]:
             for m in [re.match(r"\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*:?=", a.body)] if m}
 
 
-def _pin(codec: Codec, exc: WorldFailed, scope: frozenset[str] = frozenset()) -> str | None:
+def _pin(codec: Codec, exc: WorldFailed, scope: frozenset[str] = frozenset(),
+         taken_as_one: list[Note] | None = None) -> str | None:
     """A role whose replica count the target fixes (a Master/Chief/Launcher of exactly 1) but
     the template computes: encode the count as that number, and keep the legacy job for the
     other values. The Go condition of those values, or None.
@@ -1835,6 +1839,13 @@ def _pin(codec: Codec, exc: WorldFailed, scope: frozenset[str] = frozenset()) ->
             # the rendered text is what the converter reads: compare it as text
             text = "toString" if codec.template.helm else "print"  # (no sprig)
             cond = f'ne ({text} ({count})) "{fixed.group(1)}"'
+            if codec.template.helm and fixed.group(1) == "1":
+                # a count that renders null is left out, and the legacy default is 1 (U901)
+                cond = f"and (not {null_test(count)}) ({cond})"
+                if taken_as_one is not None:
+                    taken_as_one.append(Note(
+                        "U901", str(f.path), f"for values where {slot.action.text} renders "
+                        f"null, {f.path} is left out (the legacy default, 1)", slot.line))
             return f"and ({around}) ({cond})" if around else cond
     return None
 
