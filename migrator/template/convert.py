@@ -933,10 +933,10 @@ def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed,
         return None
     spans = [] if toggled else _spans(codec, codec.template.root, forced, [])
     if not toggled:  # roles that differ only in their values: one, where they render alike
-        cond = unify.alike(codec, exc.documents, forced, exc.world, None if convert is None
-                           else lambda world: _converts(codec, world, convert))
-        if cond is not None:
-            return (cond or "false"), False
+        alike = unify.alike(codec, exc.documents, forced, exc.world, None if convert is None
+                            else lambda world: _converts(codec, world, convert))
+        if alike is not None:
+            return alike[0] or "false", alike[1] and splittable
     if splittable:  # the block around a role first: the template is converted again with it
         for block in roles.presence(codec, exc.world, exc.documents, spans):
             cond = _condition(codec, block, 0, forced, every=True) \
@@ -1104,11 +1104,15 @@ def _keep_apart(codec: Codec, forced: dict[int, int], exc: Unsupported,
     if pair is None or pair.kind not in ("if", "with", "range"):
         return None
     block, rep = pair, codec.canon.get(pair.id, pair.id)
-    last = block.alternatives - 1
-    terms = [_condition(codec, block, i, forced, every=True) for i in range(last)]
+    # (a role in a `with` of its own values: its fields mix with the other role's in the
+    # TrainJob; the job is converted with the role there, the legacy job kept without it)
+    keep = 0 if block.kind == "with" and block.alternatives == 2 \
+        and roles.holds_role(codec, block) else block.alternatives - 1
+    terms = [_condition(codec, block, i, forced, every=True)
+             for i in range(block.alternatives) if i != keep]
     if rep in forced or not terms or not all(terms):
         return None
-    forced[rep] = last
+    forced[rep] = keep
     return _any([t for t in terms if t])
 
 

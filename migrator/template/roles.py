@@ -92,6 +92,17 @@ def presence(codec: Codec, world: World, documents: list[Any],
     return found
 
 
+_ROLE_KEY = re.compile(r"^\s*(" + "|".join(sorted({r for roles in FIELDS.enum_keys.values()
+                                                     for r in roles})) + r"):\s*$")
+
+
+def holds_role(codec: Codec, block: Block) -> bool:
+    """Whether the first branch of ``block`` writes a replica role's key (`Worker:`)."""
+    units = codec.template.units
+    return any(isinstance(item, int) and _ROLE_KEY.match(units[item].text)
+               for item in block.branches[0].items)
+
+
 def load(text: str) -> Any:
     try:
         return yamlio.load(text)

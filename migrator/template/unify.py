@@ -18,16 +18,21 @@ _INDENT = re.compile(r"\s*\|\s*n?indent\s+\d+\s*$")
 
 
 def alike(codec: Codec, documents: list[Any], forced: World, world: World,
-          converts: Callable[[World], bool] | None) -> str | None:
+          converts: Callable[[World], bool] | None) -> tuple[str, bool] | None:
     """For a world that fails only because two roles' pod templates differ (FIELDS.split_codes)
     where every difference is one placeholder for another (`toYaml .Values.master.resources`
     against `toYaml .Values.worker.resources`): the second role's slots take the first's
     placeholders in ``codec`` (Codec.alias), and the Go condition under which some pair renders
     differently (the legacy job stays there) is returned, "" when every pair reads the same
-    values. None when the roles differ otherwise, or a pair's values do not render together
-    (under the same tests, or under blocks ``forced`` to hold them; the blocks around one
-    value are forced to hold it when the failed ``world`` with them switched does not convert
-    either) (``codec`` is left as it was)."""
+    values, with False. None when the roles differ otherwise, or a pair's values do not
+    render together (under the same tests, or under blocks ``forced`` to hold them) and
+    cannot be made to (``codec`` is left as it was).
+
+    The blocks around one value are forced to hold it (the legacy job kept where they do not)
+    when the failed ``world`` with them switched does not convert either; when it does, they
+    are forced alone (no placeholder shared yet), with True: the template is worth converting
+    again with them switched (a role in a `with` of its own values, whose job converts
+    without that role too)."""
     if not codec.template.helm:
         return None  # (a plain Go template has no toYaml to compare values with)
     pairs: dict[int, int] = {}
@@ -63,19 +68,23 @@ def alike(codec: Codec, documents: list[Any], forced: World, world: World,
             tests.append("ne " + " ".join(f"(toYaml ({_bare(v)}))" for v in values if v))
             terms.append(tests[0] if len(tests) == 1 else
                          "and " + " ".join(f"({t})" for t in dict.fromkeys(tests)))
+    blocks = {b.id: b for b in codec.template.blocks}
+    offs = [condition(codec, blocks[rep], 1 - choice, forced, every=True)
+            for rep, choice in hold.items()]
+    if None in offs:
+        return None
     if hold and (converts is None
                  or converts({**world, **{rep: 1 - choice for rep, choice in hold.items()}})):
-        return None  # (without them the job converts: those values must not keep the legacy)
-    blocks = {b.id: b for b in codec.template.blocks}
-    for rep, choice in hold.items():  # (the legacy job where they do not hold it)
-        off = condition(codec, blocks[rep], 1 - choice, forced, every=True)
-        if off is None:
+        # (without them the job converts: those values are converted again, on their own)
+        if len(hold) != 1 or converts is None:
             return None
-        terms.append(off)
+        forced.update(hold)
+        return str(offs[0]), True
     forced.update(hold)
     codec.alias.update(pairs)
-    return "" if not terms else terms[0] if len(terms) == 1 else \
-        "or " + " ".join(f"({t})" for t in dict.fromkeys(terms))
+    terms += [str(off) for off in offs]  # (the legacy job where they do not hold it)
+    return ("" if not terms else terms[0] if len(terms) == 1 else
+            "or " + " ".join(f"({t})" for t in dict.fromkeys(terms))), False
 
 
 def _open(codec: Codec, slot: Slot, forced: World) -> dict[int, int] | None:

@@ -125,13 +125,16 @@ TEMPLATED_RESOURCES = HEAD + role("Master", 1, """                {{- if .Values
 def test_the_maximum_of_two_templated_resources_keeps_the_legacy_job(
         tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
     """Every node gets the larger of the roles' memory, known only once rendered: with both set
-    the template keeps the legacy job (Y112 names both), with one or none it converts."""
+    and different the template keeps the legacy job (Y112 names both), with one, none or both
+    alike it converts."""
     pytest.importorskip("helm_python")
-    sets = {"master": {"masterMemory": "8Gi"}, "worker": {"workerMemory": "16Gi"}, "none": {}}
+    sets = {"master": {"masterMemory": "8Gi"}, "worker": {"workerMemory": "16Gi"}, "none": {},
+            "both": {"masterMemory": "8Gi", "workerMemory": "8Gi"}}
     outcome = check_inline_chart(tmp_path, TEMPLATED_RESOURCES, sets, crdcheck, shared,
                                  targets=("2.2",))["2.2"]
-    assert any("and (.Values.masterMemory) (.Values.workerMemory)" in m and "maximum" in m
-               for m in _kept(outcome)), _kept(outcome)
+    # (both set and alike convert too, with one role's value: unify)
+    assert any("ne (toYaml (.Values.workerMemory)) (toYaml (.Values.masterMemory))" in m
+               and "maximum" in m for m in _kept(outcome)), _kept(outcome)
     for values in ({"masterMemory": "32Gi", "workerMemory": "16Gi"},
                    {"masterMemory": "8Gi", "workerMemory": "16Gi"}):
         assert _rendered(tmp_path, outcome.text, values).lstrip() == \

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.templates.contract import check_inline_chart
+from migrator import ConvertOptions
+from tests.templates.contract import check_every_combination, check_inline_chart
 
 HEAD = """apiVersion: kubeflow.org/v1
 kind: PyTorchJob
@@ -183,23 +184,27 @@ def test_a_count_inside_a_with_keeps_the_legacy_job_for_zero_or_a_word(
                for n in outcomes["2.2"].notes if n.code == "Y112")
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: the same action in two roles' withs "
-                   "(`$.Values.image`, `.resources`) gets a placeholder per with, so the roles "
-                   "look different (P306) and the legacy job is kept for values whose rendered "
-                   "job converts")
 def test_both_roles_in_withs_pin_the_master_count(tmp_path: Path, shared: Path,
                                                   crdcheck: ModuleType) -> None:
     """The realistic chart shape: each role in a with of its own values; the Master's count is
-    converted as 1 and other values keep the legacy job (before: refused, Y110)."""
+    converted as 1 and other values keep the legacy job (before: refused, Y110). The roles'
+    `.resources` are two values: alike, they convert (unify); unlike, the legacy job is kept
+    (Y112), as the rendered job's maximum of the two cannot be written. `$.Values.image` is
+    one value in both withs. With a Master and no Workers the job converts as well (the
+    Worker's with is converted again, off)."""
     master = worker().replace(".Values.worker", ".Values.master").replace("Worker:", "Master:")
     sets = combinations({
         "image": ["img:1"],
         "master": [ABSENT, {"replicas": 1, "resources": GPU}, {"replicas": 2, "resources": GPU}],
-        "worker": [{"replicas": 2, "resources": GPU}, {"replicas": 0, "resources": GPU},
+        "worker": [ABSENT, {"replicas": 2, "resources": GPU}, {"replicas": 0, "resources": GPU},
                    {"replicas": 3, "resources": {"limits": {"nvidia.com/gpu": 2}}}]})
-    outcomes = check_inline_chart(tmp_path, HEAD + master + worker(), sets, crdcheck, shared)
+    alike = repr({"image": "img:1", "master": {"replicas": 1, "resources": GPU},
+                  "worker": {"replicas": 2, "resources": GPU}})
+    alone = repr({"image": "img:1", "master": {"replicas": 1, "resources": GPU}})
+    outcome = check_every_combination(tmp_path, HEAD + master + worker(), sets, crdcheck,
+                                      shared, ConvertOptions(), converts=(alike, alone))
     assert any('ne (toString (.Values.master.replicas)) "1"' in n.message
-               for n in outcomes["2.2"].notes if n.code == "Y112")
+               for n in outcome.notes if n.code == "Y112")
 
 
 AFFINITY = HEAD.replace("  pytorchReplicaSpecs:\n",
