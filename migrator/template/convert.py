@@ -222,6 +222,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     split: tuple[str, dict[int, int]] | None = None
     split_at = -1  # the entry of `legacy` the split converts again
     dropped_values: list[WorldFailed] = []  # failing enum branches: their value keeps the legacy
+    first: WorldFailed | None = None  # the reference world's failure, if it failed
     taken_as_one: list[Note] = []  # pinned counts of 1 that render null (U901 then)
     # a kind switch (`{{ if .Values.useHyperPod }}` HyperPodPyTorchJob `{{ else }}` PyTorchJob):
     # the template is converted with the legacy side chosen; the other side keeps the original
@@ -234,6 +235,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                 folded = fold(codec, convert, forced, seen)
                 break
             except WorldFailed as exc:
+                if first is None and all(v == forced.get(k, 0) for k, v in exc.world.items()):
+                    first = exc  # (the values the template writes as they stand)
                 blame = _placeholder_blame(codec, exc)
                 if blame is not None:
                     pinned = _pin(codec, exc, scope, taken_as_one) \
@@ -251,7 +254,10 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                 kept = _keep_legacy(codec, forced, exc, found + [e.world for e in dropped_values],
                                     split is None, convert) if dialect == "go" else None
                 if kept is None or len(legacy) >= MAX_LEGACY:
-                    return _world_failed(text, dialect, codec, exc)
+                    # (errors the template's own values already had are not the last block's)
+                    shown = first if first is not None and _errors(exc) <= _errors(first) \
+                        else exc
+                    return _world_failed(text, dialect, codec, shown, dict(preset))
                 legacy.append((kept[0], exc))
                 if split is None and (kept[1] or not preset):
                     split = _splits(codec, before, forced, kept[0],
@@ -579,15 +585,24 @@ def _refused(text: str, dialect: Dialect, exc: Unsupported) -> Outcome:
     return Outcome("skipped", text, dialect, [note])
 
 
-def _world_failed(text: str, dialect: Dialect, codec: Codec, exc: WorldFailed) -> Outcome:
+def _errors(exc: WorldFailed) -> set[str]:
+    return {f.code for d in exc.documents for f in d.findings
+            if getattr(f.severity, "value", "") == "error"}
+
+
+def _world_failed(text: str, dialect: Dialect, codec: Codec, exc: WorldFailed,
+                  preset: dict[int, int]) -> Outcome:
+    """The template left as it is: the failed world's findings, and a Y110 for each block it
+    switched from the branch the template (or the text around it, ``preset``) takes."""
     encoded = codec.encode(exc.world)
     notes: list[Note] = []
     for doc in exc.documents:
         _untoken_document(codec, doc)
         notes.extend(_note(f, encoded.lines, codec) for f in doc.findings)
-    if exc.world:
+    switched = [bid for bid, choice in exc.world.items() if choice != preset.get(bid, 0)]
+    if switched:
         blocks = {b.id: b for b in codec.template.blocks}
-        for bid in exc.world:
+        for bid in switched:
             block = blocks[bid]
             head = block.branches[0].header.text if block.branches[0].header else ""
             notes.append(Note(NOT_CARRIED, "", f"template construct not carried: when {head} "

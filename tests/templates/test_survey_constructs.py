@@ -291,3 +291,50 @@ def test_block_scalar_lines_are_carried_as_written(
         "one": {"image": "pytorch:2", "workers": 1},
         "eight": {"image": "registry.example.com/t:1", "workers": 8}}
     check_inline_chart(tmp_path, SCRIPT, sets, crdcheck, shared)
+
+
+# Azure llm-foundry: the command reads $MASTER_ADDR and $RANK (C410, an error whatever the
+# values), and the Worker role stands in `if gt nodes 1`. The failure was blamed on that `if`
+# (Y110 "when it takes another branch the job cannot be converted"), the error the template's
+# own values have was not
+UNCONDITIONAL = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img:1
+            command: ["sh", "-c", "torchrun --master_addr=$MASTER_ADDR --node_rank=$RANK train.py"]
+            resources:
+              limits:
+                nvidia.com/gpu: 8
+{{- if gt (.Values.nodes | int) 1 }}
+    Worker:
+      replicas: {{ sub (.Values.nodes | int) 1 }}
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img:1
+            command: ["sh", "-c", "torchrun --master_addr=$MASTER_ADDR --node_rank=$RANK train.py"]
+            resources:
+              limits:
+                nvidia.com/gpu: 8
+{{- end }}
+"""
+
+
+def test_an_error_of_every_value_is_not_blamed_on_a_block() -> None:
+    outcome = convert_template(UNCONDITIONAL)
+    assert outcome is not None
+    assert outcome.status == "failed"
+    assert outcome.text == UNCONDITIONAL
+    assert "C410" in {n.code for n in outcome.notes if n.severity == "error"}
+    assert not [n for n in outcome.notes if n.code == "Y110"], \
+        [(n.code, n.line, n.message) for n in outcome.notes]
