@@ -48,6 +48,10 @@ OUTCOME: dict[str, frozenset[str]] = {
 # Aspects where the TrainJob gives every node one value although the roles differed: the finding
 # that says so (at one role's field) names every node's difference.
 ROLE_MERGES = {"restart policy": frozenset({"P311"}), "resources": frozenset({"P307"})}
+# Findings that say the pods are the same although the job is written otherwise: they name no
+# difference (P316: a role's env in another order that sets the same environment, see
+# migrator/check/envorder.py; the simulator compares env by name, so the order is none either).
+SAME_PODS = frozenset({"P316"})
 # Outcome differences are also named by a finding at a field that decides outcomes.
 OUTCOME_FIELDS = (".restartPolicy", "runPolicy.backoffLimit", "spec.successPolicy",
                   "spec.elasticPolicy", "runPolicy.managedBy")
@@ -57,6 +61,7 @@ _STEP = re.compile(r"(\w+)\[([^\]]*)\]|(\w+)")
 def attribute(differences: Iterable[Difference], findings: list[Finding],
               job: Mapping[str, Any], legacy: World) -> list[tuple[Difference, tuple[str, ...]]]:
     """Each difference with the sorted codes of the findings that name it."""
+    findings = [finding for finding in findings if finding.code not in SAME_PODS]
     index = effective.PathIndex(findings)
     codes = {finding.code for finding in findings}
     roles = _roles(job, legacy)

@@ -101,3 +101,68 @@ def test_slots_and_gpus_from_one_variable_keep_the_contract(target: str) -> None
                "TOTAL_GPUS": str(int(gpus) * int(workers))}
         verdict = compare(envsubst(outcome.text, env), envsubst(NCCL, env), outcome, options)
         assert verdict.ok, "\n".join(verdict.problems)
+
+
+# kubeflow-pretrain-job's LoRA template (jbymy2000/kubeflow-pretrain-job
+# train/peft/lora/lora-example-pytorchjob.tpl.yaml), cut down: the Master and the Workers list the
+# same env in another order (MODEL_NAME and GPUS_PER_NODE swapped), the Worker count literal
+REORDERED = """\
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: ${JOB_NAME}
+spec:
+  nprocPerNode: "${GPUS_PER_NODE}"
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: ${IMAGE}
+              command: [bash, -c, torchrun train.py]
+              env:
+                - name: MODEL_NAME
+                  value: ${MODEL_NAME}
+                - name: GPUS_PER_NODE
+                  value: "${GPUS_PER_NODE}"
+                - name: JOB_NAME
+                  valueFrom:
+                    fieldRef:
+                      fieldPath: metadata.name
+    Worker:
+      replicas: 3
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: ${IMAGE}
+              command: [bash, -c, torchrun train.py]
+              env:
+                - name: GPUS_PER_NODE
+                  value: "${GPUS_PER_NODE}"
+                - name: MODEL_NAME
+                  value: ${MODEL_NAME}
+                - name: JOB_NAME
+                  valueFrom:
+                    fieldRef:
+                      fieldPath: metadata.name
+"""
+
+
+def test_roles_whose_env_is_reordered_keep_the_contract() -> None:
+    """The kubelet expands a value's $(NAME) with the variables before it
+    (pkg/kubelet/kubelet_pods.go makeEnvironmentVariables): with no such reference the two
+    orders set one environment, so the template converts (P316) as its renders do."""
+    outcome = convert_template(REORDERED, "envsubst", ConvertOptions())
+    assert outcome is not None
+    assert outcome.status == "converted", [(n.code, n.message) for n in outcome.notes]
+    assert "P316" in {n.code for n in outcome.notes}
+    for gpus, model in (("8", "Meta-Llama-3.1-8B-Instruct"), ("1", "x"), ("2", "m")):
+        env = {"JOB_NAME": "lora", "GPUS_PER_NODE": gpus, "MODEL_NAME": model, "IMAGE": "img:1"}
+        verdict = compare(envsubst(outcome.text, env), envsubst(REORDERED, env), outcome,
+                          ConvertOptions())
+        assert verdict.ok, "\n".join(verdict.problems)

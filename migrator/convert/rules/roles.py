@@ -5,8 +5,11 @@ One rule, in every mode (builtin or companion runtime): Trainer runs every node,
 included, from one template, the primary role's (the role with the most pods). Every other
 role is compared with it field by field. Two merges lose nothing for either role: differing
 resources take the per-key maximum (P307), differing pod labels/annotations are merged,
-primary wins (P308). Any other difference in a pod or container field, or a sidecar that only
-one role has, is an error (P306) at the path of the role whose pods would change, and so are
+primary wins (P308). A container env list that holds the same variables in another order, none
+referring to another and no name repeated, sets the same environment: the primary's order is
+used (P316; migrator/check/envorder.py cites the kubelet). Any other difference in a pod or
+container field, or a sidecar that only one role has, is an error (P306) at the path of the
+role whose pods would change, and so are
 resources that template actions write differently (the maximum is known only once rendered); a
 differing replica restartPolicy is a warning (P311): every node restarts like the primary.
 """
@@ -16,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from migrator import paths
-from migrator.check import quantity
+from migrator.check import envorder, quantity
 from migrator.convert.draft import Draft
 from migrator.convert.ledger import Ledger
 from migrator.convert.model import Container, Replica
@@ -106,6 +109,8 @@ def _merge_containers(primary: Replica, primary_main: Container, other: Replica,
                           "opens its own port)")
         elif field == "resources":
             _merge_resources(primary, other, theirs, path, draft, ledger)
+        elif field == "env" and _env_reordered(primary, other, mine, theirs, path, ledger):
+            pass
         else:
             _mismatch(primary, other, f"container {field}", path, ledger)
     sidecars = {c.name: c for c in primary.template.containers if c.index != primary_main.index}
@@ -115,7 +120,8 @@ def _merge_containers(primary: Replica, primary_main: Container, other: Replica,
             continue
         theirs_names.add(container.name)
         twin = sidecars.get(container.name)
-        if twin is not None and same(twin.node, container.node):
+        if twin is not None and (same(twin.node, container.node) or _sidecar_reordered(
+                primary, other, twin, container, ledger)):
             ledger.default(container.path)
         else:
             what = "differs from" if twin is not None else "is not on"
@@ -220,6 +226,29 @@ def _same_quantity(first: Any, second: Any) -> bool:
 def _bigger(value: Any, current: Any) -> bool:
     new, old = quantity.parse(value), quantity.parse(current)
     return new is not None and old is not None and new > old
+
+
+def _env_reordered(primary: Replica, other: Replica, mine: Any, theirs: Any, path: FieldPath,
+                   ledger: Ledger) -> bool:
+    """Whether ``theirs`` sets the environment ``mine`` sets, in another order that changes
+    nothing (reported, P316: every node gets the primary's order)."""
+    moved = envorder.reordered(yamlio.plain(mine), yamlio.plain(theirs))
+    if moved is None:
+        return False
+    ledger.report("P316", path, f"{other.role} container env lists the same variables as "
+                  f"{primary.role}'s in another order ({', '.join(moved)} moved); every node "
+                  f"uses {primary.role}'s order, which sets the same environment: no value refers "
+                  "to a variable of the list ($(NAME)) and no name repeats (the kubelet expands "
+                  "$(NAME) with the variables defined before it, the last of a name wins)")
+    return True
+
+
+def _sidecar_reordered(primary: Replica, other: Replica, mine: Container, theirs: Container,
+                       ledger: Ledger) -> bool:
+    """Whether sidecar ``theirs`` is ``mine`` but for an env order that changes nothing."""
+    return same({**mine.node, "env": None}, {**theirs.node, "env": None}) and _env_reordered(
+        primary, other, mine.node.get("env"), theirs.node.get("env"), (*theirs.path, "env"),
+        ledger)
 
 
 def _mismatch(primary: Replica, other: Replica, what: str, path: FieldPath,
