@@ -222,7 +222,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
     split: tuple[str, dict[int, int]] | None = None
     split_at = -1  # the entry of `legacy` the split converts again
     dropped_values: list[WorldFailed] = []  # failing enum branches: their value keeps the legacy
-    first: WorldFailed | None = None  # the reference world's failure, if it failed
+    unconditional: WorldFailed | None = None  # the reference world's failure, if it failed
     taken_as_one: list[Note] = []  # pinned counts of 1 that render null (U901 then)
     # a kind switch (`{{ if .Values.useHyperPod }}` HyperPodPyTorchJob `{{ else }}` PyTorchJob):
     # the template is converted with the legacy side chosen; the other side keeps the original
@@ -235,8 +235,9 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                 folded = fold(codec, convert, forced, seen)
                 break
             except WorldFailed as exc:
-                if first is None and all(v == forced.get(k, 0) for k, v in exc.world.items()):
-                    first = exc  # (the values the template writes as they stand)
+                if unconditional is None \
+                        and all(v == forced.get(k, 0) for k, v in exc.world.items()):
+                    unconditional = exc  # (the values the template writes as they stand)
                 blame = _placeholder_blame(codec, exc)
                 if blame is not None:
                     pinned = _pin(codec, exc, scope, taken_as_one) \
@@ -255,8 +256,8 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
                                     split is None, convert) if dialect == "go" else None
                 if kept is None or len(legacy) >= MAX_LEGACY:
                     # (errors the template's own values already had are not the last block's)
-                    shown = first if first is not None and _errors(exc) <= _errors(first) \
-                        else exc
+                    shown = unconditional if unconditional is not None \
+                        and _errors(exc) <= _errors(unconditional) else exc
                     return _world_failed(text, dialect, codec, shown, dict(preset))
                 legacy.append((kept[0], exc))
                 if split is None and (kept[1] or not preset):
