@@ -491,7 +491,7 @@ class Codec:
                         and _extra_field(lines[index + 1], slot):
                     index += 1
                 skip = index
-                among = _among_items(slot, out, lines[index + 1:], column)
+                among = _among_items(slot, self.act(slot), out, lines[index + 1:], column)
                 guard = "" if among else guard  # (the key stays for the items beside it)
                 if guard:
                     self._guard_around(slot, out[-1], lines, key_index, starts, out, ends,
@@ -820,13 +820,15 @@ def fragment_expression(act: Action) -> str:
     return found.group(1).strip() if found and found.group(1).strip() else ""
 
 
-def _among_items(slot: Slot, before: list[str], after: list[str], column: int) -> str:
+def _among_items(slot: Slot, act: Action, before: list[str], after: list[str],
+                 column: int) -> str:
     """Template stage (decoding): ``{{- if not (has (trim (X)) (list "[]" "null" "")) }}``
     around a list fragment that the converted job gives other items of the same list (a
     container's `env:` fragment beside the PYTHONUNBUFFERED the converter adds): rendered
     empty (`[]`, or `null` for an unset value) next to them it would be broken YAML, where the
-    rendered job's `env: []` converts to those items alone; "" when it stands alone."""
-    expr = fragment_expression(slot.action)
+    rendered job's `env: []` converts to those items alone; "" when it stands alone. ``act``:
+    the slot's action as written where the fragment lands (Codec.act: out of a with)."""
+    expr = fragment_expression(act)
     if slot.shape not in ("item", "plain") or not expr:
         return ""
     previous = next((line for line in reversed(before) if line.strip()), "")

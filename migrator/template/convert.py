@@ -9,7 +9,9 @@ from typing import Any, Literal
 
 from migrator import paths
 from migrator.check import validate
+from migrator.convert.rules.roles import UNDECIDED
 from migrator.load import yamlio
+from migrator.results import replaced
 from migrator.template import roles, structure, unify
 from migrator.template.codec import (
     _INT_TOKEN,
@@ -205,13 +207,14 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
             launch.HOST_INDEX.reset(hosts)
             contract.TEMPLATE_ACTION.reset(actions)
             validate.UNKNOWN_VALUE.reset(token)
-        ok = not any(d.status == "failed" for d in result.documents)
+        documents = [_undecided(d, world_text) for d in result.documents]
+        ok = not any(d.status == "failed" for d in documents)
         process_counts.update(_process_count_from_values(codec, world_text, result.documents))
         if result.text.count("\n") > 20 * world_text.count("\n") + 500:
             raise Unsupported("the converted job grows with a templated number (one entry per "
                               "replica, say), which a template cannot express", 0)
         out = _canonical(result.text) if ok else result.text  # (a failed world's is unused)
-        seen[world_text] = (out, list(result.documents), ok)
+        seen[world_text] = (out, documents, ok)
         return seen[world_text]
 
     forced: dict[int, int] = dict(preset)
@@ -950,7 +953,8 @@ def _keep_legacy(codec: Codec, forced: dict[int, int], exc: WorldFailed,
     spans = [] if toggled else _spans(codec, codec.template.root, forced, [])
     if not toggled:  # roles that differ only in their values: one, where they render alike
         alike = unify.alike(codec, exc.documents, forced, exc.world, None if convert is None
-                            else lambda world: _converts(codec, world, convert))
+                            else lambda world: _converts(codec, world, convert),
+                            _declared(codec))
         if alike is not None:
             return alike[0] or "false", alike[1] and splittable
     if splittable:  # the block around a role first: the template is converted again with it
@@ -1004,6 +1008,18 @@ def _converts(codec: Codec, world: dict[int, int],
         return convert(codec.encode(world).text)[2]
     except Unsupported:
         return False
+
+
+def _undecided(document: Any, world_text: str) -> Any:
+    """``document`` as failed, with its source text, when --allow-lossy converted it over a
+    maximum of two roles' template values that no output stands for (roles.UNDECIDED: the
+    rendered job takes the larger); else as it is."""
+    if document.status == "failed" or not any(UNDECIDED in str(f.message)
+                                               for f in document.findings):
+        return document
+    lines = world_text.split("\n")[document.line - 1:]
+    end = next((i for i, line in enumerate(lines) if i and line.rstrip() == "---"), len(lines))
+    return replaced(document, status="failed", text="\n".join(lines[:end]) + "\n")
 
 
 def _other_branches(codec: Codec, block: Any, keep: int, forced: dict[int, int],

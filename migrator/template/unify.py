@@ -10,21 +10,25 @@ from typing import Any
 from migrator.template import roles
 from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, Slot, World
 from migrator.template.conditions import condition, enclosing, trail_of
-from migrator.template.scopes import rebound
+from migrator.template.scopes import rebind, rebound
 
 _TOKEN = re.compile(f"{STR_TOKEN.pattern}|{LINE_TOKEN.pattern}|{_INT_TOKEN.pattern}")
+_VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_DECLARES = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)\s*(:?=)\s*(.+)$", re.S)
 # a fragment's indentation is where its lines stand, not its value
 _INDENT = re.compile(r"\s*\|\s*n?indent\s+\d+\s*$")
 
 
 def alike(codec: Codec, documents: list[Any], forced: World, world: World,
-          converts: Callable[[World], bool] | None) -> tuple[str, bool] | None:
+          converts: Callable[[World], bool] | None, declared: set[str]
+          ) -> tuple[str, bool] | None:
     """For a world that fails only because two roles' pod templates differ (FIELDS.split_codes)
     where every difference is one placeholder for another (`toYaml .Values.master.resources`
     against `toYaml .Values.worker.resources`): the second role's slots take the first's
     placeholders in ``codec`` (Codec.alias), and the Go condition under which some pair renders
     differently (the legacy job stays there) is returned, "" when every pair reads the same
-    values, with False. None when the roles differ otherwise, or a pair's values do not
+    values, with False (the test reads only the variables ``declared`` at the top of the
+    template). None when the roles differ otherwise, or a pair's values do not
     render together (under the same tests, or under blocks ``forced`` to hold them) and
     cannot be made to (``codec`` is left as it was).
 
@@ -43,11 +47,12 @@ def alike(codec: Codec, documents: list[Any], forced: World, world: World,
             return None
     if not pairs or any(s in codec.alias for s in pairs):
         return None
+    names = _definitions(codec)
     terms: list[str] = []
     hold: dict[int, int] = {}  # blocks to force so that both values render together
     for second, first in sorted(pairs.items()):
         mine, theirs = codec.by_id[first], codec.by_id[second]
-        values = _value(mine), _value(theirs)
+        values = _value(mine, names), _value(theirs, names)
         if None in values or mine.kind != theirs.kind:
             return None
         open_ = [_open(codec, slot, forced) for slot in (mine, theirs)]
@@ -55,6 +60,9 @@ def alike(codec: Codec, documents: list[Any], forced: World, world: World,
             return None
         where = [enclosing(codec, slot.line) if blocks else "" for slot, blocks
                  in zip((mine, theirs), open_, strict=True)]
+        if None in where or not set(_VARIABLE.findall(" ".join(
+                str(t) for t in [*values, *where]))) <= declared:
+            return None  # (a variable of the pod spec: the test stands before the job)
         # (one role's value written where only the other's renders would be wrong: the two
         # render together, under the same tests, or the blocks around one are forced to hold it
         # where the other's are already)
@@ -82,7 +90,8 @@ def alike(codec: Codec, documents: list[Any], forced: World, world: World,
         return str(offs[0]), True
     forced.update(hold)
     codec.alias.update(pairs)
-    terms += [str(off) for off in offs]  # (the legacy job where they do not hold it)
+    # the legacy job where they do not hold it: first, where the values read may be unset
+    terms = [str(off) for off in offs] + terms
     return ("" if not terms else terms[0] if len(terms) == 1 else
             "or " + " ".join(f"({t})" for t in dict.fromkeys(terms))), False
 
@@ -167,10 +176,25 @@ def _bare(value: str) -> str:
     return value[len("toYaml "):].strip() if value.startswith("toYaml ") else value
 
 
-def _value(slot: Slot) -> str | None:
-    """What the slot's action renders, as a Go operand read at the top of the template; None
-    when it cannot be (inside a range)."""
+def _value(slot: Slot, names: dict[str, str | None]) -> str | None:
+    """What the slot's action renders, as a Go operand read at the top of the template, its
+    variables declared once there written out (``names``: the test reads as it stands alone);
+    None when it cannot be (inside a range)."""
     body = slot.action.body.strip()
     if slot.kind == "line":
         body = _INDENT.sub("", body)
-    return rebound(body, slot.ctx, ())
+    top = rebound(body, slot.ctx, ())
+    return None if top is None else rebind(top, ".", names) if names else top
+
+
+def _definitions(codec: Codec) -> dict[str, str | None]:
+    """The variables declared once at the top of the template (`{{- $g := .Values.gpus }}`),
+    each with its expression."""
+    found: dict[str, str | None] = {}
+    for action in codec.template.root.neutral:
+        declared = _DECLARES.match(action.body.strip()) if action.kind == "assign" else None
+        if declared is not None:
+            name = declared.group(1)
+            found[name] = None if name in found or declared.group(2) == "=" \
+                else declared.group(3).strip()
+    return {k: v for k, v in found.items() if v is not None}

@@ -102,3 +102,26 @@ def test_roles_with_their_own_selectors_images_and_gpus_convert_where_alike(
                             ConvertOptions(companion_runtimes=True),
                             converts=("image=img,master=bare,worker=bare",
                                       "image=img,master=pool,worker=pool"))
+
+
+# a role's GPU count through a variable declared in its pod spec (lifted to the top of the
+# converted template); the Y112 test is written with the variable's value, so that it holds
+# on its own
+LIMIT = "              limits:\n                nvidia.com/gpu: {{ GPUS }}\n"
+VARIABLE = HEAD + role("Master", "1", "          {{- $g := .Values.master.gpus }}\n",
+                       LIMIT.replace("GPUS", "$g"), "img:1") \
+    + role("Worker", "2", "", LIMIT.replace("GPUS", ".Values.worker.gpus"), "img:1")
+
+
+@pytest.mark.parametrize("lossy", [False, True], ids=["strict", "lossy"])
+def test_per_role_gpu_counts_keep_the_legacy_job_where_they_differ_even_when_lossy(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType, lossy: bool) -> None:
+    """With --allow-lossy, the rendered job's maximum of the two counts was written as the
+    Worker's count (a silent difference); the test named `$g`, undefined on its own."""
+    values = sets({"master": [("one", {"gpus": 1}), ("two", {"gpus": 2})],
+                   "worker": [("one", {"gpus": 1}), ("two", {"gpus": 2})]})
+    outcome = check_every_combination(
+        tmp_path, VARIABLE, values, crdcheck, shared, ConvertOptions(allow_lossy=lossy),
+        converts=("master=one,worker=one", "master=two,worker=two"))
+    assert any("ne (toYaml (.Values.worker.gpus)) (toYaml (.Values.master.gpus))" in n.message
+               for n in outcome.notes if n.code == "Y112")

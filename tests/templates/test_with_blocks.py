@@ -263,3 +263,17 @@ def test_a_nested_range_in_two_ranges_reads_the_range_it_stands_in(
     outcomes = check_inline_chart(tmp_path, AFFINITY, sets, crdcheck, shared,
                                   {"companion_runtimes": companions})
     assert "{{- range $key, $values := .Values.preferred }}" in outcomes["2.2"].text
+
+
+def test_an_env_fragment_inside_the_with_is_tested_for_where_it_lands(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType) -> None:
+    """The test around the Worker's env fragment (beside the PYTHONUNBUFFERED the converter
+    adds) read `.env` at the top, always empty: the env items were dropped from trainer.env."""
+    env = "            env:\n              {{- toYaml .env | nindent 14 }}\n"
+    template = HEAD + worker(image="img:1").replace(
+        "            resources:\n", env + "            resources:\n", 1)
+    sets = {str(env): {"worker": {"replicas": 2, "resources": GPU,
+                                  **({} if env is ABSENT else {"env": env})}}
+            for env in (ABSENT, None, [], [{"name": "A", "value": "1"}])}
+    check_inline_chart(tmp_path, template, sets, crdcheck, shared,
+                       options={"allow_lossy": True})

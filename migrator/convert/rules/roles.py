@@ -165,8 +165,8 @@ def _merge_resources(primary: Replica, other: Replica, theirs: Any, path: FieldP
                       or (templated(key) and (key in a) != (key in b))})
     if decided:  # (while a template converts: its values are known once it is rendered)
         _mismatch(primary, other, f"resources {', '.join(decided)}, which the template's values "
-                  "decide: which role's is larger is known only once rendered, and the "
-                  "template cannot take the maximum", path, ledger)
+                  "decide: which role's is larger is known only once rendered, and "
+                  + UNDECIDED, path, ledger)
         return
     requests = _larger(my_requests, their_requests, set(my_requests) | set(their_requests))
     limit_keys = {k for k in set(my_limits) | set(their_limits)
@@ -249,6 +249,11 @@ def _sidecar_reordered(primary: Replica, other: Replica, mine: Container, theirs
     return same({**mine.node, "env": None}, {**theirs.node, "env": None}) and _env_reordered(
         primary, other, mine.node.get("env"), theirs.node.get("env"), (*theirs.path, "env"),
         ledger)
+
+
+# (while a template converts: no output stands for the rendered job's maximum, even with
+# --allow-lossy, which takes the primary role's value; the template stage reads this)
+UNDECIDED = "the template cannot take the maximum"
 
 
 def _mismatch(primary: Replica, other: Replica, what: str, path: FieldPath,
