@@ -285,37 +285,6 @@ def test_a_templated_success_policy_keeps_the_contract(tmp_path: Path, shared: P
                        options={"companion_runtimes": True})
 
 
-def test_arena_tfjob_converts_and_keeps_the_legacy_job_for_the_roles_trainer_lacks(
-        shared: Path) -> None:
-    """Four roles' pod templates, 95 distinct blocks in 49 KB: refused for its size before.
-    Once the values that enable a PS or an Evaluator (F512), a Chief (P306: its pod template
-    differs from the Workers'; converted again with the Chief on) or no Worker at all (K103)
-    keep the legacy job, their roles' text and blocks are gone from every world the fold
-    converts (worlds._still_switched), and the Worker-only job converts: TF_CONFIG over
-    `replicas: {{ .Values.workers }}` is a loop, one worker has none (F532). Held against
-    Helm's engine in test_chart_contract.py."""
-    from migrator.template import worlds
-
-    chart = shared / "corpus" / "charts" / "kubeflow-arena" / "charts" / "tfjob"
-    source = (chart / "templates" / "tfjob.yaml").read_text(encoding="utf-8")
-    outcome = convert_template(source, options=ConvertOptions(companion_runtimes=True))
-    assert outcome is not None
-    assert outcome.status == "converted", [(n.code, n.message) for n in outcome.notes]
-    kept = [n.message for n in outcome.notes if n.code == "Y112"]
-    for test in ("{{ .Values.ps }}", "{{ .Values.evaluator }}", "{{ not (.Values.workers) }}"):
-        assert any(f"where {test} holds" in m for m in kept), (test, kept)
-    # the Chief's `if` fails only with P306: converted again with the Chief on, and there the
-    # Workers' `if` once more (a Chief alone, and a Chief with Workers whose pod templates are
-    # alike, convert); the legacy job stays where the roles' templates differ, such as a node
-    # selector for one of them (values-chief-workers.yaml holds it against Helm)
-    assert "{{- else if .Values.chief }}\n{{- if .Values.workers }}" in outcome.text
-    assert not any("where {{ and (.Values.chief) (.Values.workers) }} holds" in m for m in kept)
-    assert any("(ne (len $tfNodeSelectors.Chief) 0)" in m for m in kept), kept
-    assert "range $node := until (int (.Values.workers))" in outcome.text
-    assert '{{- if eq (toString (.Values.workers)) "1" }}' in outcome.text
-    assert outcome.worlds <= 2 * worlds.MAX_BRANCH_RUNS
-
-
 def test_nova_sft_with_companion_runtimes_keeps_the_contract(shared: Path,
                                                             crdcheck: ModuleType) -> None:
     """Issue 29 item 4: HyperPod Nova SFT's initContainer under `{{- if $config.initContainer }}`
