@@ -99,8 +99,12 @@ def test_the_body_of_a_range_over_jobs_is_converted_inside_the_range() -> None:
     lines = outcome.text.split("\n")
     assert lines[1] == "{{- range $i, $job := .Values.jobList }}"
     assert lines[2] == "---"  # each iteration still starts a document
-    assert lines[3] == ('{{- if or (ne (toString ($job.master_nodes)) "1") (not (regexMatch '
-                        '"^[1-9][0-9]*$" (toString ($job.worker_nodes)))) }}')
+    # (a Master count other than 1 keeps the legacy job; one that renders null is the legacy
+    # default 1, U901)
+    null = ('(or (kindIs "invalid" ($job.master_nodes)) (has (trim (toString ($job.master_nodes)))'
+            ' (list "null" "Null" "NULL" "~" "")))')
+    assert lines[3] == ('{{- if or (and (not ' + null + ') (ne (toString ($job.master_nodes)) "1"))'
+                        ' (not (regexMatch "^[1-9][0-9]*$" (toString ($job.worker_nodes)))) }}')
     assert "numNodes: {{ add 1 ($job.worker_nodes) }}" in outcome.text
     kept = [n for n in outcome.notes if n.code == "Y112" and COUNT_GUARD not in n.message]
     assert [n.line for n in kept] == [11]
