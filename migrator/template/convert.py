@@ -287,7 +287,7 @@ def _convert_template(text: str, dialect: Dialect | None, options: Any, render: 
         measuring = 2 + MAX_NULL_WORLDS  # (the worlds _empty_guards may take)
         if codec.template.helm and dialect == "go" and runs[0] + measuring <= MAX_TOTAL_RUNS \
                 and runs[1] + measuring * len(codec.encode(forced).text) <= 4 * MAX_BRANCH_WORK:
-            _empty_guards(codec, forced, convert, reference)
+            others += _empty_guards(codec, forced, convert, reference, scope)
         body = _decoded(codec, lift_escaped(codec, folded.pieces, forced))
         single = _one_node_count(codec, folded, scope) if dialect == "go" else None
         one_node = None
@@ -1297,7 +1297,8 @@ def _one_node_count(codec: Codec, folded: Any, scope: frozenset[str]) -> Any:
 
 
 def _empty_guards(codec: Codec, forced: dict[int, int],
-                  convert: Callable[[str], tuple[str, list[Any], bool]], ref_out: str) -> None:
+                  convert: Callable[[str], tuple[str, list[Any], bool]], ref_out: str,
+                  scope: frozenset[str]) -> list[tuple[str, Any, str]]:
     """What the converter does with a key whose whole value is a fragment or a scalar when it
     renders empty: more worlds of the reference, every such fragment `{}` (`[]` for a list)
     in one and null in another, and the scalars (`runAsUser: {{ X }}`) null in a third.
@@ -1306,7 +1307,11 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
     fragment or a scalar on its key's line, the decoded key gets an `if` on those renderings
     (Slot.dropped_when); a key kept as written needs none. Outputs that are more than keys
     kept or gone (a parent emptied too, other than to `{}` by its dropped scalars) leave the
-    values as they are; scalars are then measured again in halves, within a few worlds."""
+    values as they are; scalars are then measured again in halves, within a few worlds.
+
+    A scalar alone whose null makes the job fail (`nvidia.com/gpu: {{ X }}` unset: a null
+    quantity, K103) keeps the legacy job for those renderings: (Go condition, slot, why) each,
+    where the top of the template can test it."""
     ref = ref_out.split("\n")
     fragments = [s.id for s in codec.by_id.values()
                  if s.kind == "line" and s.keyed and fragment_expression(s.action)]
@@ -1336,10 +1341,11 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
         siblings.setdefault(_parent_line(ref, start), {})[start] = span
     groups = _joined([siblings[k] for k in sorted(siblings)])[::-1]
     runs = 0
+    failing: list[tuple[set[int], list[Any]]] = []
     while groups and runs < MAX_NULL_WORLDS:
         group = groups.pop()
         runs += 1
-        found = _measure(codec, forced, convert, ref, group, "null")
+        found = _measure(codec, forced, convert, ref, group, "null", failed=failing)
         if found is not None:
             _tally(found, "null", shapes, dropped, kept)
             continue
@@ -1362,6 +1368,31 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
                                                   tuple(v for v in order if v in took))
     codec.kept_empty = {group for group in codec.kept_empty
                         if all(codec.by_id[sid].dropped_when for sid in group)}
+    return _null_failures(codec, failing, _declared(codec) | scope)
+
+
+def _null_failures(codec: Codec, failing: list[tuple[set[int], list[Any]]],
+                   declared: set[str]) -> list[tuple[str, Any, str]]:
+    """For each scalar whose null alone made the job fail: the Go condition that it renders
+    null where its line renders, the slot, and the first error."""
+    found: list[tuple[str, Any, str]] = []
+    for slots, documents in failing:
+        if len(slots) != 1:
+            continue
+        slot = codec.by_id[next(iter(slots))]
+        value = rebound(slot.action.body.strip(), slot.ctx, ())
+        where = enclosing(codec, slot.line)
+        if value is None or where is None \
+                or not set(_VARIABLE.findall(value + where)) <= declared:
+            continue
+        test = null_test(value)
+        cond = f"and ({where}) ({test})" if where else _unwrap(test)
+        errors = [f for d in documents for f in d.findings
+                  if getattr(f.severity, "value", "") == "error"]
+        why = f"{errors[0].code} {errors[0].message}" if errors else "it does not convert"
+        if all(cond != c for c, _, _ in found):
+            found.append((cond, slot, f"when {slot.action.text} renders null, {why}"))
+    return found
 
 
 MAX_NULL_WORLDS = 12  # worlds measuring null scalars (halves of those that change more)
@@ -1397,12 +1428,14 @@ Span = tuple[int, int, str]  # (end, slot, key line) of a keyed value in the ref
 
 def _measure(codec: Codec, forced: dict[int, int],
              convert: Callable[[str], tuple[str, list[Any], bool]], ref: list[str],
-             spans: dict[int, Span], mode: str, cascades: list[Cascade] | None = None
+             spans: dict[int, Span], mode: str, cascades: list[Cascade] | None = None,
+             failed: list[tuple[set[int], list[Any]]] | None = None
              ) -> list[tuple[int, str, bool]] | None:
     """The keyed values of ``spans`` rendered empty (``mode`` `{}` or null) in the reference
     world: for each, its slot, its output key and whether the converter dropped the key; None
-    when that world does not convert or changes more. Given ``cascades``, the fragments whose
-    keys take lines around them along are found too (_align_keys)."""
+    when that world does not convert (its slots and documents then go to ``failed``) or
+    changes more. Given ``cascades``, the fragments whose keys take lines around them along
+    are found too (_align_keys)."""
     empties = {sid: "" if mode == "null" else "{}" if codec.by_id[sid].shape == "map" else "[]"
                for _end, sid, _key in spans.values()}
     codec.empties = empties
@@ -1415,7 +1448,9 @@ def _measure(codec: Codec, forced: dict[int, int],
     except Unsupported:
         return None
     if not ok:
-        return None  # the rendered job does not convert either: the values stay
+        if failed is not None:  # (the rendered job does not convert either)
+            failed.append((set(empties), list(_docs)))
+        return None
     found = _align_keys(ref, out.split("\n"), spans, empties, cascades)
     if found is None:
         return None

@@ -124,3 +124,37 @@ def test_several_fragments_that_may_be_unset_drop_their_lines_only_when_all_are(
                 "affinity": affinity}}
     check_inline_chart(tmp_path, SEVERAL, sets, crdcheck, shared,
                        {"companion_runtimes": companions}, targets=("2.2",))
+
+
+# a GPU count from a value that is not set renders `nvidia.com/gpu:` (a null quantity): the
+# rendered job is refused (K103), and the converted template rendered a TrainJob with it
+GPU_FROM_VALUE = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: job
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img:1
+            command: ["torchrun", "train.py"]
+            resources:
+              limits:
+                nvidia.com/gpu: {{ .Values.gpus }}
+"""
+
+
+@pytest.mark.parametrize("companion", [False, True], ids=["builtin", "companion"])
+def test_a_quantity_that_renders_null_keeps_the_legacy_job(
+        tmp_path: Path, shared: Path, crdcheck: ModuleType, companion: bool) -> None:
+    pytest.importorskip("helm_python")
+    sets = {"unset": {}, "null": {"gpus": None}, "empty": {"gpus": ""}, "one": {"gpus": 1},
+            "eight": {"gpus": 8}}
+    outcomes = check_inline_chart(tmp_path, GPU_FROM_VALUE, sets, crdcheck, shared,
+                                  options={"companion_runtimes": companion})
+    assert any(n.code == "Y112" and 'kindIs "invalid" (.Values.gpus)' in n.message
+               for n in outcomes["2.2"].notes)
