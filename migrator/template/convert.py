@@ -1309,9 +1309,9 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
     kept or gone (a parent emptied too, other than to `{}` by its dropped scalars) leave the
     values as they are; scalars are then measured again in halves, within a few worlds.
 
-    A scalar alone whose null makes the job fail (`nvidia.com/gpu: {{ X }}` unset: a null
-    quantity, K103) keeps the legacy job for those renderings: (Go condition, slot, why) each,
-    where the top of the template can test it."""
+    A quantity alone whose null makes the job fail (`nvidia.com/gpu: {{ X }}` unset, K103)
+    keeps the legacy job for those renderings: (Go condition, slot, why) each, where the top
+    of the template can test it."""
     ref = ref_out.split("\n")
     fragments = [s.id for s in codec.by_id.values()
                  if s.kind == "line" and s.keyed and fragment_expression(s.action)]
@@ -1373,18 +1373,23 @@ def _empty_guards(codec: Codec, forced: dict[int, int],
 
 def _null_failures(codec: Codec, failing: list[tuple[set[int], list[Any]]],
                    declared: set[str]) -> list[tuple[str, Any, str]]:
-    """For each scalar whose null alone made the job fail: the Go condition that it renders
+    """For each quantity whose null alone made the job fail: the Go condition that it renders
     null where its line renders, the slot, and the first error."""
     found: list[tuple[str, Any, str]] = []
     for slots, documents in failing:
         if len(slots) != 1:
             continue
         slot = codec.by_id[next(iter(slots))]
+        if not slot.quantity:  # (a null name or count fails as the rendered job's own values)
+            continue
         value = rebound(slot.action.body.strip(), slot.ctx, ())
         where = enclosing(codec, slot.line)
         if value is None or where is None \
                 or not set(_VARIABLE.findall(value + where)) <= declared:
             continue
+        operand = value.split("|", 1)[0].strip()
+        if operand and operand in where:
+            continue  # (an `if` of the value stands around it: it renders only when set)
         test = null_test(value)
         cond = f"and ({where}) ({test})" if where else _unwrap(test)
         errors = [f for d in documents for f in d.findings

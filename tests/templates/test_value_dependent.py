@@ -123,9 +123,13 @@ def test_a_templated_nproc_per_node_is_tested_not_refused() -> None:
     converted = plain.text.split("{{- else }}\napiVersion: trainer")[1]
     assert 'numProcPerNode: {{ .Values.gpus }}\n    {{- end }}' in converted
     # any other value keeps the legacy job (its rendered conversion fails too), named by Y112
-    kept = [n for n in outcome.notes if n.code == "Y112" and COUNT_GUARD not in n.message]
+    kept = [n for n in outcome.notes if n.code == "Y112" and COUNT_GUARD not in n.message
+            and "renders null" not in n.message]
     assert [n.line for n in kept] == [6]
     assert "nprocPerNode must be one of" in kept[0].message
+    # (an unset CPU or GPU count is a null quantity: refused when rendered, K103)
+    assert {n.line for n in outcome.notes if n.code == "Y112" and "renders null" in n.message} \
+        == {19, 20}
     # nprocPerNode cpu with GPUs: the rendered job does not convert (F505 is an error: the
     # world size changes), so cpu keeps the legacy job and Y112 says why
     assert "nprocPerNode: cpu does not convert here (F505" in kept[0].message
