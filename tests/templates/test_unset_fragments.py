@@ -152,8 +152,8 @@ spec:
 def test_a_quantity_that_renders_null_keeps_the_legacy_job(
         tmp_path: Path, shared: Path, crdcheck: ModuleType, companion: bool) -> None:
     pytest.importorskip("helm_python")
-    sets = {"unset": {}, "null": {"gpus": None}, "empty": {"gpus": ""}, "one": {"gpus": 1},
-            "eight": {"gpus": 8}}
+    sets: dict[str, dict[str, Any]] = {"unset": {}, "null": {"gpus": None}, "empty": {"gpus": ""},
+                                       "one": {"gpus": 1}, "eight": {"gpus": 8}}
     outcomes = check_inline_chart(tmp_path, GPU_FROM_VALUE, sets, crdcheck, shared,
                                   options={"companion_runtimes": companion})
     assert any(n.code == "Y112" and 'kindIs "invalid" (.Values.gpus)' in n.message
