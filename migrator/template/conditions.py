@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from migrator.template.codec import Codec
 from migrator.template.scopes import rebind
+
+VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")  # a variable a Go expression reads
+_ASSIGN = re.compile(r"^\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*(:?=)\s*(.*)$", re.S)
+
+
+def top_variables(codec: Codec) -> dict[str, str | None]:
+    """The variables the template declares at its top (a test there may read them), each with
+    its expression when it is declared once (`{{- $g := .Values.gpus }}`), else None."""
+    found: dict[str, str | None] = {}
+    for action in codec.template.root.neutral:
+        assign = _ASSIGN.match(action.body) if action.kind == "assign" else None
+        if assign is not None:
+            name = assign.group(1)
+            found[name] = None if name in found or assign.group(2) == "=" \
+                else assign.group(3).strip()
+    return found
 
 
 def condition(codec: Codec, block: Any, failing: int, forced: dict[int, int],

@@ -26,8 +26,8 @@ from migrator.template.codec import (
     indent_of,
     null_test,
 )
+from migrator.template.conditions import VARIABLE, enclosing, path_to, top_variables
 from migrator.template.conditions import condition as _condition
-from migrator.template.conditions import enclosing, path_to
 from migrator.template.knowledge import FIELDS
 from migrator.template.marks import ENV_MARK, MARK
 from migrator.template.scopes import rebound
@@ -764,7 +764,7 @@ def _other_values(codec: Codec, forced: dict[int, int], scope: frozenset[str]
                 in forced:
             continue
         cond = _condition(codec, block, len(block.branches), forced)
-        if cond is None or not set(_VARIABLE.findall(cond)) <= declared:
+        if cond is None or not set(VARIABLE.findall(cond)) <= declared:
             continue
         if all(cond != c for c, _, _ in found):  # twins (same action, same test) once
             found.append((cond, block, block.fail))
@@ -811,11 +811,11 @@ def _count_guards(codec: Codec, forced: dict[int, int], scope: frozenset[str]
             if slot.id in codec.pins or "{{" not in slot.action.text:
                 continue
             count = _lifted(slot, "replica count")  # (inside a with: read at the top)
-            if not set(_VARIABLE.findall(count)) <= declared:
+            if not set(VARIABLE.findall(count)) <= declared:
                 continue
             cond = f'not (regexMatch "{_POSITIVE}" (toString ({count})))'
             around = enclosing(codec, slot.line)  # the count's role is written only there
-            if around is None or not set(_VARIABLE.findall(around)) <= declared:
+            if around is None or not set(VARIABLE.findall(around)) <= declared:
                 continue
             if around:
                 cond = f"and ({around}) ({cond})"
@@ -1049,10 +1049,7 @@ def _alone(codec: Codec, forced: dict[int, int], exc: WorldFailed, worlds: list[
         conds.append(_other_branches(codec, block, other[block.id], forced))
     mended = all(conds)
     if mended and convert is not None:
-        try:
-            mended = convert(codec.encode({**exc.world, **other}).text)[2]
-        except Unsupported:
-            mended = False
+        mended = _converts(codec, {**exc.world, **other}, convert)
     if not mended:
         codec.canon.clear()
         codec.canon.update(saved)
@@ -1288,7 +1285,7 @@ def _one_node_count(codec: Codec, folded: Any, scope: frozenset[str]) -> Any:
     slot = min(found.values(), key=lambda s: s.id)
     declared = _declared(codec) | scope
     if len(found) > 1 or slot.ctx or not codec.template.helm or "{{" not in slot.action.text \
-            or not set(_VARIABLE.findall(slot.action.body)) <= declared:
+            or not set(VARIABLE.findall(slot.action.body)) <= declared:
         raise Unsupported("one node converts differently (no TF_CONFIG, F532) and the node "
                           f"count {slot.action.text} cannot be tested at the top of the "
                           "template (inside a range or with, or several counts)",
@@ -1385,7 +1382,7 @@ def _null_failures(codec: Codec, failing: list[tuple[set[int], list[Any]]],
         value = rebound(slot.action.body.strip(), slot.ctx, ())
         where = enclosing(codec, slot.line)
         if value is None or where is None \
-                or not set(_VARIABLE.findall(value + where)) <= declared:
+                or not set(VARIABLE.findall(value + where)) <= declared:
             continue
         operand = value.split("|", 1)[0].strip()
         if operand and operand in where:
@@ -1676,7 +1673,7 @@ def _process_count_guards(codec: Codec, slots: set[int], scope: frozenset[str]
         value = match.group("value").strip() if match else ""
         liftable = codec.template.helm and not slot.ctx \
             and value.startswith((".Values", ".Release", "$")) \
-            and set(_VARIABLE.findall(value)) <= declared
+            and set(VARIABLE.findall(value)) <= declared
         if not liftable:  # no sprig, or a value relative to a range or with
             raise Unsupported(
                 f"the container's resources come from {slot.action.text}, and without "
@@ -1874,13 +1871,11 @@ def _own_yaml_error(text: str) -> bool:
 
 
 _FIXED_COUNT = re.compile(r"replicas must be at least (\d+) and at most (\d+), got (\d+)$")
-_VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _declared(codec: Codec) -> set[str]:
     """The variables the template declares at its top."""
-    return {m.group(1) for a in codec.template.root.neutral if a.kind == "assign"
-            for m in [re.match(r"\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*:?=", a.body)] if m}
+    return set(top_variables(codec))
 
 
 def _pin(codec: Codec, exc: WorldFailed, scope: frozenset[str] = frozenset(),
@@ -1908,7 +1903,7 @@ def _pin(codec: Codec, exc: WorldFailed, scope: frozenset[str] = frozenset(),
             count = rebound(slot.action.body, slot.ctx, ())
             around = enclosing(codec, slot.line) if slot.ctx else ""
             if count is None or around is None or slot.id in codec.pins \
-                    or not set(_VARIABLE.findall(count + around)) <= declared \
+                    or not set(VARIABLE.findall(count + around)) <= declared \
                     or "{{" not in slot.action.text:
                 continue
             codec.pins[slot.id] = fixed.group(1)

@@ -9,12 +9,10 @@ from typing import Any
 
 from migrator.template import roles
 from migrator.template.codec import _INT_TOKEN, LINE_TOKEN, STR_TOKEN, Codec, Slot, World
-from migrator.template.conditions import condition, enclosing, trail_of
+from migrator.template.conditions import VARIABLE, condition, enclosing, top_variables, trail_of
 from migrator.template.scopes import rebind, rebound
 
 _TOKEN = re.compile(f"{STR_TOKEN.pattern}|{LINE_TOKEN.pattern}|{_INT_TOKEN.pattern}")
-_VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-_DECLARES = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)\s*(:?=)\s*(.+)$", re.S)
 # a fragment's indentation is where its lines stand, not its value
 _INDENT = re.compile(r"\s*\|\s*n?indent\s+\d+\s*$")
 
@@ -47,7 +45,7 @@ def alike(codec: Codec, documents: list[Any], forced: World, world: World,
             return None
     if not pairs or any(s in codec.alias for s in pairs):
         return None
-    names = _definitions(codec)
+    names = top_variables(codec)  # (one declared twice: no test is written with it)
     terms: list[str] = []
     hold: dict[int, int] = {}  # blocks to force so that both values render together
     for second, first in sorted(pairs.items()):
@@ -60,7 +58,7 @@ def alike(codec: Codec, documents: list[Any], forced: World, world: World,
             return None
         where = [enclosing(codec, slot.line) if blocks else "" for slot, blocks
                  in zip((mine, theirs), open_, strict=True)]
-        if None in where or not set(_VARIABLE.findall(" ".join(
+        if None in where or not set(VARIABLE.findall(" ".join(
                 str(t) for t in [*values, *where]))) <= declared:
             return None  # (a variable of the pod spec: the test stands before the job)
         # (one role's value written where only the other's renders would be wrong: the two
@@ -126,7 +124,8 @@ def _role(root: Any, path: tuple[Any, ...]) -> Any:
 
 def _match(codec: Codec, mine: Any, theirs: Any, pairs: dict[int, int]) -> bool:
     """Whether ``theirs`` is ``mine`` with placeholders of other slots (each recorded in
-    ``pairs``: their slot -> mine, one to one)."""
+    ``pairs``: their slot -> mine; a slot of theirs stands for one of mine, and none of mine
+    is one of theirs)."""
     if isinstance(mine, dict) and isinstance(theirs, dict):
         if len(mine) != len(theirs):
             return False
@@ -185,16 +184,3 @@ def _value(slot: Slot, names: dict[str, str | None]) -> str | None:
         body = _INDENT.sub("", body)
     top = rebound(body, slot.ctx, ())
     return None if top is None else rebind(top, ".", names) if names else top
-
-
-def _definitions(codec: Codec) -> dict[str, str | None]:
-    """The variables declared once at the top of the template (`{{- $g := .Values.gpus }}`),
-    each with its expression."""
-    found: dict[str, str | None] = {}
-    for action in codec.template.root.neutral:
-        declared = _DECLARES.match(action.body.strip()) if action.kind == "assign" else None
-        if declared is not None:
-            name = declared.group(1)
-            found[name] = None if name in found or declared.group(2) == "=" \
-                else declared.group(3).strip()
-    return {k: v for k, v in found.items() if v is not None}
